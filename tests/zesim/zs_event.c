@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* zesim events, event pools and fences. Event state lives under zs.lock; every signal wakes host
+ * waiters and the engine workers, since any of them may be waiting on it. */
+#include "zs_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- waiting */
+/* Waits on zs.host_cv until done(arg) holds. timeout_ns follows L0: 0 = poll, UINT64_MAX = forever. */
+ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns) {
+    struct timespec dl;
+    bool have_deadline = false;
+    for (;;) {
+        if (done(arg)) return ZE_RESULT_SUCCESS;
+        if (atomic_load(&zs.lost)) return ZE_RESULT_ERROR_DEVICE_LOST;
+        if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
+        if (timeout_ns == UINT64_MAX) {
+            pthread_cond_wait(&zs.host_cv, &zs.lock);
+            continue;
+        }
+        if (!have_deadline) {
+            clock_gettime(CLOCK_MONOTONIC, &dl);
+            uint64_t ns = (uint64_t)dl.tv_nsec + timeout_ns % 1000000000u;
+            dl.tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
+            dl.tv_nsec = (long)(ns % 1000000000u);
+            have_deadline = true;
+        }
+        if (pthread_cond_timedwait(&zs.host_cv, &zs.lock, &dl) != 0) {
+            return done(arg) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+        }
+    }
+}
+
+void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start, uint64_t ts_end) {
+    ev->signaled = true;
+    ev->signal_ns = host_ns;
+    /* re-signalling without a reset: the newest writer's timestamps win */
+    if (has_ts) {
+        ev->has_ts = true;
+        ev->ts_start = ts_start;
+        ev->ts_end = ts_end;
+    }
+    pthread_cond_broadcast(&zs.host_cv);
+    zs_kick_all_locked();
+}
+
+/* ---------------------------------------------------------------- event pools */
+static ze_result_t zs_zeEventPoolCreate(ze_context_handle_t c, const ze_event_pool_desc_t *desc, uint32_t ndev,
+                                        ze_device_handle_t *phDevices, ze_event_pool_handle_t *ph) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(c, ZS_MAGIC_CONTEXT);
+    if (!desc || !ph) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (ndev && !phDevices) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if ((desc->flags & ZE_EVENT_POOL_FLAG_IPC) && (desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (zs.cfg.event_pool_oom >= 0 && atomic_load(&zs.npools) >= zs.cfg.event_pool_oom)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    struct _ze_event_pool_handle_t *p = calloc(1, sizeof(*p));
+    if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    p->magic = ZS_MAGIC_EVENT_POOL;
+    p->flags = desc->flags;
+    p->count = desc->count;
+    atomic_fetch_add(&zs.npools, 1);
+    *ph = p;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zs_zeEventPoolDestroy(ze_event_pool_handle_t p) {
+    ZS_ENTER();
+    ZS_CHECK(p, ZS_MAGIC_EVENT_POOL);
+    p->magic = ZS_MAGIC_DEAD;
+    atomic_fetch_sub(&zs.npools, 1);
+    free(p);
+    return ZE_RESULT_SUCCESS;
+}
+
+void zs_fill_event_pool_table(ze_event_pool_dditable_t *t) {
+    t->pfnCreate = zs_zeEventPoolCreate;
+    t->pfnDestroy = zs_zeEventPoolDestroy;
+}
+
+/* ---------------------------------------------------------------- events */
+static ze_result_t zs_zeEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *desc, ze_event_handle_t *ph) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(p, ZS_MAGIC_EVENT_POOL);
+    if (!desc || !ph) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->index >= p->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    struct _ze_event_handle_t *e = calloc(1, sizeof(*e));
+    if (!e) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    e->magic = ZS_MAGIC_EVENT;
+    e->pool = p;
+    e->index = desc->index;
+    *ph = e;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zs_zeEventDestroy(ze_event_handle_t e) {
+    ZS_ENTER();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    pthread_mutex_lock(&zs.lock);
+    e->magic = ZS_MAGIC_DEAD;
+    pthread_mutex_unlock(&zs.lock);
+    free(e);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zs_zeEventHostSignal(ze_event_handle_t e) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    pthread_mutex_lock(&zs.lock);
+    uint64_t now = zs_now();
+    /* a host signal has no device duration; timestamp pools report a zero-length interval */
+    ze_device_handle_t d = &zs.devices[0];
+    uint64_t t = zs_mask(zs_ticks_full(d, now), zs.cfg.kts_bits);
+    zs_event_signal_locked(e, now, (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0, t, t);
+    pthread_mutex_unlock(&zs.lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+static bool event_done(void *arg) { return ((ze_event_handle_t)arg)->signaled; }
+
+static ze_result_t zs_zeEventHostSynchronize(ze_event_handle_t e, uint64_t timeout) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = zs_wait_locked(event_done, e, timeout);
+    pthread_mutex_unlock(&zs.lock);
+    return r;
+}
+
+static ze_result_t zs_zeEventQueryStatus(ze_event_handle_t e) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    bool s = e->signaled;
+    pthread_mutex_unlock(&zs.lock);
+    return s ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t zs_zeEventHostReset(ze_event_handle_t e) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    pthread_mutex_lock(&zs.lock);
+    e->signaled = false;
+    e->has_ts = false;
+    pthread_mutex_unlock(&zs.lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zs_zeEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp_result_t *dst) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    if (!dst) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = ZE_RESULT_NOT_READY;
+    if (e->signaled) {
+        dst->global.kernelStart = dst->context.kernelStart = e->has_ts ? e->ts_start : 0;
+        dst->global.kernelEnd = dst->context.kernelEnd = e->has_ts ? e->ts_end : 0;
+        r = ZE_RESULT_SUCCESS;
+    }
+    pthread_mutex_unlock(&zs.lock);
+    return r;
+}
+
+void zs_fill_event_table(ze_event_dditable_t *t) {
+    t->pfnCreate = zs_zeEventCreate;
+    t->pfnDestroy = zs_zeEventDestroy;
+    t->pfnHostSignal = zs_zeEventHostSignal;
+    t->pfnHostSynchronize = zs_zeEventHostSynchronize;
+    t->pfnQueryStatus = zs_zeEventQueryStatus;
+    t->pfnHostReset = zs_zeEventHostReset;
+    t->pfnQueryKernelTimestamp = zs_zeEventQueryKernelTimestamp;
+}
+
+/* ---------------------------------------------------------------- fences */
+static ze_result_t zs_zeFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *desc, ze_fence_handle_t *ph) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(q, ZS_MAGIC_QUEUE);
+    if (!desc || !ph) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags > 0x1) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    struct _ze_fence_handle_t *f = calloc(1, sizeof(*f));
+    if (!f) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    f->magic = ZS_MAGIC_FENCE;
+    f->queue = q;
+    f->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
+    *ph = f;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t zs_zeFenceDestroy(ze_fence_handle_t f) {
+    ZS_ENTER();
+    ZS_CHECK(f, ZS_MAGIC_FENCE);
+    pthread_mutex_lock(&zs.lock);
+    f->magic = ZS_MAGIC_DEAD;
+    pthread_mutex_unlock(&zs.lock);
+    free(f);
+    return ZE_RESULT_SUCCESS;
+}
+
+static bool fence_done(void *arg) { return ((ze_fence_handle_t)arg)->signaled; }
+
+static ze_result_t zs_zeFenceHostSynchronize(ze_fence_handle_t f, uint64_t timeout) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(f, ZS_MAGIC_FENCE);
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = zs_wait_locked(fence_done, f, timeout);
+    pthread_mutex_unlock(&zs.lock);
+    return r;
+}
+
+static ze_result_t zs_zeFenceQueryStatus(ze_fence_handle_t f) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(f, ZS_MAGIC_FENCE);
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    bool s = f->signaled;
+    pthread_mutex_unlock(&zs.lock);
+    return s ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t zs_zeFenceReset(ze_fence_handle_t f) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(f, ZS_MAGIC_FENCE);
+    pthread_mutex_lock(&zs.lock);
+    f->signaled = false;
+    pthread_mutex_unlock(&zs.lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+void zs_fill_fence_table(ze_fence_dditable_t *t) {
+    t->pfnCreate = zs_zeFenceCreate;
+    t->pfnDestroy = zs_zeFenceDestroy;
+    t->pfnHostSynchronize = zs_zeFenceHostSynchronize;
+    t->pfnQueryStatus = zs_zeFenceQueryStatus;
+    t->pfnReset = zs_zeFenceReset;
+}
