@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages zecoll builds and tests with, only those that are missing.
+# Needs root (or sudo) on Debian bookworm; prints what it installs.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake pkg-config python3
+  libze1 libze-dev                                   # Level Zero loader 1.8.12 + tracing layer
+  libopenmpi-dev openmpi-bin gfortran                # MPI (gfortran: Fortran MPI programs)
+  libotf2-trace-dev otf2-tools python3-otf2          # OTF2 writer, otf2-print, Python reader
+  libpapi-dev papi-tools                             # PAPI counters
+  libyaml-dev                                        # YAML configuration
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "zecoll: installing missing packages: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "zecoll: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists; an old list may name versions the mirror dropped.
+if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
