@@ -126,9 +126,12 @@ void zs_stream_release_locked(struct zs_stream *s) {
 }
 
 /* ---------------------------------------------------------------- scheduling */
+/* Barriers and waits hold back what follows until they complete. So does an event reset: on
+ * hardware it sits in the command stream, so `Reset(E); Kernel(signal=E)` can never lose the
+ * kernel's signal to a late reset. */
 static bool kind_blocks_following(const struct zs_inst *in) {
     enum zs_kind k = in->cmd.kind;
-    return k == ZS_K_BARRIER || k == ZS_K_RANGES_BARRIER || k == ZS_K_WAIT;
+    return k == ZS_K_BARRIER || k == ZS_K_RANGES_BARRIER || k == ZS_K_WAIT || k == ZS_K_RESET;
 }
 
 /* Commands that run only after everything before them in the stream completed. A barrier with
