@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* The local definition tables behind zc_def_*() (zc_core.h), read by the OTF2 writer. */
+#ifndef ZC_DEFS_H
+#define ZC_DEFS_H
+
+#include "zc_core.h"
+
+#define ZC_NO_ID UINT32_MAX
+
+struct zc_def_region {
+    uint32_t name;
+    enum zc_region_role role;
+    enum zc_paradigm paradigm;
+};
+
+struct zc_def_device {
+    uint32_t index; /* device number in the process */
+    uint32_t name, uuid;
+};
+
+/* accelerator location group: one per (device, context); location group id = position + 1 */
+struct zc_def_group {
+    uint32_t device, context;
+};
+
+struct zc_defs {
+    char **strings;
+    uint32_t nstrings, cap_strings;
+    uint32_t *hash;
+    uint32_t hash_cap;
+    struct zc_def_region *regions;
+    uint32_t nregions, cap_regions;
+    struct zc_def_device *devices;
+    uint32_t ndevices, cap_devices;
+    struct zc_def_group *groups;
+    uint32_t ngroups, cap_groups;
+};
+extern struct zc_defs zc_defs;
+
+/* The writer holds the lock while it walks the tables and adds the strings it needs. */
+void zc_defs_lock(void);
+void zc_defs_unlock(void);
+uint32_t zc_def_string_locked(const char *s);
+
+#endif

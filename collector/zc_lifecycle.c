@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* The lifecycle table: every layer registers init / pre_finalize / finalize / fork_child here, and
+ * the constructor, atexit, the SIGTERM/SIGINT handlers and pthread_atfork drive them in order.
+ * Nothing else initialises or tears down collector state. */
+#include "zc_defs.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct zc_subsystem *const subsystems[] = {
+    &zc_core_subsystem,
+    &zc_otf2_subsystem,
+    &zc_ze_subsystem,
+};
+#define NSUB (sizeof(subsystems) / sizeof(subsystems[0]))
+
+static atomic_bool active, finalized;
+static atomic_flag finalizing = ATOMIC_FLAG_INIT;
+static uint64_t start_ns;
+static uint32_t rank;
+
+bool zc_active(void) { return atomic_load_explicit(&active, memory_order_acquire); }
+uint64_t zc_start_time(void) { return start_ns; }
+uint32_t zc_rank(void) { return rank; }
+
+/* ---------------------------------------------------------------- core subsystem */
+static int core_init(void) {
+    for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], true);
+    if (!zc_knobs.API_TIMING) atomic_store(&zc_feature_on[ZC_F_API_TIMING], false);
+    if (!zc_knobs.DEVICE_TIMING) atomic_store(&zc_feature_on[ZC_F_DEVICE_TIMING], false);
+    zc_param_callsite = 0; /* the one parameter, defined by the writer */
+    zc_region_flush = zc_def_region("zecoll buffer flush", ZC_ROLE_ARTIFICIAL, ZC_PARADIGM_MEASUREMENT);
+    return 0;
+}
+
+static void core_finalize(void) {
+    if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0) return;
+    uint64_t events = 0, clamped = 0, dropped = 0, threads = 0, streams = 0;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        events += l->nevents;
+        clamped += l->nclamped;
+        dropped += l->ndropped;
+        if (l->kind == ZC_LOC_THREAD) threads++;
+        else streams++;
+    }
+    char line[1024];
+    int n = snprintf(line, sizeof(line),
+                     "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
+                     "(%llu clamped, %llu dropped, %llu internal errors)\n",
+                     rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
+                     zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
+                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures));
+    if (n > 0) {
+        ssize_t w = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+        (void)w;
+    }
+}
+
+const struct zc_subsystem zc_core_subsystem = {"core", core_init, NULL, core_finalize, NULL};
+
+static int otf2_sub_init(void) { return zc_otf2_init(); }
+static void otf2_sub_finalize(void) { zc_otf2_finalize(); }
+const struct zc_subsystem zc_otf2_subsystem = {"otf2", otf2_sub_init, NULL, otf2_sub_finalize, NULL};
+
+/* ---------------------------------------------------------------- finalize */
+void zc_finalize(void) {
+    if (atomic_flag_test_and_set(&finalizing)) return;
+    if (!zc_active()) return;
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->pre_finalize) subsystems[i]->pre_finalize();
+    /* events after this point (other threads still running) are not recorded */
+    atomic_store_explicit(&active, false, memory_order_release);
+    for (size_t i = NSUB; i-- > 0;)
+        if (subsystems[i]->finalize) subsystems[i]->finalize();
+    atomic_store(&finalized, true);
+}
+
+/* ---------------------------------------------------------------- signals */
+static struct sigaction old_term, old_int;
+
+/* Best effort: writing the archive is not async-signal-safe, but a killed job otherwise loses its
+ * whole trace. Afterwards the previous disposition (the app's handler, or the default that ends
+ * the process) runs as if we had not been there. */
+static void on_signal(int sig, siginfo_t *info, void *uctx) {
+    zc_finalize();
+    struct sigaction *old = sig == SIGTERM ? &old_term : &old_int;
+    sigaction(sig, old, NULL);
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_sigaction) old->sa_sigaction(sig, info, uctx);
+    } else if (old->sa_handler == SIG_DFL) {
+        raise(sig);
+    } else if (old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+    }
+}
+
+static void install_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction cur;
+    /* an ignored signal stays ignored: the app (or nohup) chose that */
+    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, &old_term);
+    if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, &old_int);
+}
+
+/* ---------------------------------------------------------------- fork */
+/* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
+ * events, so the child runs untraced (an exec'd program starts its own collector). */
+static void atfork_child(void) {
+    atomic_store(&active, false);
+    atomic_flag_test_and_set(&finalizing);
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->fork_child) subsystems[i]->fork_child();
+}
+
+/* ---------------------------------------------------------------- constructor */
+static void at_exit(void) { zc_finalize(); }
+
+__attribute__((constructor)) static void zc_constructor(void) {
+    static atomic_bool done;
+    if (atomic_exchange(&done, true)) return;
+    start_ns = zc_now();
+    zc_knobs_load();
+    if (!zc_knobs.ENABLE) return;
+    for (size_t i = 0; i < NSUB; i++) {
+        if (subsystems[i]->init && subsystems[i]->init() != 0) {
+            ZC_WARN("layer %s did not initialise; collection is off", subsystems[i]->name);
+            return;
+        }
+    }
+    atomic_store_explicit(&active, true, memory_order_release);
+    atexit(at_exit);
+    install_signals();
+    pthread_atfork(NULL, NULL, atfork_child);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* Locations (one per host thread, one per device stream lane) and their event buffers. A host
+ * thread appends to its own buffer; device streams are appended to by whichever thread drains
+ * them. Each location has a busy flag so the finalizer can take a buffer that its owner might
+ * still be writing. Buffers are allocated once, when the location is created, so the hot path
+ * never allocates. */
+#include "zc_core.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct zc_loc *_Atomic locs;
+static uint32_t next_comm_rank, next_thread, next_stream;
+
+struct zc_loc *zc_loc_list(void) { return atomic_load_explicit(&locs, memory_order_acquire); }
+
+struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name) {
+    struct zc_loc *l = calloc(1, sizeof(*l));
+    if (!l) return NULL;
+    l->cap = zc_knobs.BUFFER_EVENTS ? zc_knobs.BUFFER_EVENTS : 1024;
+    l->buf = malloc(l->cap * sizeof(*l->buf));
+    if (!l->buf) {
+        free(l);
+        return NULL;
+    }
+    atomic_flag_clear(&l->busy);
+    l->kind = kind;
+    l->group = group;
+    snprintf(l->name, sizeof(l->name), "%s", name);
+    pthread_mutex_lock(&reg_lock);
+    l->comm_rank = next_comm_rank++;
+    /* OTF2 location ids need not be dense: rank in the low half, kind and index above it.
+     * zc_otf2 adds the rank when it opens the writer (the rank may not be known yet). */
+    if (kind == ZC_LOC_THREAD) l->id = (uint64_t)next_thread++ << 32;
+    else l->id = (UINT64_C(1) << 63) | ((uint64_t)next_stream++ << 32);
+    l->next = atomic_load_explicit(&locs, memory_order_relaxed);
+    /* release: a reader that sees the new head sees an initialised location */
+    atomic_store_explicit(&locs, l, memory_order_release);
+    pthread_mutex_unlock(&reg_lock);
+    return l;
+}
+
+void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    /* two spare slots: a thread location records its own flush as a region */
+    if (loc->n + n + 2 > loc->cap) {
+        uint64_t t0 = zc_now();
+        zc_otf2_write(loc, loc->buf, loc->n);
+        loc->n = 0;
+        if (n + 2 > loc->cap) { /* never happens with our record sizes; keep the invariant anyway */
+            loc->ndropped += n;
+            return;
+        }
+        if (loc->kind == ZC_LOC_THREAD) {
+            uint64_t t1 = zc_now();
+            if (t0 < loc->last_ts) t0 = loc->last_ts;
+            loc->buf[loc->n++] = (struct zc_ev){t0, ZC_EV_ENTER, zc_region_flush, 0, 0};
+            loc->buf[loc->n++] = (struct zc_ev){t1 > t0 ? t1 : t0, ZC_EV_LEAVE, zc_region_flush, 0, 0};
+            loc->last_ts = t1 > t0 ? t1 : t0;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct zc_ev *d = &loc->buf[loc->n++];
+        *d = ev[i];
+        /* OTF2 drops an event older than its predecessor; clamp instead and count it */
+        if (d->ts < loc->last_ts) {
+            d->ts = loc->last_ts;
+            loc->nclamped++;
+        }
+        loc->last_ts = d->ts;
+    }
+    loc->nevents += n;
+}
+
+void zc_loc_flush_all(void) {
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        zc_loc_lock(l);
+        if (l->n) zc_otf2_write(l, l->buf, l->n);
+        l->n = 0;
+        zc_loc_unlock(l);
+    }
+}
+
+/* ---------------------------------------------------------------- threads */
+/* initial-exec: no __tls_get_addr on the hot path; the pointer is all the TLS we use, so the
+ * static TLS surplus suffices even when libzecoll.so arrives by dlopen. */
+static _Thread_local struct zc_thread *tls_thread __attribute__((tls_model("initial-exec")));
+static _Thread_local bool tls_registering __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* A thread that exits leaves its events in its location; flush them now so its buffer memory
+ * does not sit idle until the end of the run. */
+static void thread_exit(void *arg) {
+    struct zc_thread *t = arg;
+    if (!t || !t->loc) return;
+    struct zc_loc *l = t->loc;
+    zc_loc_lock(l);
+    if (l->n && zc_active()) {
+        zc_otf2_write(l, l->buf, l->n);
+        l->n = 0;
+    }
+    zc_loc_unlock(l);
+}
+
+static void make_key(void) { pthread_key_create(&thread_key, thread_exit); }
+
+struct zc_thread *zc_thread_get(void) {
+    struct zc_thread *t = tls_thread;
+    if (__builtin_expect(t != NULL, 1)) return t;
+    if (!zc_active() || tls_registering) return NULL;
+    tls_registering = true;
+    pthread_once(&key_once, make_key);
+    t = calloc(1, sizeof(*t));
+    if (t) {
+        pthread_mutex_lock(&reg_lock);
+        t->index = next_thread; /* zc_loc_new uses the same counter for the location id */
+        pthread_mutex_unlock(&reg_lock);
+        char name[64];
+        if (t->index == 0) snprintf(name, sizeof(name), "Master thread");
+        else snprintf(name, sizeof(name), "Thread %u", t->index);
+        t->loc = zc_loc_new(ZC_LOC_THREAD, 0, name);
+        if (!t->loc) {
+            free(t);
+            t = NULL;
+        } else {
+            t->index = (uint32_t)(t->loc->id >> 32);
+            pthread_setspecific(thread_key, t);
+        }
+    }
+    tls_thread = t;
+    tls_registering = false;
+    return t;
+}

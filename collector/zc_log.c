@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Logging and the internal-failure policy. Messages are formatted into a bounded stack buffer
+ * and written with one write(2), so lines from ranks and threads do not interleave and no stdio
+ * lock is taken (the app may be inside printf when we log). errno is preserved. */
+#include "zc_core.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+atomic_bool zc_feature_on[ZC_F_COUNT];
+atomic_uint_fast64_t zc_failures;
+static atomic_bool failed_once[ZC_F_COUNT];
+
+static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing"};
+
+static void vlog(const char *tag, const char *func, int line, const char *fmt, va_list ap) {
+    int saved = errno;
+    char buf[1024];
+    int n = snprintf(buf, sizeof(buf), "zecoll[%u:%d:%ld] %s%s:%d: ", zc_rank(), (int)getpid(),
+                     (long)syscall(SYS_gettid), tag, func, line);
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof(buf)) {
+        int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+        if (m > 0) n += m;
+    }
+    if ((size_t)n >= sizeof(buf) - 1) n = (int)sizeof(buf) - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+    errno = saved;
+}
+
+void zc_log(int level, const char *func, int line, const char *fmt, ...) {
+    if ((uint64_t)level > zc_knobs.LOG_LEVEL) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level <= ZC_LOG_WARN ? "warning: " : "", func, line, fmt, ap);
+    va_end(ap);
+}
+
+void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...) {
+    atomic_fetch_add(&zc_failures, 1);
+    va_list ap;
+    va_start(ap, fmt);
+    if (zc_knobs.STRICT) {
+        vlog("internal error (ZECOLL_STRICT=1, aborting): ", func, line, fmt, ap);
+        va_end(ap);
+        abort();
+    }
+    if (!atomic_exchange(&failed_once[f], true)) {
+        vlog("internal error: ", func, line, fmt, ap);
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%s is now off; the application continues unaffected", feature_names[f]);
+        zc_log(ZC_LOG_WARN, func, line, "%s", msg);
+    }
+    va_end(ap);
+    atomic_store(&zc_feature_on[f], false);
+}

@@ -1,0 +1,938 @@
+/* SPDX-License-Identifier: MIT */
+/* Hooks around the Level Zero calls listed in ze_hooks.spec. Rules every hook follows:
+ * - the application's call is made exactly once, by the generated wrapper, with the
+ *   application's arguments except the signal event of a timed Append, which is ours;
+ * - when the app passed a signal event, the barrier that re-signals it is appended before any
+ *   bookkeeping that could fail, so the app's waits never hang on us;
+ * - collector failures turn device timing off (ZC_FAIL) and leave the app's behaviour alone;
+ * - our own driver calls go to zc_ze_real, which no hook or layer sees. */
+#include "zc_ze_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+struct zc_kernel {
+    uint32_t region;
+    char name[128];
+};
+
+struct zc_image {
+    size_t bpp, w, h, d;
+};
+
+struct zc_fence {
+    struct zc_queue *queue;
+};
+
+static struct zc_map images = ZC_MAP_INIT;
+
+/* an immediate list's deferred events: injected events an app event's barrier waits on */
+struct zc_deferred {
+    ze_event_handle_t inj;
+    uint64_t seq;
+};
+struct zc_imm {
+    struct zc_deferred *v;
+    uint32_t n, cap;
+    uint64_t seq;
+    bool sync;
+};
+
+struct zc_list *zc_ze_list(ze_command_list_handle_t h) { return zc_map_get(&zc_ze.lists, h); }
+
+static inline struct zc_imm *imm_of(struct zc_list *l) { return (struct zc_imm *)(void *)l->slots; }
+
+/* ---------------------------------------------------------------- record completion */
+static void slot_release(struct zc_slot *s) {
+    if (s->done) zc_ze_real.ze_event.pfnHostReset(s->done);
+    /* release: the next Execute that sees !busy sees the reset done event */
+    __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
+}
+
+void zc_ze_rec_done(struct zc_rec *r) {
+    if (r->exec) {
+        struct zc_exec *x = r->exec;
+        if (--x->pending == 0) {
+            if (x->slot) slot_release(x->slot);
+            free(x);
+        }
+    } else if (r->own_inj && r->inj) {
+        struct zc_list *l = r->list;
+        if (!l) {
+            /* list gone: its events were recycled or destroyed with it */
+        } else {
+            pthread_mutex_lock(&l->lock);
+            struct zc_imm *im = imm_of(l);
+            /* a later operation of the list completed: any re-signal barrier appended before it
+             * has run, so the events those barriers waited on can be reused */
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < im->n; i++) {
+                if (im->v[i].seq < r->seq) zc_ze_event_put(r->ctx, im->v[i].inj);
+                else im->v[k++] = im->v[i];
+            }
+            im->n = k;
+            if (r->user_event) {
+                /* our barrier re-signalling the app's event may not have run yet: keep the event
+                 * until a later operation of the list completes (or the list goes away). Out of
+                 * memory, the event is leaked rather than reset under a waiting barrier. */
+                if (im->n == im->cap) {
+                    uint32_t ncap = im->cap ? 2 * im->cap : 16;
+                    struct zc_deferred *n = realloc(im->v, ncap * sizeof(*n));
+                    if (n) {
+                        im->v = n;
+                        im->cap = ncap;
+                    }
+                }
+                if (im->n < im->cap) im->v[im->n++] = (struct zc_deferred){r->inj, r->seq};
+            } else {
+                zc_ze_event_put(r->ctx, r->inj);
+            }
+            pthread_mutex_unlock(&l->lock);
+        }
+    }
+    zc_ze_rec_free(r);
+}
+
+/* ---------------------------------------------------------------- init and contexts */
+void zc_ze_post_zeInit(ze_init_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS) zc_ze_devices_enumerate();
+}
+
+static void list_free_resources(struct zc_list *l, bool ctx_dying);
+
+struct ctx_sweep {
+    ze_context_handle_t ctx;
+    struct zc_list **lists;
+    size_t n, cap;
+};
+
+static void collect_lists(const void *key, void *val, void *arg) {
+    struct ctx_sweep *s = arg;
+    struct zc_list *l = val;
+    if (!l->ctx || l->ctx->h != s->ctx) return;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? 2 * s->cap : 16;
+        struct zc_list **n = realloc(s->lists, ncap * sizeof(*n));
+        if (!n) return;
+        s->lists = n;
+        s->cap = ncap;
+    }
+    s->lists[s->n++] = l;
+}
+
+/* Runtimes destroy contexts before the lists that hold our events (libomptarget does at exit):
+ * free everything of ours in the context while it is still valid. */
+void zc_ze_pre_zeContextDestroy(ze_context_destroy_params_t *p, struct zc_ze_call *c) {
+    struct zc_ctx *x = zc_map_get(&zc_ze.ctxs, *p->phContext);
+    if (!x) return;
+    zc_ze_drain_all(true, 100000000u);
+    struct ctx_sweep s = {*p->phContext, NULL, 0, 0};
+    zc_map_each(&zc_ze.lists, collect_lists, &s);
+    for (size_t i = 0; i < s.n; i++) list_free_resources(s.lists[i], true);
+    free(s.lists);
+    pthread_mutex_lock(&x->lock);
+    for (uint32_t i = 0; i < x->nfree; i++) zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
+    for (uint32_t i = 0; i < x->npools; i++) zc_ze_real.ze_event_pool.pfnDestroy(x->pools[i]);
+    x->nfree = x->npools = 0;
+    x->broken = true; /* lists of this context that survive it go untimed */
+    pthread_mutex_unlock(&x->lock);
+    zc_map_del(&zc_ze.ctxs, *p->phContext);
+    /* x itself stays allocated: records and lists may still point at it */
+}
+
+/* ---------------------------------------------------------------- queues */
+void zc_ze_post_zeCommandQueueCreate(ze_command_queue_create_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->pphCommandQueue || !*p->pdesc) return;
+    struct zc_queue *q = calloc(1, sizeof(*q));
+    if (!q) return;
+    q->h = **p->pphCommandQueue;
+    q->dev = zc_ze_dev(*p->phDevice);
+    q->ctx = zc_ze_ctx(*p->phContext);
+    q->ordinal = (*p->pdesc)->ordinal;
+    q->index = (*p->pdesc)->index;
+    q->flags = (*p->pdesc)->flags;
+    q->copy_only = q->dev && q->ordinal < q->dev->ngroups && q->dev->copy_only[q->ordinal];
+    q->sync = (*p->pdesc)->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    q->stream = q->dev ? zc_ze_stream_new(q->dev, q->ctx, "queue") : NULL;
+    int err;
+    zc_map_put(&zc_ze.queues, q->h, q, &err);
+    if (err) free(q);
+}
+
+void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struct zc_ze_call *c) {
+    struct zc_queue *q = zc_map_del(&zc_ze.queues, *p->phCommandQueue);
+    if (q) zc_ze_stream_drain(q->stream); /* the stream lives on: its lanes are locations */
+    free(q);
+}
+
+/* Completion became known somewhere: collect every stream (a sync on one queue also completes
+ * work it waited for on others). */
+static void sync_point(ze_result_t r) {
+    if (r == ZE_RESULT_SUCCESS && zc_on(ZC_F_DEVICE_TIMING)) zc_ze_drain_all(false, 0);
+}
+
+void zc_ze_post_zeCommandQueueSynchronize(ze_command_queue_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+void zc_ze_post_zeEventHostSynchronize(ze_event_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+void zc_ze_post_zeEventQueryStatus(ze_event_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+void zc_ze_post_zeFenceHostSynchronize(ze_fence_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+void zc_ze_post_zeFenceQueryStatus(ze_fence_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+
+/* ---------------------------------------------------------------- lists */
+static struct zc_stream *engine_stream(struct zc_ctx *x, struct zc_dev *d, uint32_t ordinal, uint32_t index) {
+    struct key {
+        struct zc_ctx *x;
+        struct zc_dev *d;
+        uint32_t o, i;
+    };
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        struct key k;
+        struct zc_stream *s;
+    } *tab;
+    static size_t n, cap;
+    pthread_mutex_lock(&lock);
+    struct zc_stream *s = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (tab[i].k.x == x && tab[i].k.d == d && tab[i].k.o == ordinal && tab[i].k.i == index) s = tab[i].s;
+    if (!s && (n < cap || (tab = realloc(tab, (cap = cap ? 2 * cap : 16) * sizeof(*tab))))) {
+        s = zc_ze_stream_new(d, x, "engine");
+        if (s) {
+            tab[n].k = (struct key){x, d, ordinal, index};
+            tab[n++].s = s;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t ctx, ze_device_handle_t dev, uint32_t ordinal) {
+    struct zc_list *l = calloc(1, sizeof(*l));
+    if (!l) return NULL;
+    l->h = h;
+    l->ctx = zc_ze_ctx(ctx);
+    l->dev = zc_ze_dev(dev);
+    l->ordinal = ordinal;
+    l->copy_only = l->dev && ordinal < l->dev->ngroups && l->dev->copy_only[ordinal];
+    pthread_mutex_init(&l->lock, NULL);
+    return l;
+}
+
+static void list_register(struct zc_list *l) {
+    int err;
+    struct zc_list *old = zc_map_put(&zc_ze.lists, l->h, l, &err);
+    if (err) {
+        free(l);
+        return;
+    }
+    /* a recycled handle whose destroy we did not see */
+    if (old) free(old);
+}
+
+void zc_ze_post_zeCommandListCreate(ze_command_list_create_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->pphCommandList || !*p->pdesc) return;
+    struct zc_list *l = list_new(**p->pphCommandList, *p->phContext, *p->phDevice, (*p->pdesc)->commandQueueGroupOrdinal);
+    if (!l) return;
+    l->in_order = ((*p->pdesc)->flags & ZC_ZE_LIST_FLAG_IN_ORDER) != 0;
+    list_register(l);
+}
+
+void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_params_t *p, ze_result_t r,
+                                             struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->pphCommandList || !*p->paltdesc) return;
+    const ze_command_queue_desc_t *d = *p->paltdesc;
+    struct zc_list *l = list_new(**p->pphCommandList, *p->phContext, *p->phDevice, d->ordinal);
+    if (!l) return;
+    struct zc_imm *im = calloc(1, sizeof(*im));
+    if (!im) {
+        free(l);
+        return;
+    }
+    im->sync = d->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    l->slots = (struct zc_slot *)(void *)im; /* immediate lists have no slots: reuse the pointer */
+    l->immediate = true;
+    l->index = d->index;
+    l->in_order = (d->flags & ZC_ZE_QUEUE_FLAG_IN_ORDER) != 0;
+    l->stream = l->dev ? engine_stream(l->ctx, l->dev, d->ordinal, d->index) : NULL;
+    list_register(l);
+}
+
+static void slots_destroy(struct zc_list *l, bool ctx_dying) {
+    for (uint32_t i = 0; i < l->nslots; i++) {
+        struct zc_slot *s = &l->slots[i];
+        if (!ctx_dying) {
+            if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
+            if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
+            if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
+            if (s->done) zc_ze_event_put(l->ctx, s->done);
+        } else {
+            if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
+            if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
+            if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
+        }
+    }
+    free(l->slots);
+    l->slots = NULL;
+    l->nslots = 0;
+    if (l->gate && !ctx_dying) zc_ze_event_put(l->ctx, l->gate);
+    l->gate = NULL;
+}
+
+/* The list's content is gone (reset/destroy) or its context is dying: our events and helper
+ * lists for it go back or away. The app guarantees the list is not executing. */
+static void list_free_resources(struct zc_list *l, bool ctx_dying) {
+    pthread_mutex_lock(&l->lock);
+    if (l->immediate) {
+        struct zc_imm *im = imm_of(l);
+        for (uint32_t i = 0; im && i < im->n; i++)
+            if (!ctx_dying) zc_ze_event_put(l->ctx, im->v[i].inj);
+        if (im) im->n = 0;
+    } else {
+        slots_destroy(l, ctx_dying);
+        for (uint32_t i = 0; i < l->ntmpl; i++)
+            if (!ctx_dying && l->tmpl[i].inj) zc_ze_event_put(l->ctx, l->tmpl[i].inj);
+        l->ntmpl = 0;
+        l->build++;
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Records of this list still queued must not outlive it. */
+static void detach_records(struct zc_list *l) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    for (struct zc_stream *s = first; s; s = s->next_all) {
+        pthread_mutex_lock(&s->lock);
+        for (struct zc_rec *r = s->head; r; r = r->next)
+            if (r->list == l) r->list = NULL;
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
+void zc_ze_pre_zeCommandListReset(ze_command_list_reset_params_t *p, struct zc_ze_call *c) {
+    struct zc_list *l = zc_ze_list(*p->phCommandList);
+    if (!l) return;
+    zc_ze_drain_all(false, 0);
+    list_free_resources(l, false);
+}
+
+void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct zc_ze_call *c) {
+    struct zc_list *l = zc_map_del(&zc_ze.lists, *p->phCommandList);
+    if (!l) return;
+    zc_ze_drain_all(false, 0);
+    detach_records(l);
+    list_free_resources(l, false);
+    if (l->immediate) {
+        struct zc_imm *im = imm_of(l);
+        if (im) free(im->v);
+        free(im);
+        l->slots = NULL;
+    }
+    free(l->tmpl);
+    /* executions of this list still pending keep pointers to it; the app must not destroy an
+     * executing list, so by now there are none worth keeping the memory for */
+    free(l);
+}
+
+/* ---------------------------------------------------------------- timed appends */
+static const char *const dir_names[] = {"", "H2D", "D2H", "D2D", "H2H", "other"};
+
+static uint8_t classify(char s, char d) {
+    bool sd = s == 'D', dd = d == 'D';
+    if (sd && dd) return ZC_DIR_D2D;
+    if (dd) return ZC_DIR_H2D;
+    if (sd) return ZC_DIR_D2H;
+    return ZC_DIR_H2H;
+}
+
+void zc_ze_opdesc(struct zc_opdesc *op, struct zc_ze_call *c, enum zc_op_kind kind, uint32_t region, uint64_t bytes,
+                  uint8_t dir) {
+    op->kind = (uint8_t)kind;
+    op->dir = dir;
+    op->region = region;
+    op->bytes = bytes;
+    /* callsite ids are unique per process: thread index in the high bits */
+    op->callsite = ((uint64_t)(c->t->index + 1) << 40) | ++c->t->callsites;
+    op->remote = c->t->loc->comm_rank;
+    c->callsite = op->callsite;
+}
+
+/* Prologue of every timed Append: swap in our event. */
+static void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
+    if (!zc_on(ZC_F_DEVICE_TIMING)) return;
+    struct zc_list *l = zc_ze_list(hl);
+    if (!l || !l->ctx || (l->immediate && !l->stream)) return;
+    ze_event_handle_t inj = zc_ze_event_get(l->ctx);
+    if (!inj) {
+        atomic_fetch_add(&zc_ze.untimed, 1);
+        return;
+    }
+    c->ptr = l;
+    c->inj = inj;
+    c->user_event = *sig;
+    *sig = inj;
+    /* the op cannot start before this moment: the lower bound for unrolling its timestamps */
+    if (!c->t0) c->t0 = zc_now();
+}
+
+/* Epilogue of every timed Append. */
+static void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig, ze_result_t r,
+                       enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
+    if (!c->inj) return;
+    struct zc_list *l = c->ptr;
+    *sig = c->user_event;
+    if (r != ZE_RESULT_SUCCESS) {
+        zc_ze_event_put(l->ctx, c->inj);
+        return;
+    }
+    if (c->user_event) {
+        ze_result_t rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
+        /* a signal after everything before it is later, never earlier: safe as a fallback */
+        if (rb != ZE_RESULT_SUCCESS) rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
+        if (rb != ZE_RESULT_SUCCESS) {
+            ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)",
+                    zc_ze_api_names[c->api], (unsigned)rb);
+            if (l->immediate) { /* do it from the host, so the app's wait still completes */
+                zc_ze_real.ze_event.pfnHostSynchronize(c->inj, UINT64_MAX);
+                zc_ze_real.ze_event.pfnHostSignal(c->user_event);
+            }
+        }
+    }
+    struct zc_opdesc op;
+    zc_ze_opdesc(&op, c, kind, region, bytes, dir);
+    if (l->immediate) {
+        struct zc_rec *rec = zc_ze_rec_new();
+        if (!rec) {
+            ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory for a device record");
+            return;
+        }
+        rec->op = op;
+        rec->inj = c->inj;
+        rec->own_inj = true;
+        rec->ctx = l->ctx;
+        rec->submit_ns = c->t0;
+        rec->user_event = c->user_event;
+        rec->list = l;
+        struct zc_imm *im = imm_of(l);
+        pthread_mutex_lock(&l->lock);
+        rec->seq = ++im->seq;
+        pthread_mutex_unlock(&l->lock);
+        if (c->user_event) zc_ze_uevent_set(c->user_event, rec);
+        zc_ze_stream_push(l->stream, rec);
+        if (im->sync) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
+        return;
+    }
+    pthread_mutex_lock(&l->lock);
+    if (l->ntmpl == l->cap_tmpl) {
+        uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 16;
+        struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
+        if (!n) {
+            pthread_mutex_unlock(&l->lock);
+            /* the event stays in the list (the op signals it); it is never reused */
+            ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory recording a command list");
+            return;
+        }
+        l->tmpl = n;
+        l->cap_tmpl = ncap;
+    }
+    l->tmpl[l->ntmpl++] = (struct zc_tmpl){op, c->inj, c->user_event};
+    pthread_mutex_unlock(&l->lock);
+}
+
+static uint32_t kernel_region(ze_kernel_handle_t k) {
+    struct zc_kernel *kk = zc_map_get(&zc_ze.kernels, k);
+    if (kk) return kk->region;
+    static uint32_t unknown = UINT32_MAX;
+    if (unknown == UINT32_MAX) unknown = zc_def_region("unknown kernel", ZC_ROLE_FUNCTION, ZC_PARADIGM_L0);
+    return unknown;
+}
+
+static uint32_t transfer_region(uint32_t api, const char *suffix) {
+    char name[160];
+    snprintf(name, sizeof(name), "%s(%s)", zc_ze_api_names[api], suffix);
+    return zc_def_region(name, ZC_ROLE_DATA_TRANSFER, ZC_PARADIGM_L0);
+}
+
+static uint32_t copy_region(uint32_t api, char s, char d) {
+    char suf[4] = {s, '2', d, 0};
+    return transfer_region(api, suf);
+}
+
+void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r,
+                                                struct zc_ze_call *c) {
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
+                                                          struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
+                                                           ze_result_t r, struct zc_ze_call *c) {
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
+                                                       struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
+                                                        ze_result_t r, struct zc_ze_call *c) {
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+}
+
+/* One signal event covers all kernels of the launch, so it is one record, named after them. */
+void zc_ze_pre_zeCommandListAppendLaunchMultipleKernelsIndirect(
+    ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
+    ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char name[512];
+    size_t o = (size_t)snprintf(name, sizeof(name), "multiple indirect:");
+    for (uint32_t i = 0; i < *p->pnumKernels && o < sizeof(name) - 2; i++) {
+        struct zc_kernel *k = *p->pphKernels ? zc_map_get(&zc_ze.kernels, (*p->pphKernels)[i]) : NULL;
+        o += (size_t)snprintf(name + o, sizeof(name) - o, "%s%s", i ? "," : " ", k ? k->name : "?");
+    }
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_def_region(name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0),
+               0, ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy_params_t *p, ze_result_t r,
+                                              struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize, classify(s, d));
+}
+
+void zc_ze_pre_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_memory_copy_from_context_params_t *p,
+                                                        struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_memory_copy_from_context_params_t *p,
+                                                         ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize, classify(s, d));
+}
+
+void zc_ze_pre_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p,
+                                                   struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p, ze_result_t r,
+                                                    struct zc_ze_call *c) {
+    if (!c->inj) return;
+    const ze_copy_region_t *g = *p->pdstRegion;
+    uint64_t bytes = g ? (uint64_t)g->width * (g->height ? g->height : 1) * (g->depth ? g->depth : 1) : 0;
+    char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), bytes, classify(s, d));
+}
+
+void zc_ze_pre_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, ze_result_t r,
+                                              struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char d[2] = {zc_ze_memtype(*p->pptr), 0};
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL, transfer_region(c->api, d), *p->psize, ZC_DIR_NONE);
+}
+
+static uint64_t image_bytes(ze_image_handle_t img, const ze_image_region_t *reg) {
+    struct zc_image *i = img ? zc_map_get(&images, img) : NULL;
+    if (!i) return 0;
+    if (!reg) return i->bpp * i->w * i->h * i->d;
+    return i->bpp * reg->width * (reg->height ? reg->height : 1) * (reg->depth ? reg->depth : 1);
+}
+
+void zc_ze_pre_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_params_t *p, ze_result_t r,
+                                             struct zc_ze_call *c) {
+    if (!c->inj) return;
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, "I2I"),
+               image_bytes(*p->phSrcImage, NULL), ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_copy_region_params_t *p,
+                                                  struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_copy_region_params_t *p, ze_result_t r,
+                                                   struct zc_ze_call *c) {
+    if (!c->inj) return;
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, "I2I"),
+               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
+                                                    struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
+                                                     ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char d[4] = {'I', '2', zc_ze_memtype(*p->pdstptr), 0};
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, d),
+               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
+                                                      struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
+                                                       ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    char d[4] = {zc_ze_memtype(*p->psrcptr), '2', 'I', 0};
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, d),
+               image_bytes(*p->phDstImage, *p->ppDstRegion), ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
+               zc_def_region(zc_ze_api_names[c->api], ZC_ROLE_BARRIER, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
+}
+
+void zc_ze_pre_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
+                                                      struct zc_ze_call *c) {
+    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+}
+void zc_ze_post_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
+                                                       ze_result_t r, struct zc_ze_call *c) {
+    if (!c->inj) return;
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
+               zc_def_region(zc_ze_api_names[c->api], ZC_ROLE_BARRIER, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
+}
+
+/* A signal or reset appended by the app: its event no longer belongs to a timed operation. */
+void zc_ze_post_zeCommandListAppendSignalEvent(ze_command_list_append_signal_event_params_t *p, ze_result_t r,
+                                               struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->phEvent) zc_ze_uevent_clear(*p->phEvent, false);
+}
+void zc_ze_post_zeCommandListAppendEventReset(ze_command_list_append_event_reset_params_t *p, ze_result_t r,
+                                              struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->phEvent) zc_ze_uevent_clear(*p->phEvent, false);
+}
+
+/* ---------------------------------------------------------------- executions of regular lists */
+static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
+    ze_context_handle_t ctx = l->ctx->h;
+    ze_device_handle_t dev = l->dev->h;
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
+    struct zc_ze_real *R = &zc_ze_real;
+    uint32_t n = l->ntmpl;
+    ze_event_handle_t *inj = malloc(n * sizeof(*inj));
+    if (!inj) return NULL;
+    for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
+    memset(s, 0, sizeof(*s));
+    s->done = zc_ze_event_get(l->ctx);
+    if (!s->done) goto fail;
+    if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->pre) != ZE_RESULT_SUCCESS) goto fail;
+    /* wait until the previous execution's post list ran (gate), then clear our events */
+    if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
+        R->ze_command_list.pfnAppendEventReset(s->pre, l->gate) != ZE_RESULT_SUCCESS)
+        goto fail;
+    for (uint32_t i = 0; i < n; i++)
+        if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) goto fail;
+    if (R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS) goto fail;
+    if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
+    if (!l->copy_only) {
+        /* copy engines cannot run QueryKernelTimestamps: copy lists are read from the host */
+        ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+        if (R->ze_mem.pfnAllocHost(ctx, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS) goto fail;
+        if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) !=
+            ZE_RESULT_SUCCESS)
+            goto fail;
+    } else {
+        if (R->ze_command_list.pfnAppendBarrier(s->post, s->done, n, inj) != ZE_RESULT_SUCCESS) goto fail;
+    }
+    if (R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS ||
+        R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS)
+        goto fail;
+    free(inj);
+    return s;
+fail:
+    free(inj);
+    if (s->pre) R->ze_command_list.pfnDestroy(s->pre);
+    if (s->post) R->ze_command_list.pfnDestroy(s->post);
+    if (s->buf) R->ze_mem.pfnFree(ctx, s->buf);
+    if (s->done) zc_ze_event_put(l->ctx, s->done);
+    memset(s, 0, sizeof(*s));
+    return NULL;
+}
+
+/* Finds a free slot for one more execution of l (list locked). May wait for the oldest
+ * execution when every slot is in flight; counts that as a stall. */
+static struct zc_slot *slot_take(struct zc_list *l) {
+    uint32_t cap = zc_knobs.HARVEST_BUFFERS ? (uint32_t)zc_knobs.HARVEST_BUFFERS : 1;
+    if (l->copy_only) cap = 1; /* read from the host before the next execution resets them */
+    if (l->slots_build != l->build || !l->slots) {
+        slots_destroy(l, false);
+        l->slots = calloc(cap, sizeof(*l->slots));
+        if (!l->slots) return NULL;
+        l->slots_build = l->build;
+        l->gate = zc_ze_event_get(l->ctx);
+        if (!l->gate) return NULL;
+        /* the first execution has no predecessor: open the gate */
+        zc_ze_real.ze_event.pfnHostSignal(l->gate);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < l->nslots; i++) {
+            uint32_t k = (l->next_slot + i) % l->nslots;
+            struct zc_slot *s = &l->slots[k];
+            if (!__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
+                l->next_slot = (k + 1) % (l->nslots ? l->nslots : 1);
+                return s;
+            }
+        }
+        if (l->nslots < cap) {
+            struct zc_slot *s = slot_build(l, &l->slots[l->nslots]);
+            if (!s) return NULL;
+            l->nslots++;
+            return s;
+        }
+        if (round == 1) break;
+        /* all slots in flight: wait for the oldest (next in rotation) and collect it */
+        struct zc_slot *s = &l->slots[l->next_slot % l->nslots];
+        atomic_fetch_add(&zc_ze.stalls, 1);
+        pthread_mutex_unlock(&l->lock);
+        zc_ze_real.ze_event.pfnHostSynchronize(s->done, UINT64_MAX);
+        zc_ze_drain_all(false, 0);
+        pthread_mutex_lock(&l->lock);
+    }
+    return NULL;
+}
+
+/* Last resort when no helper lists can be had: do what the pre list would do, from the host
+ * (wait for the previous execution's post list, clear our events). Blocks; counted as a stall. */
+static void host_reset(struct zc_list *l) {
+    if (l->gate) {
+        zc_ze_real.ze_event.pfnHostSynchronize(l->gate, UINT64_MAX);
+        atomic_fetch_add(&zc_ze.stalls, 1);
+    }
+    for (uint32_t i = 0; i < l->ntmpl; i++) zc_ze_real.ze_event.pfnHostReset(l->tmpl[i].inj);
+}
+
+struct exec_plan {
+    struct zc_list *list;
+    struct zc_exec *exec;
+};
+
+/* Every execution of a list we timed is wrapped as [pre, list, post] (see struct zc_slot).
+ * This runs even when timing is off or the collector has finalized: the list still signals
+ * our events, and without pre the app's re-signal barriers would find them signalled from the
+ * previous execution and fire early. */
+void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, struct zc_ze_call *c) {
+    struct zc_queue *q = zc_map_get(&zc_ze.queues, *p->phCommandQueue);
+    uint32_t n = *p->pnumCommandLists;
+    ze_command_list_handle_t *in = *p->pphCommandLists;
+    if (n == 0 || !in) return;
+    ze_command_list_handle_t *out = NULL;
+    struct exec_plan *plan = NULL;
+    uint32_t o = 0;
+    uint64_t now = c->t0 ? c->t0 : zc_now();
+    for (uint32_t i = 0; i < n; i++) {
+        struct zc_list *l = zc_ze_list(in[i]);
+        struct zc_slot *s = NULL;
+        struct zc_exec *x = NULL;
+        if (l && !l->immediate && l->ntmpl) {
+            if (!out) { /* first timed list: switch to our own array */
+                out = malloc(3 * n * sizeof(*out));
+                plan = calloc(n, sizeof(*plan));
+                if (!out || !plan) {
+                    free(out);
+                    free(plan);
+                    ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
+                    for (uint32_t k = i; k < n; k++) {
+                        struct zc_list *lk = zc_ze_list(in[k]);
+                        if (lk && !lk->immediate && lk->ntmpl) host_reset(lk);
+                    }
+                    return;
+                }
+                for (uint32_t k = 0; k < i; k++) out[o++] = in[k];
+            }
+            pthread_mutex_lock(&l->lock);
+            s = slot_take(l);
+            if (!s) {
+                ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
+                host_reset(l);
+            } else {
+                s->busy = true;
+                x = calloc(1, sizeof(*x));
+                if (x) {
+                    x->list = l;
+                    x->slot = s;
+                    x->submit_ns = now;
+                }
+            }
+            pthread_mutex_unlock(&l->lock);
+        }
+        if (!out) continue;
+        if (s) out[o++] = s->pre;
+        out[o++] = in[i];
+        if (s) out[o++] = s->post;
+        plan[i] = (struct exec_plan){s ? l : NULL, x};
+        if (s && !x) __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
+    }
+    if (!out) return;
+    c->lists = out;
+    c->nlists = n;
+    c->ptr = plan;
+    c->inj = (ze_event_handle_t)q; /* the queue (may be NULL) travels to the epilogue */
+    *p->pnumCommandLists = o;
+    *p->pphCommandLists = out;
+}
+
+void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r,
+                                                  struct zc_ze_call *c) {
+    struct exec_plan *plan = c->ptr;
+    struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
+    bool record = r == ZE_RESULT_SUCCESS && q && q->stream && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
+    for (uint32_t i = 0; plan && i < c->nlists; i++) {
+        struct zc_exec *x = plan[i].exec;
+        struct zc_list *l = plan[i].list;
+        if (!x) continue;
+        if (!record) {
+            /* nothing will collect this execution; its slot may be reused at once (at worst a
+             * later read sees a stale buffer, never a hang: pre/post still gate the events) */
+            __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+            free(x);
+            continue;
+        }
+        pthread_mutex_lock(&l->lock);
+        x->pending = l->ntmpl;
+        l->executions++;
+        for (uint32_t k = 0; k < l->ntmpl; k++) {
+            struct zc_rec *rec = zc_ze_rec_new();
+            if (!rec) {
+                x->pending--;
+                continue;
+            }
+            rec->op = l->tmpl[k].op;
+            rec->exec = x;
+            rec->slot = k;
+            /* copy engines cannot harvest into a buffer: their records read our events */
+            rec->inj = x->slot->buf ? NULL : l->tmpl[k].inj;
+            rec->submit_ns = x->submit_ns;
+            rec->user_event = l->tmpl[k].user_event;
+            if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
+            zc_ze_stream_push(q->stream, rec);
+        }
+        bool none = x->pending == 0;
+        pthread_mutex_unlock(&l->lock);
+        if (none) {
+            __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+            free(x);
+        }
+    }
+    free(c->lists);
+    free(plan);
+    c->lists = NULL;
+    c->ptr = NULL;
+    if (record && q->sync) zc_ze_drain_all(false, 0);
+}
+
+/* ---------------------------------------------------------------- events */
+void zc_ze_pre_zeEventHostReset(ze_event_host_reset_params_t *p, struct zc_ze_call *c) {
+    zc_ze_uevent_clear(*p->phEvent, false);
+}
+
+void zc_ze_pre_zeEventDestroy(ze_event_destroy_params_t *p, struct zc_ze_call *c) {
+    zc_ze_uevent_clear(*p->phEvent, true);
+}
+
+/* The app's timestamp event was signalled by our barrier: give it its operation's times. */
+void zc_ze_post_zeEventQueryKernelTimestamp(ze_event_query_kernel_timestamp_params_t *p, ze_result_t r,
+                                            struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->pdstptr) zc_ze_uevent_timestamps(*p->phEvent, *p->pdstptr);
+}
+
+/* ---------------------------------------------------------------- kernels, images, memory */
+void zc_ze_post_zeKernelCreate(ze_kernel_create_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->pphKernel) return;
+    struct zc_kernel *k = calloc(1, sizeof(*k));
+    if (!k) return;
+    size_t sz = sizeof(k->name);
+    if (zc_ze_real.ze_kernel.pfnGetName && zc_ze_real.ze_kernel.pfnGetName(**p->pphKernel, &sz, k->name) == ZE_RESULT_SUCCESS)
+        k->name[sizeof(k->name) - 1] = 0;
+    else if (*p->pdesc && (*p->pdesc)->pKernelName)
+        snprintf(k->name, sizeof(k->name), "%s", (*p->pdesc)->pKernelName);
+    else
+        snprintf(k->name, sizeof(k->name), "unknown kernel");
+    k->region = zc_def_region(k->name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0);
+    int err;
+    free(zc_map_put(&zc_ze.kernels, **p->pphKernel, k, &err));
+    if (err) free(k);
+}
+
+/* Drivers recycle kernel handles: forget the name before the handle can come back. */
+void zc_ze_pre_zeKernelDestroy(ze_kernel_destroy_params_t *p, struct zc_ze_call *c) {
+    free(zc_map_del(&zc_ze.kernels, *p->phKernel));
+}
+
+static size_t layout_bytes(ze_image_format_layout_t l) {
+    switch (l) {
+    case ZE_IMAGE_FORMAT_LAYOUT_8: return 1;
+    case ZE_IMAGE_FORMAT_LAYOUT_16: case ZE_IMAGE_FORMAT_LAYOUT_8_8: case ZE_IMAGE_FORMAT_LAYOUT_5_6_5:
+    case ZE_IMAGE_FORMAT_LAYOUT_5_5_5_1: case ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4: return 2;
+    case ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16: case ZE_IMAGE_FORMAT_LAYOUT_32_32: return 8;
+    case ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32: return 16;
+    default: return 4;
+    }
+}
+
+void zc_ze_post_zeImageCreate(ze_image_create_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->pphImage || !*p->pdesc) return;
+    const ze_image_desc_t *d = *p->pdesc;
+    struct zc_image *i = calloc(1, sizeof(*i));
+    if (!i) return;
+    i->bpp = layout_bytes(d->format.layout);
+    i->w = d->width;
+    i->h = d->type == ZE_IMAGE_TYPE_1D || d->type == ZE_IMAGE_TYPE_BUFFER ? 1 : (d->height ? d->height : 1);
+    i->d = d->type == ZE_IMAGE_TYPE_3D ? (d->depth ? d->depth : 1) : 1;
+    int err;
+    free(zc_map_put(&images, **p->pphImage, i, &err));
+    if (err) free(i);
+}
+
+void zc_ze_pre_zeImageDestroy(ze_image_destroy_params_t *p, struct zc_ze_call *c) { free(zc_map_del(&images, *p->phImage)); }
+
+void zc_ze_post_zeMemAllocHost(ze_mem_alloc_host_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->ppptr && **p->ppptr) zc_ze_mem_add(**p->ppptr, *p->psize, 'H');
+}
+void zc_ze_post_zeMemAllocDevice(ze_mem_alloc_device_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->ppptr && **p->ppptr) zc_ze_mem_add(**p->ppptr, *p->psize, 'D');
+}
+void zc_ze_post_zeMemAllocShared(ze_mem_alloc_shared_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    if (r == ZE_RESULT_SUCCESS && *p->ppptr && **p->ppptr) zc_ze_mem_add(**p->ppptr, *p->psize, 'S');
+}
+void zc_ze_pre_zeMemFree(ze_mem_free_params_t *p, struct zc_ze_call *c) {
+    if (*p->pptr) zc_ze_mem_del(*p->pptr);
+}
+
+/* ---------------------------------------------------------------- finalize */
+void zc_ze_finalize(void) {
+    zc_ze_drain_all(true, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+    zc_ze_streams_flush();
+    uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);
+    if (stalls || untimed || zc_ze_dropped_records())
+        ZC_INFO("device timing: %llu resubmission stall(s), %llu untimed operation(s), %llu dropped record(s)",
+                (unsigned long long)stalls, (unsigned long long)untimed, (unsigned long long)zc_ze_dropped_records());
+    (void)dir_names;
+}

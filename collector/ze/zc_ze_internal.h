@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* The Level Zero layer of zecoll.
+ *
+ * Interception: libzecoll_ze.so is the driver the loader loads (ZE_ENABLE_ALT_DRIVERS); its
+ * getters call zecoll_ze_getter(), which loads the real driver, lets it fill the loader's table
+ * and replaces every entry with a generated wrapper (zc_ze_gen.c). Our own calls go to
+ * zc_ze_real directly, so they never reach our hooks or any layer above the driver.
+ *
+ * Device timing: every timed Append gets an injected KERNEL_TIMESTAMP event as its signal event;
+ * an application event is re-signalled by a barrier waiting on ours. A record per executed
+ * operation waits on its device stream (one per command queue, one per engine for immediate
+ * lists) until completion is observed at a synchronisation point, is converted to host time
+ * and written to the stream's location in start order.
+ *
+ * Locking: each stream has a mutex for its record queue; lists are used by one thread at a time
+ * (the spec requires it) but their templates are read by drains, so they have a mutex too; the
+ * event pools have one per context. Lock order: list -> context pool; stream alone. */
+#ifndef ZC_ZE_INTERNAL_H
+#define ZC_ZE_INTERNAL_H
+
+#include "../zc_core.h"
+#include "../zc_map.h"
+#include "zc_ze_gen.h"
+
+#define ZC_ZE_MAX_DEVICES 64
+#define ZC_ZE_MAX_GROUPS 8
+#define ZC_ZE_MAX_LANES 16
+#define ZC_ZE_LIST_FLAG_IN_ORDER (1u << 3)  /* spec 1.9, absent from the 1.8.12 headers */
+#define ZC_ZE_QUEUE_FLAG_IN_ORDER (1u << 1)
+
+/* ---------------------------------------------------------------- calls */
+struct zc_ze_call {
+    struct zc_thread *t;
+    uint64_t t0;
+    uint32_t api;
+    uint64_t callsite;             /* non-zero: written as "callsite id" inside the API region */
+    /* hook scratch, carried from prologue to epilogue */
+    ze_event_handle_t user_event;
+    ze_event_handle_t inj;
+    void *ptr;
+    ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
+    uint32_t nlists;
+};
+
+bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api);
+/* exported: the bridge libzecoll_ze.so's getters call */
+ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
+void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r);
+
+/* ---------------------------------------------------------------- devices and clocks */
+struct zc_anchor {
+    uint64_t host, dev; /* dev unrolled to 64 bits */
+};
+
+struct zc_dev {
+    ze_device_handle_t h;
+    uint32_t index, def;
+    uint64_t hz;          /* from ze_device_properties_t 1.2: ticks per second */
+    uint32_t kbits, gbits; /* kernel / global timestamp valid bits */
+    uint32_t ngroups;
+    bool copy_only[ZC_ZE_MAX_GROUPS];
+    pthread_mutex_t clock_lock;
+    struct zc_anchor *anchors;
+    size_t nanchors, cap_anchors;
+    uint32_t next_stream;
+};
+
+struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
+void zc_ze_devices_enumerate(void);
+/* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
+void zc_ze_clock_anchor(struct zc_dev *d, bool force);
+/* Host ns of a device tick (unrolled). */
+uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev);
+/* Unrolled device tick at host time h. */
+uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
+/* Start/end of a kernel timestamp (masked to kbits) in host ns; not_before is a host time the
+ * operation cannot have started before (its submission). */
+void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
+                         uint64_t *start, uint64_t *end);
+
+/* ---------------------------------------------------------------- operations */
+enum zc_op_kind { ZC_OP_KERNEL, ZC_OP_COPY, ZC_OP_FILL, ZC_OP_IMAGE, ZC_OP_BARRIER };
+
+/* Static description of a timed operation: a regular list keeps one per Append (its template),
+ * an immediate list's record carries one. */
+struct zc_opdesc {
+    uint8_t kind;
+    uint8_t dir;       /* transfers: ZC_DIR_* */
+    uint32_t region;   /* device region: kernel name, or API name + direction */
+    uint64_t bytes;
+    uint64_t callsite;
+    uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
+};
+
+enum zc_dir { ZC_DIR_NONE, ZC_DIR_H2D, ZC_DIR_D2H, ZC_DIR_D2D, ZC_DIR_H2H, ZC_DIR_OTHER };
+
+/* ---------------------------------------------------------------- contexts and event pools */
+struct zc_ctx {
+    ze_context_handle_t h;
+    uint32_t index;
+    pthread_mutex_t lock;
+    ze_event_pool_handle_t *pools;
+    uint32_t npools, cap_pools;
+    ze_event_handle_t *free_events;
+    uint32_t nfree, cap_free;
+    uint64_t nevents;
+    bool broken; /* pool creation failed: stop injecting in this context */
+};
+struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
+/* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
+ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
+/* Returns an event to the pool; resets it first. */
+void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
+
+/* ---------------------------------------------------------------- streams and records */
+struct zc_exec;
+
+enum zc_rec_state { ZC_REC_PENDING, ZC_REC_DONE };
+
+struct zc_rec {
+    struct zc_rec *next, *prev; /* stream FIFO (pending) or free list */
+    struct zc_stream *stream;
+    struct zc_opdesc op;
+    uint8_t state;
+    ze_event_handle_t inj;      /* read this event (immediate lists, copy lists) ... */
+    struct zc_exec *exec;       /* ... or this execution's harvest buffer slot */
+    uint32_t slot;
+    struct zc_ctx *ctx;         /* immediate records return inj to this pool */
+    bool own_inj;
+    uint64_t submit_ns;
+    uint64_t ts_start, ts_end;  /* raw kernel timestamps once drained */
+    uint64_t start_ns, end_ns;
+    ze_event_handle_t user_event; /* the app event re-signalled after this op, if any */
+    struct zc_list *list;       /* immediate records: their list (deferred event recycling) */
+    uint64_t seq;               /* immediate records: append number in their list */
+};
+
+struct zc_stream {
+    struct zc_dev *dev;
+    uint32_t index;
+    uint32_t group; /* accelerator location group */
+    char name[48];
+    pthread_mutex_t lock;
+    struct zc_rec *head, *tail; /* pending records in submission order */
+    uint64_t npending;
+    struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
+    size_t ndone, cap_done;
+    struct zc_loc *lanes[ZC_ZE_MAX_LANES];
+    uint64_t lane_end[ZC_ZE_MAX_LANES];
+    uint32_t nlanes;
+    struct zc_stream *next_all;
+};
+
+struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what);
+/* Allocates a record (free list; no malloc after warm-up). */
+struct zc_rec *zc_ze_rec_new(void);
+/* Queues a submitted record on its stream. */
+void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
+/* Drains what has completed on s and writes what can be written. */
+void zc_ze_stream_drain(struct zc_stream *s);
+/* Drains every stream; with wait, waits (bounded) for outstanding work first. */
+void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
+/* Writes what completed, whatever is still pending (finalize). */
+void zc_ze_streams_flush(void);
+uint64_t zc_ze_dropped_records(void);
+void zc_ze_rec_free(struct zc_rec *r);
+/* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
+void zc_ze_rec_done(struct zc_rec *r);
+
+/* App events re-signalled after a timed operation (zc_ze_drain.c). */
+void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
+void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy);
+bool zc_ze_uevent_timestamps(ze_event_handle_t ev, ze_kernel_timestamp_result_t *dst);
+
+/* ---------------------------------------------------------------- lists and executions */
+struct zc_tmpl {
+    struct zc_opdesc op;
+    ze_event_handle_t inj;
+    ze_event_handle_t user_event;
+};
+
+/* A prepared pair of helper lists for one in-flight execution of a regular compute list:
+ * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...)], post = [QueryKernelTimestamps
+ * (inj... -> buf, signal done, wait inj...), SignalEvent(gate)]. */
+struct zc_slot {
+    ze_command_list_handle_t pre, post;
+    ze_kernel_timestamp_result_t *buf;
+    ze_event_handle_t done;
+    bool busy;
+};
+
+struct zc_list {
+    ze_command_list_handle_t h;
+    struct zc_ctx *ctx;
+    struct zc_dev *dev;
+    uint32_t ordinal, index;
+    bool immediate, in_order, copy_only;
+    struct zc_stream *stream; /* immediate lists: their engine's stream */
+    pthread_mutex_t lock;
+    /* regular lists */
+    struct zc_tmpl *tmpl;
+    uint32_t ntmpl, cap_tmpl;
+    uint64_t build;            /* bumped by reset: slots are built for one build */
+    struct zc_slot *slots;
+    uint32_t nslots, next_slot;
+    uint64_t slots_build;
+    ze_event_handle_t gate;
+    struct zc_exec *last_exec; /* copy lists: the execution to wait for before the next */
+    uint64_t executions;
+};
+
+struct zc_exec {
+    struct zc_list *list;
+    struct zc_slot *slot;  /* NULL for copy lists (records read inj directly) */
+    uint32_t pending;      /* records not yet drained */
+    uint64_t submit_ns;
+    bool done;             /* harvest buffer complete */
+};
+
+struct zc_list *zc_ze_list(ze_command_list_handle_t h);
+
+struct zc_queue {
+    ze_command_queue_handle_t h;
+    struct zc_dev *dev;
+    struct zc_ctx *ctx;
+    uint32_t ordinal, index, flags;
+    bool copy_only, sync;
+    struct zc_stream *stream;
+};
+
+/* ---------------------------------------------------------------- events the app owns */
+/* The latest timed operation that re-signalled an application event: lets the app's own
+ * zeEventQueryKernelTimestamp see its operation's times instead of our barrier's. */
+struct zc_uevent {
+    struct zc_rec *rec;       /* pending record (immediate) */
+    bool have_ts;
+    uint64_t ts_start, ts_end;
+    struct zc_stream *stream;
+};
+
+/* ---------------------------------------------------------------- shared state */
+struct zc_ze {
+    bool ready;                 /* real driver loaded and initialised */
+    struct zc_map lists, queues, kernels, ctxs, fences, uevents;
+    pthread_mutex_t devs_lock;
+    struct zc_dev *devs[ZC_ZE_MAX_DEVICES];
+    uint32_t ndevs;
+    pthread_mutex_t streams_lock;
+    struct zc_stream *streams;
+    struct zc_map engine_streams; /* (ctx,dev,ordinal,index) key -> stream */
+    uint32_t api_region[ZC_ZE_API_COUNT];
+    atomic_uint_fast64_t stalls, untimed, unsupported;
+};
+extern struct zc_ze zc_ze;
+
+uint32_t zc_ze_api_region(uint32_t api);
+/* Memory type of a pointer: 'H' host USM, 'D' device, 'S' shared, 'M' anything else. */
+char zc_ze_memtype(const void *p);
+void zc_ze_mem_add(const void *p, size_t size, char type);
+void zc_ze_mem_del(const void *p);
+
+/* Fills the op description of a timed Append (name/direction region, bytes, callsite). */
+void zc_ze_opdesc(struct zc_opdesc *op, struct zc_ze_call *c, enum zc_op_kind kind, uint32_t region,
+                  uint64_t bytes, uint8_t dir);
+
+/* Pre-finalize: wait for device work, drain, write. */
+void zc_ze_finalize(void);
+
+#endif
