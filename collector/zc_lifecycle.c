@@ -38,6 +38,7 @@ static int core_init(void) {
 
 static void core_finalize(void) {
     if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0) return;
+    if (!zc_otf2_path()[0]) return; /* nothing recorded, nothing to say */
     uint64_t events = 0, clamped = 0, dropped = 0, threads = 0, streams = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         events += l->nevents;

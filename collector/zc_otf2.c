@@ -283,6 +283,14 @@ void zc_otf2_finalize(void) {
     zc_loc_flush_all();
     pthread_mutex_lock(&otf2_lock);
     closed = true;
+    /* a process that recorded nothing (a shell or `timeout` that inherited LD_PRELOAD) leaves no
+     * archive behind */
+    uint64_t total = 0;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) total += l->nevents;
+    if (!opened && total == 0) {
+        pthread_mutex_unlock(&otf2_lock);
+        return;
+    }
     if (!zc_on(ZC_F_TRACE) || open_locked() != 0) {
         pthread_mutex_unlock(&otf2_lock);
         return;
