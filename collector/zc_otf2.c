@@ -196,7 +196,7 @@ static void write_defs(void) {
     snprintf(buf, sizeof(buf), "Process %u", zc_rank());
     uint32_t s_proc = zc_def_string_locked(buf);
     uint32_t s_comm = zc_def_string_locked("L0"), s_win = zc_def_string_locked("L0_WINDOW");
-    uint32_t s_empty = zc_def_string_locked("");
+    uint32_t s_empty = zc_def_string_locked(""), s_callsite = zc_def_string_locked("callsite id");
     uint32_t *s_groups = calloc(d->ngroups + 1, sizeof(uint32_t));
     for (uint32_t i = 0; s_groups && i < d->ngroups; i++) {
         snprintf(buf, sizeof(buf), "L0 Context %u", d->groups[i].context);
@@ -229,7 +229,7 @@ static void write_defs(void) {
         OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->name, s_empty, role_of(r->role), paradigm_of(r->paradigm),
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     }
-    OTF2_GlobalDefWriter_WriteParameter(g, 0, zc_def_string_locked("callsite id"), OTF2_PARAMETER_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteParameter(g, 0, s_callsite, OTF2_PARAMETER_TYPE_UINT64);
     /* system tree: machine > host > devices */
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, s_host, s_node_class, 0);

@@ -3,9 +3,10 @@
  * (~10 us each) are taken when a device is first seen and then at drain time when the newest is
  * older than ZECOLL_ANCHOR_INTERVAL_MS, never per Append. Between anchors the mapping is
  * linear, which follows any constant drift exactly; after the newest anchor it is extrapolated
- * with the newest segment's rate. Device values are unrolled to 64 bits: global timestamps
+ * with the same rate. Device values are unrolled to 64 bits: global timestamps
  * against the host time elapsed since the previous anchor, kernel timestamps (often only 32 bits,
- * wrapping every few minutes) against the operation's submission time. */
+ * wrapping every few minutes) against the operation's submission time. Positions are taken from
+ * the nearest anchor at or before the value, so anchor error does not accumulate. */
 #include "zc_ze_internal.h"
 
 #include <stdlib.h>
@@ -22,23 +23,40 @@ static uint64_t unroll_near(uint64_t v, uint32_t bits, uint64_t ref) {
     return cand;
 }
 
-/* rate in ticks per ns between anchors a and b (nominal when there is only one) */
-static long double rate(const struct zc_dev *d, size_t i) {
-    if (d->nanchors >= 2 && i + 1 < d->nanchors) {
-        const struct zc_anchor *a = &d->anchors[i], *b = &d->anchors[i + 1];
-        if (b->host > a->host && b->dev > a->dev) return (long double)(b->dev - a->dev) / (long double)(b->host - a->host);
+/* Ticks per ns: the least-squares slope over all anchors. Each anchor is off by up to one tick
+ * (the counter is read at a whole tick), so a rate from two close anchors is noisy; the fit over
+ * the whole run gets better as the run gets longer, and any constant drift is followed exactly.
+ * Nominal frequency until there are two anchors. Updated as anchors arrive; clock_lock held. */
+static long double rate(const struct zc_dev *d) {
+    return d->nanchors >= 2 && d->rate > 0 ? d->rate : (long double)d->hz / 1e9L;
+}
+
+static void fit_add(struct zc_dev *d, const struct zc_anchor *a) {
+    const struct zc_anchor *a0 = &d->anchors[0];
+    long double x = (long double)(a->host - a0->host), y = (long double)(a->dev - a0->dev);
+    d->sx += x;
+    d->sy += y;
+    d->sxx += x * x;
+    d->sxy += x * y;
+    long double n = (long double)d->nanchors, den = n * d->sxx - d->sx * d->sx;
+    if (d->nanchors >= 2 && den > 0) {
+        long double r = (n * d->sxy - d->sx * d->sy) / den;
+        if (r > 0) d->rate = r;
     }
-    if (d->nanchors >= 2) {
-        const struct zc_anchor *a = &d->anchors[d->nanchors - 2], *b = &d->anchors[d->nanchors - 1];
-        if (b->host > a->host && b->dev > a->dev) return (long double)(b->dev - a->dev) / (long double)(b->host - a->host);
-    }
-    return (long double)d->hz / 1e9L;
 }
 
 void zc_ze_clock_anchor(struct zc_dev *d, bool force) {
     pthread_mutex_lock(&d->clock_lock);
     uint64_t now = zc_now();
-    if (!force && d->nanchors && now - d->anchors[d->nanchors - 1].host < zc_knobs.ANCHOR_INTERVAL_MS * 1000000u) {
+    /* early in the run the rate estimate is young: anchor more often (every eighth of the run's
+     * age, at least 1 ms apart), then every ZECOLL_ANCHOR_INTERVAL_MS */
+    uint64_t interval = zc_knobs.ANCHOR_INTERVAL_MS * 1000000u;
+    if (d->nanchors) {
+        uint64_t age = (now - d->anchors[0].host) / 8;
+        if (age < 1000000u) age = 1000000u;
+        if (age < interval) interval = age;
+    }
+    if (!force && d->nanchors && now - d->anchors[d->nanchors - 1].host < interval) {
         pthread_mutex_unlock(&d->clock_lock);
         return;
     }
@@ -55,7 +73,7 @@ void zc_ze_clock_anchor(struct zc_dev *d, bool force) {
             pthread_mutex_unlock(&d->clock_lock);
             return;
         }
-        uint64_t expect = p->dev + (uint64_t)((long double)(host - p->host) * rate(d, d->nanchors - 1));
+        uint64_t expect = p->dev + (uint64_t)((long double)(host - p->host) * rate(d));
         full = unroll_near(dev, d->gbits, expect);
     } else if (d->gbits < 64) {
         /* start far from zero so unrolling backwards never underflows */
@@ -74,6 +92,7 @@ void zc_ze_clock_anchor(struct zc_dev *d, bool force) {
         d->cap_anchors = ncap;
     }
     d->anchors[d->nanchors++] = (struct zc_anchor){host, full};
+    fit_add(d, &d->anchors[d->nanchors - 1]);
     pthread_mutex_unlock(&d->clock_lock);
 }
 
@@ -94,7 +113,7 @@ uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev) {
     if (d->nanchors) {
         size_t i = seg(d, dev, true);
         const struct zc_anchor *a = &d->anchors[i];
-        long double r = rate(d, i);
+        long double r = rate(d);
         long double dt = ((long double)(int64_t)(dev - a->dev)) / r;
         h = a->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5L : dt + 0.5L);
     }
@@ -108,7 +127,7 @@ uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t host) {
     if (d->nanchors) {
         size_t i = seg(d, host, false);
         const struct zc_anchor *a = &d->anchors[i];
-        long double dt = (long double)(int64_t)(host - a->host) * rate(d, i);
+        long double dt = (long double)(int64_t)(host - a->host) * rate(d);
         v = a->dev + (uint64_t)(int64_t)dt;
     }
     pthread_mutex_unlock(&d->clock_lock);

@@ -62,6 +62,8 @@ struct zc_dev {
     pthread_mutex_t clock_lock;
     struct zc_anchor *anchors;
     size_t nanchors, cap_anchors;
+    long double sx, sy, sxx, sxy; /* least-squares sums, relative to anchors[0] */
+    long double rate;             /* fitted ticks per ns */
     uint32_t next_stream;
 };
 

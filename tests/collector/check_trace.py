@@ -1,0 +1,373 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Judge a zecoll OTF2 archive against zesim's ground-truth log.
+
+  check_trace.py run --app BIN [--arg A ...] --zesim LIB --libdir DIR --work DIR [--env K=V ...]
+  check_trace.py check --truth FILE --trace ARCHIVE_DIR [--facts FILE]
+
+`run` executes the program under the collector on zesim (ZECOLL_STRICT=1: any internal collector
+error aborts) and then checks. The checks:
+  * otf2-print --silent -Werror accepts the archive; the python3-otf2 reader reads all of it;
+  * on every location timestamps never decrease and Enter/Leave nest and balance;
+  * every GPU operation the application executed (from the truth log, minus the collector's own
+    commands) appears exactly once as a device record: same kernel name / transfer direction,
+    bytes, start within 1 us, duration within one device tick;
+  * all operations of one queue (or immediate engine) land on one stream, and each stream serves
+    one queue;
+  * every device record's callsite id appears inside the host region of its Append call;
+  * the app's own zeEventQueryKernelTimestamp results are its operations' times (not ours);
+  * the program's own expectation of how many operations it ran matches the truth.
+"""
+import argparse
+import bisect
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+TIMED = {"kernel", "copy", "copy_region", "copy_from_context", "fill", "image_copy", "image_copy_region",
+         "image_copy_to_memory", "image_copy_from_memory", "barrier", "ranges_barrier"}
+CLASS = {"kernel": "kernel", "copy": "copy", "copy_region": "copy", "copy_from_context": "copy", "fill": "fill",
+         "image_copy": "image", "image_copy_region": "image", "image_copy_to_memory": "image",
+         "image_copy_from_memory": "image", "barrier": "barrier", "ranges_barrier": "barrier"}
+API = {"copy": "zeCommandListAppendMemoryCopy", "copy_region": "zeCommandListAppendMemoryCopyRegion",
+       "copy_from_context": "zeCommandListAppendMemoryCopyFromContext", "fill": "zeCommandListAppendMemoryFill",
+       "image_copy": "zeCommandListAppendImageCopy", "image_copy_region": "zeCommandListAppendImageCopyRegion",
+       "image_copy_to_memory": "zeCommandListAppendImageCopyToMemory",
+       "image_copy_from_memory": "zeCommandListAppendImageCopyFromMemory",
+       "barrier": "zeCommandListAppendBarrier", "ranges_barrier": "zeCommandListAppendMemoryRangesBarrier"}
+LETTER = {"host": "H", "device": "D", "shared": "S", "unknown": "M", "image": "I"}
+START_TOL_NS = 1000
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+        self.notes = []
+
+    def fail(self, msg):
+        self.failures.append(msg)
+
+    def note(self, msg):
+        self.notes.append(msg)
+
+
+def load_truth(path):
+    devices, ops = {}, []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if rec["kind"] == "device":
+                devices[rec["device"]] = rec
+            else:
+                ops.append(rec)
+    return devices, ops
+
+
+def expected_name(op):
+    k = op["kind"]
+    if k == "kernel":
+        return op["name"]
+    if k in ("barrier", "ranges_barrier"):
+        return API[k]
+    if k in ("copy", "copy_region", "copy_from_context"):
+        return f"{API[k]}({LETTER[op['src']]}2{LETTER[op['dst']]})"
+    if k == "fill":
+        return f"{API[k]}({LETTER[op['dst']]})"
+    if k in ("image_copy", "image_copy_region"):
+        return f"{API[k]}(I2I)"
+    if k == "image_copy_to_memory":
+        return f"{API[k]}(I2{LETTER[op['dst']]})"
+    if k == "image_copy_from_memory":
+        return f"{API[k]}({LETTER[op['src']]}2I)"
+    raise KeyError(k)
+
+
+def app_ops(ops, facts):
+    """The application's timed operations: the truth minus the collector's own commands."""
+    app_events = set(facts.get("events", [])) if facts else None
+    injected = {o["signal"] for o in ops if o["kind"] in TIMED and o["kind"] not in ("barrier", "ranges_barrier")
+                and o["signal"]}
+    # the collector re-signals an app event right after the operation, waiting on that one's event
+    prev_signal = {(o["list"], o["exec"], o["cmd"]): o["signal"] for o in ops}
+    out = []
+    for o in ops:
+        if o["kind"] not in TIMED:
+            continue
+        if o["kind"] in ("barrier", "ranges_barrier") and o["waits"]:
+            if app_events is not None:
+                ours = not (set(o["waits"]) & app_events)
+            else:
+                ours = set(o["waits"]) <= injected or (
+                    len(o["waits"]) == 1 and prev_signal.get((o["list"], o["exec"], o["cmd"] - 1)) == o["waits"][0])
+            if ours:
+                continue
+        out.append(o)
+    # a multiple-indirect launch has one signal event, so the collector records it once
+    merged, i = [], 0
+    by_list = sorted(out, key=lambda o: (o["list"], o["exec"], o["cmd"]))
+    while i < len(by_list):
+        o = by_list[i]
+        if o.get("launch") == "multi_indirect":
+            group = [o]
+            while (i + 1 < len(by_list) and by_list[i + 1].get("launch") == "multi_indirect"
+                   and by_list[i + 1]["list"] == o["list"] and by_list[i + 1]["exec"] == o["exec"]
+                   and by_list[i + 1]["cmd"] == group[-1]["cmd"] + 1 and not group[-1]["signal"]):
+                i += 1
+                group.append(by_list[i])
+            m = dict(group[-1])
+            m["host_start"] = group[0]["host_start"]
+            m["ts_start"] = group[0]["ts_start"]
+            m["name"] = "multiple indirect: " + ",".join(g["name"] for g in group)
+            merged.append(m)
+        else:
+            merged.append(o)
+        i += 1
+    return merged
+
+
+def read_archive(c, path):
+    import otf2
+    records, host_callsites, gpu_locs = [], {}, {}
+    stacks, last_ts = collections.defaultdict(list), {}
+    open_rec = {}
+    with otf2.reader.open(path) as tr:
+        defs = tr.definitions
+        for loc in defs.locations:
+            if loc.type == otf2.LocationType.GPU:
+                dev_name = loc.group.system_tree_parent.name
+                dev = int(dev_name.rsplit("[", 1)[1].rstrip("]")) if "[" in dev_name else -1
+                gpu_locs[loc.name] = dev
+        for loc, ev in tr.events:
+            t = ev.time
+            if t < last_ts.get(loc.name, 0):
+                c.fail(f"{loc.name}: timestamp {t} after {last_ts[loc.name]} (not monotonic)")
+            last_ts[loc.name] = t
+            kind = type(ev).__name__
+            st = stacks[loc.name]
+            if kind == "Enter":
+                st.append((ev.region.name, t))
+                if loc.type == otf2.LocationType.GPU:
+                    if len(st) != 1:
+                        c.fail(f"{loc.name}: device record {ev.region.name} nested inside {st[0][0]}")
+                    open_rec[loc.name] = {"loc": loc.name, "device": gpu_locs[loc.name], "name": ev.region.name,
+                                          "start": t, "callsite": None, "bytes": None, "rma": None}
+            elif kind == "Leave":
+                if not st or st[-1][0] != ev.region.name:
+                    c.fail(f"{loc.name}: Leave {ev.region.name} at {t} does not match "
+                           f"{st[-1][0] if st else 'nothing open'}")
+                else:
+                    st.pop()
+                if loc.type == otf2.LocationType.GPU and loc.name in open_rec:
+                    r = open_rec.pop(loc.name)
+                    r["end"] = t
+                    records.append(r)
+            elif kind == "ParameterUnsignedInt":
+                if loc.type == otf2.LocationType.GPU:
+                    if loc.name in open_rec:
+                        open_rec[loc.name]["callsite"] = ev.value
+                else:
+                    host_callsites.setdefault(ev.value, []).append(st[-1][0] if st else None)
+            elif kind in ("RmaGet", "RmaPut"):
+                if loc.name in open_rec:
+                    open_rec[loc.name]["bytes"] = ev.bytes
+                    open_rec[loc.name]["rma"] = kind
+        for name, st in stacks.items():
+            if st:
+                c.fail(f"{name}: {len(st)} region(s) never left: {[s[0] for s in st][:3]}")
+    return records, host_callsites
+
+
+def check(c, truth_path, trace_dir, facts):
+    archive = os.path.join(trace_dir, "traces.otf2")
+    if not os.path.exists(archive):
+        c.fail(f"no archive at {archive}")
+        return
+    p = subprocess.run(["otf2-print", "--silent", "-Werror", archive], capture_output=True, text=True)
+    if p.returncode != 0:
+        c.fail(f"otf2-print --silent -Werror: rc {p.returncode}: {(p.stderr or p.stdout)[:500]}")
+    devices, ops = load_truth(truth_path)
+    try:
+        records, host_cs = read_archive(c, archive)
+    except Exception as e:  # the reader refusing the archive is a finding, not a crash
+        c.fail(f"python3-otf2 reader failed: {e!r}")
+        return
+    want = app_ops(ops, facts)
+
+    # the program's own account of what it ran
+    if facts and "expected" in facts:
+        got = collections.Counter(CLASS[o["kind"]] for o in want if o.get("launch") != "multi_indirect")
+        got["kernel"] += sum(1 for o in ops if o.get("launch") == "multi_indirect")
+        for cls, n in facts["expected"].items():
+            if got.get(cls, 0) != n:
+                c.fail(f"truth has {got.get(cls, 0)} {cls} operation(s), the program says it ran {n}")
+
+    # exact attribution, per device and name
+    tick = {d: 1e9 / v["hz"] for d, v in devices.items()}
+    exp = collections.defaultdict(list)
+    for o in want:
+        exp[(o["device"], expected_name(o))].append(o)
+    got = collections.defaultdict(list)
+    for r in records:
+        got[(r["device"], r["name"])].append(r)
+    for key in sorted(set(exp) | set(got), key=str):
+        e = sorted(exp.get(key, []), key=lambda o: o["host_start"])
+        g = sorted(got.get(key, []), key=lambda r: r["start"])
+        if len(e) != len(g):
+            c.fail(f"device {key[0]} '{key[1]}': {len(e)} executed, {len(g)} recorded")
+            continue
+        # pair each operation with the closest unclaimed record (same bytes for transfers):
+        # concurrent operations of one name start close together in any order
+        starts = [r["start"] for r in g]
+        used = [False] * len(g)
+        pairs = []
+        for o in e:
+            i = bisect.bisect_left(starts, o["host_start"] - 20 * START_TOL_NS)
+            best, bestd = None, None
+            while i < len(g) and starts[i] <= o["host_start"] + 20 * START_TOL_NS:
+                r = g[i]
+                if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
+                    d = abs(r["start"] - o["host_start"]) + abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
+                    if bestd is None or d < bestd:
+                        best, bestd = i, d
+                i += 1
+            if best is None:
+                c.fail(f"device {key[0]} '{key[1]}': no record near the operation at {o['host_start']} (cmd {o['cmd']}, exec {o['exec']})")
+                continue
+            used[best] = True
+            pairs.append((o, g[best]))
+        worst_s = worst_d = 0
+        for o, r in pairs:
+            ds = r["start"] - o["host_start"]
+            dd = (r["end"] - r["start"]) - (o["host_end"] - o["host_start"])
+            worst_s, worst_d = max(worst_s, abs(ds)), max(worst_d, abs(dd))
+            if abs(ds) > START_TOL_NS:
+                c.fail(f"device {key[0]} '{key[1]}': start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
+            if abs(dd) > tick[o["device"]] + 1:
+                c.fail(f"device {key[0]} '{key[1]}': duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns)")
+            if CLASS[o["kind"]] == "copy" and r["bytes"] != o["bytes"]:
+                c.fail(f"device {key[0]} '{key[1]}': {r['bytes']} bytes recorded, {o['bytes']} moved")
+            o["_rec"] = r
+        c.note(f"device {key[0]} {key[1]}: {len(pairs)} matched (worst start {worst_s} ns, duration {worst_d} ns)")
+
+    # one stream per queue (immediate lists: per engine), one queue per stream
+    q2s, s2q = collections.defaultdict(set), collections.defaultdict(set)
+    for o in want:
+        r = o.get("_rec")
+        if not r:
+            continue
+        q = (o["device"], o["ordinal"], o["index"]) if o["immediate"] else o["queue"]
+        s = r["loc"].split("/")[0]
+        q2s[q].add(s)
+        s2q[s].add(q)
+    for q, s in q2s.items():
+        if len(s) != 1:
+            c.fail(f"queue {q}: records spread over streams {sorted(s)}")
+    for s, q in s2q.items():
+        if len(q) != 1:
+            c.fail(f"stream {s}: serves {len(q)} queues/engines")
+
+    # host <-> device link
+    bad = 0
+    for r in records:
+        hosts = host_cs.get(r["callsite"], [])
+        if len(hosts) != 1 or not (hosts[0] or "").startswith("zeCommandListAppend"):
+            bad += 1
+    if bad:
+        c.fail(f"{bad} device record(s) without exactly one host Append region carrying their callsite id")
+
+    # the app's own timestamp queries
+    if facts:
+        by_signal = collections.defaultdict(list)
+        for o in ops:
+            if o["signal"]:
+                by_signal[o["signal"]].append(o)
+        for q in facts.get("kts", []):
+            ev = q["event"]
+            cands = []
+            for b in by_signal.get(ev, []):  # our barrier re-signalling the app's event ...
+                for w in b["waits"]:
+                    cands += [x for x in by_signal.get(w, []) if x["kind"] in TIMED]  # ... waits on its op
+            if not any((x["ts_start"], x["ts_end"]) == (q["start"], q["end"]) for x in cands):
+                direct = [(x["ts_start"], x["ts_end"]) for x in by_signal.get(ev, [])]
+                c.fail(f"app's timestamp query on {ev} returned {q['start']}..{q['end']}, not its operation's "
+                       f"times {[(x['ts_start'], x['ts_end']) for x in cands][:3]} (ops signalling it: {direct[:3]})")
+
+
+def run(args):
+    os.makedirs(args.work, exist_ok=True)
+    for f in glob.glob(os.path.join(args.work, "*")):
+        if os.path.isdir(f):
+            subprocess.run(["rm", "-rf", f])
+        else:
+            os.unlink(f)
+    env = dict(os.environ)
+    env.update({
+        "ZE_ENABLE_ALT_DRIVERS": args.zesim,
+        "ZESIM_TRUTH": os.path.join(args.work, "truth.jsonl"),
+        "ZECOLL_OUTPUT": os.path.join(args.work, "trace"),
+        "ZECOLL_STRICT": "1",
+        "ZC_SCEN_OUT": os.path.join(args.work, "facts.json"),
+        "LD_PRELOAD": os.path.join(args.libdir, "libzecoll.so"),
+    })
+    for kv in args.env or []:
+        k, v = kv.split("=", 1)
+        env[k] = v
+    cmd = [args.app] + (args.arg or [])
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+    sys.stdout.write(p.stdout[-3000:])
+    sys.stderr.write(p.stderr[-3000:])
+    c = Checker()
+    if p.returncode != 0:
+        c.fail(f"{' '.join(cmd)} exited with {p.returncode}")
+    if re.search(r"internal error[:( ]", p.stderr):
+        c.fail("the collector reported an internal error")
+    facts = None
+    fp = os.path.join(args.work, "facts.json")
+    if os.path.exists(fp):
+        with open(fp) as f:
+            facts = json.load(f)
+    if not c.failures:
+        check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], facts)
+    return c
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--app", required=True)
+    r.add_argument("--arg", action="append")
+    r.add_argument("--zesim", required=True)
+    r.add_argument("--libdir", required=True)
+    r.add_argument("--work", required=True)
+    r.add_argument("--env", action="append")
+    r.add_argument("--timeout", type=int, default=120)
+    k = sub.add_parser("check")
+    k.add_argument("--truth", required=True)
+    k.add_argument("--trace", required=True)
+    k.add_argument("--facts")
+    a = ap.parse_args()
+    if a.cmd == "run":
+        c = run(a)
+    else:
+        c = Checker()
+        facts = json.load(open(a.facts)) if a.facts else None
+        check(c, a.truth, a.trace, facts)
+    for n in c.notes:
+        print("# " + n)
+    for f in c.failures[:40]:
+        print("not ok - " + f)
+    if len(c.failures) > 40:
+        print(f"# ... and {len(c.failures) - 40} more failure(s)")
+    print("ok - trace matches ground truth" if not c.failures else f"# {len(c.failures)} failure(s)")
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
