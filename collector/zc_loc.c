@@ -115,18 +115,15 @@ struct zc_thread *zc_thread_get(void) {
     pthread_once(&key_once, make_key);
     t = calloc(1, sizeof(*t));
     if (t) {
-        pthread_mutex_lock(&reg_lock);
-        t->index = next_thread; /* zc_loc_new uses the same counter for the location id */
-        pthread_mutex_unlock(&reg_lock);
-        char name[64];
-        if (t->index == 0) snprintf(name, sizeof(name), "Master thread");
-        else snprintf(name, sizeof(name), "Thread %u", t->index);
-        t->loc = zc_loc_new(ZC_LOC_THREAD, 0, name);
+        t->loc = zc_loc_new(ZC_LOC_THREAD, 0, "Thread");
         if (!t->loc) {
             free(t);
             t = NULL;
         } else {
+            /* named after the index the registry gave it, so names are unique like ids */
             t->index = (uint32_t)(t->loc->id >> 32);
+            if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
+            else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
             pthread_setspecific(thread_key, t);
         }
     }

@@ -143,6 +143,10 @@ void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, u
     uint64_t s = lo + (((ts_start & m) - lo) & m);
     uint64_t e = s + (((ts_end & m) - (ts_start & m)) & m);
     *start = zc_ze_clock_to_host(d, s);
-    *end = zc_ze_clock_to_host(d, e);
-    if (*end < *start) *end = *start;
+    /* the duration comes from the tick count and the fitted rate: converting the end from a
+     * different anchor than the start would add that anchor's own error to the duration */
+    pthread_mutex_lock(&d->clock_lock);
+    long double r = rate(d);
+    pthread_mutex_unlock(&d->clock_lock);
+    *end = *start + (uint64_t)((long double)(e - s) / r + 0.5L);
 }

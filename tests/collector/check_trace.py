@@ -143,13 +143,18 @@ def read_archive(c, path):
                 dev_name = loc.group.system_tree_parent.name
                 dev = int(dev_name.rsplit("[", 1)[1].rstrip("]")) if "[" in dev_name else -1
                 gpu_locs[loc.name] = dev
+        names = collections.Counter(loc.name for loc in defs.locations)
+        for n, k in names.items():
+            if k > 1:
+                c.fail(f"{k} locations are named '{n}'")
         for loc, ev in tr.events:
             t = ev.time
-            if t < last_ts.get(loc.name, 0):
-                c.fail(f"{loc.name}: timestamp {t} after {last_ts[loc.name]} (not monotonic)")
-            last_ts[loc.name] = t
+            key = loc._ref
+            if t < last_ts.get(key, 0):
+                c.fail(f"{loc.name}: timestamp {t} after {last_ts[key]} (not monotonic)")
+            last_ts[key] = t
             kind = type(ev).__name__
-            st = stacks[loc.name]
+            st = stacks[key]
             if kind == "Enter":
                 st.append((ev.region.name, t))
                 if loc.type == otf2.LocationType.GPU:
@@ -177,9 +182,9 @@ def read_archive(c, path):
                 if loc.name in open_rec:
                     open_rec[loc.name]["bytes"] = ev.bytes
                     open_rec[loc.name]["rma"] = kind
-        for name, st in stacks.items():
+        for key, st in stacks.items():
             if st:
-                c.fail(f"{name}: {len(st)} region(s) never left: {[s[0] for s in st][:3]}")
+                c.fail(f"location {key}: {len(st)} region(s) never left: {[s[0] for s in st][:3]}")
     return records, host_callsites
 
 
@@ -207,22 +212,47 @@ def check(c, truth_path, trace_dir, facts):
             if got.get(cls, 0) != n:
                 c.fail(f"truth has {got.get(cls, 0)} {cls} operation(s), the program says it ran {n}")
 
-    # exact attribution, per device and name
+    # exact attribution. Identical operations on different engines can start within nanoseconds
+    # of each other, so first find which stream serves each queue (majority of nearest matches),
+    # then pair operations and records within (queue's stream, name).
     tick = {d: 1e9 / v["hz"] for d, v in devices.items()}
+    qkey = lambda o: (o["device"], o["ordinal"], o["index"]) if o["immediate"] else o["queue"]
+    skey = lambda r: r["loc"].split("/")[0]
+    by_name = collections.defaultdict(list)
+    for r in records:
+        by_name[(r["device"], r["name"])].append(r)
+    for v in by_name.values():
+        v.sort(key=lambda r: r["start"])
+    votes = collections.defaultdict(collections.Counter)
+    for o in want:
+        g = by_name.get((o["device"], expected_name(o)), [])
+        i = bisect.bisect_left([r["start"] for r in g], o["host_start"])
+        near = [g[j] for j in (i - 1, i) if 0 <= j < len(g)]
+        if near:
+            best = min(near, key=lambda r: abs(r["start"] - o["host_start"]))
+            votes[qkey(o)][skey(best)] += 1
+    q2s = {q: v.most_common(1)[0][0] for q, v in votes.items()}
+    s2q = collections.defaultdict(set)
+    for q, st in q2s.items():
+        s2q[st].add(q)
+    for st, qs in s2q.items():
+        if len(qs) != 1:
+            c.fail(f"stream {st}: serves {len(qs)} queues/engines {sorted(map(str, qs))[:4]}")
+
     exp = collections.defaultdict(list)
     for o in want:
-        exp[(o["device"], expected_name(o))].append(o)
+        exp[(q2s.get(qkey(o)), o["device"], expected_name(o))].append(o)
     got = collections.defaultdict(list)
     for r in records:
-        got[(r["device"], r["name"])].append(r)
+        got[(skey(r), r["device"], r["name"])].append(r)
     for key in sorted(set(exp) | set(got), key=str):
         e = sorted(exp.get(key, []), key=lambda o: o["host_start"])
         g = sorted(got.get(key, []), key=lambda r: r["start"])
+        where = f"{key[0]} (device {key[1]}) '{key[2]}'"
         if len(e) != len(g):
-            c.fail(f"device {key[0]} '{key[1]}': {len(e)} executed, {len(g)} recorded")
+            c.fail(f"{where}: {len(e)} executed, {len(g)} recorded")
             continue
-        # pair each operation with the closest unclaimed record (same bytes for transfers):
-        # concurrent operations of one name start close together in any order
+        # pair each operation with the closest unclaimed record (same bytes for transfers)
         starts = [r["start"] for r in g]
         used = [False] * len(g)
         pairs = []
@@ -237,7 +267,7 @@ def check(c, truth_path, trace_dir, facts):
                         best, bestd = i, d
                 i += 1
             if best is None:
-                c.fail(f"device {key[0]} '{key[1]}': no record near the operation at {o['host_start']} (cmd {o['cmd']}, exec {o['exec']})")
+                c.fail(f"{where}: no record near the operation at {o['host_start']} (cmd {o['cmd']}, exec {o['exec']})")
                 continue
             used[best] = True
             pairs.append((o, g[best]))
@@ -247,30 +277,12 @@ def check(c, truth_path, trace_dir, facts):
             dd = (r["end"] - r["start"]) - (o["host_end"] - o["host_start"])
             worst_s, worst_d = max(worst_s, abs(ds)), max(worst_d, abs(dd))
             if abs(ds) > START_TOL_NS:
-                c.fail(f"device {key[0]} '{key[1]}': start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
+                c.fail(f"{where}: start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
             if abs(dd) > tick[o["device"]] + 1:
-                c.fail(f"device {key[0]} '{key[1]}': duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns)")
+                c.fail(f"{where}: duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns)")
             if CLASS[o["kind"]] == "copy" and r["bytes"] != o["bytes"]:
-                c.fail(f"device {key[0]} '{key[1]}': {r['bytes']} bytes recorded, {o['bytes']} moved")
-            o["_rec"] = r
-        c.note(f"device {key[0]} {key[1]}: {len(pairs)} matched (worst start {worst_s} ns, duration {worst_d} ns)")
-
-    # one stream per queue (immediate lists: per engine), one queue per stream
-    q2s, s2q = collections.defaultdict(set), collections.defaultdict(set)
-    for o in want:
-        r = o.get("_rec")
-        if not r:
-            continue
-        q = (o["device"], o["ordinal"], o["index"]) if o["immediate"] else o["queue"]
-        s = r["loc"].split("/")[0]
-        q2s[q].add(s)
-        s2q[s].add(q)
-    for q, s in q2s.items():
-        if len(s) != 1:
-            c.fail(f"queue {q}: records spread over streams {sorted(s)}")
-    for s, q in s2q.items():
-        if len(q) != 1:
-            c.fail(f"stream {s}: serves {len(q)} queues/engines")
+                c.fail(f"{where}: {r['bytes']} bytes recorded, {o['bytes']} moved")
+        c.note(f"{where}: {len(pairs)} matched (worst start {worst_s} ns, duration {worst_d} ns)")
 
     # host <-> device link
     bad = 0
@@ -313,7 +325,9 @@ def run(args):
         "ZECOLL_OUTPUT": os.path.join(args.work, "trace"),
         "ZECOLL_STRICT": "1",
         "ZC_SCEN_OUT": os.path.join(args.work, "facts.json"),
-        "LD_PRELOAD": os.path.join(args.libdir, "libzecoll.so"),
+        # a sanitizer runtime must come first in the initial library list
+        "LD_PRELOAD": ":".join(([args.preload_first] if args.preload_first else [])
+                               + [os.path.join(args.libdir, "libzecoll.so")]),
     })
     for kv in args.env or []:
         k, v = kv.split("=", 1)
@@ -348,6 +362,7 @@ def main():
     r.add_argument("--work", required=True)
     r.add_argument("--env", action="append")
     r.add_argument("--timeout", type=int, default=120)
+    r.add_argument("--preload-first", help="library to preload before libzecoll.so (sanitizer runtime)")
     k = sub.add_parser("check")
     k.add_argument("--truth", required=True)
     k.add_argument("--trace", required=True)
