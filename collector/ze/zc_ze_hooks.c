@@ -815,15 +815,14 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
             free(x);
             continue;
         }
+        /* build every record first: once the first is pushed, a drain on another thread may
+         * complete the whole execution and free x, so x is not touched after pushing */
         pthread_mutex_lock(&l->lock);
-        x->pending = l->ntmpl;
-        l->executions++;
+        struct zc_rec *recs = NULL, **tail = &recs;
+        uint32_t count = 0;
         for (uint32_t k = 0; k < l->ntmpl; k++) {
             struct zc_rec *rec = zc_ze_rec_new();
-            if (!rec) {
-                x->pending--;
-                continue;
-            }
+            if (!rec) continue;
             rec->op = l->tmpl[k].op;
             rec->exec = x;
             rec->slot = k;
@@ -831,14 +830,23 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
             rec->inj = x->slot->buf ? NULL : l->tmpl[k].inj;
             rec->submit_ns = x->submit_ns;
             rec->user_event = l->tmpl[k].user_event;
-            if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
-            zc_ze_stream_push(q->stream, rec);
+            *tail = rec;
+            tail = &rec->next;
+            count++;
         }
-        bool none = x->pending == 0;
+        l->executions++;
         pthread_mutex_unlock(&l->lock);
-        if (none) {
+        x->pending = count;
+        if (count == 0) {
             __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             free(x);
+            continue;
+        }
+        while (recs) {
+            struct zc_rec *rec = recs;
+            recs = rec->next;
+            if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
+            zc_ze_stream_push(q->stream, rec);
         }
     }
     free(c->lists);

@@ -117,7 +117,8 @@ def app_ops(ops, facts):
             group = [o]
             while (i + 1 < len(by_list) and by_list[i + 1].get("launch") == "multi_indirect"
                    and by_list[i + 1]["list"] == o["list"] and by_list[i + 1]["exec"] == o["exec"]
-                   and by_list[i + 1]["cmd"] == group[-1]["cmd"] + 1 and not group[-1]["signal"]):
+                   and by_list[i + 1]["cmd"] in (group[-1]["cmd"], group[-1]["cmd"] + 1)
+                   and not group[-1]["signal"]):
                 i += 1
                 group.append(by_list[i])
             m = dict(group[-1])

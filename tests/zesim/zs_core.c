@@ -329,6 +329,19 @@ void zs_truth_write(const char *line, size_t len) {
     pthread_mutex_unlock(&truth_lock);
 }
 
+/* Operation lines take their seq under the same lock that writes them, so the file is in seq
+ * order even when two engines complete at once. fmt receives the seq and returns the length. */
+void zs_truth_write_seq(size_t (*fmt)(char *buf, size_t size, uint64_t seq, void *arg), void *arg) {
+    static uint64_t seq;
+    char line[4096];
+    pthread_mutex_lock(&truth_lock);
+    if (truth_file && !truth_closed) {
+        size_t n = fmt(line, sizeof(line), seq++, arg);
+        fwrite(line, 1, n, truth_file);
+    }
+    pthread_mutex_unlock(&truth_lock);
+}
+
 static void truth_flush(void) {
     pthread_mutex_lock(&truth_lock);
     if (truth_file) fflush(truth_file);
@@ -376,8 +389,9 @@ static void truth_open(void) {
 
 /* ---------------------------------------------------------------- fault injection */
 ze_result_t zs_fault_check(const char *func) {
-    if (zs.cfg.nfaults == 0) return ZE_RESULT_SUCCESS;
     const char *api = strncmp(func, "zs_", 3) == 0 ? func + 3 : func;
+    if (zs.cfg.log) zs_log("zesim: %s", api);
+    if (zs.cfg.nfaults == 0) return ZE_RESULT_SUCCESS;
     for (int i = 0; i < zs.cfg.nfaults; i++) {
         struct zs_fault *f = &zs.cfg.faults[i];
         if (strcmp(f->api, api) != 0) continue;
@@ -820,7 +834,7 @@ ZS_EXPORT ze_result_t zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_ddi
     t->pfnGetP2PProperties = zs_zeDeviceGetP2PProperties;
     t->pfnCanAccessPeer = zs_zeDeviceCanAccessPeer;
     t->pfnGetStatus = zs_zeDeviceGetStatus;
-    t->pfnGetGlobalTimestamps = zs_zeDeviceGetGlobalTimestamps;
+    if (ZS_SINCE(v, 1)) t->pfnGetGlobalTimestamps = zs_zeDeviceGetGlobalTimestamps;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -16,8 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static atomic_uint_fast64_t truth_seq;
-
 /* ---------------------------------------------------------------- command memory */
 static void kcapture_free(struct zs_kcapture *kc) {
     if (!kc) return;
@@ -348,14 +346,13 @@ static const char *memtype_name(const void *p) {
     }
 }
 
-static void write_truth(struct zs_inst *in) {
-    if (!zs_truth_enabled() || in->cmd.kind == ZS_K_COUNT) return;
+static size_t format_truth(char *line, size_t cap, uint64_t seq, void *arg) {
+    struct zs_inst *in = arg;
     const struct zs_cmd *c = &in->cmd;
     ze_device_handle_t dev = &zs.devices[in->device];
-    char line[4096];
-    size_t n = 0, cap = sizeof(line);
+    size_t n = 0;
 #define OUT(...) do { int w_ = snprintf(line + n, cap - n, __VA_ARGS__); if (w_ > 0) n = n + (size_t)w_ < cap ? n + (size_t)w_ : cap - 1; } while (0)
-    OUT("{\"seq\":%" PRIuFAST64 ",\"kind\":\"%s\"", atomic_fetch_add(&truth_seq, 1), kind_name(c->kind));
+    OUT("{\"seq\":%" PRIu64 ",\"kind\":\"%s\"", seq, kind_name(c->kind));
     if (c->kind == ZS_K_KERNEL) {
         static const char *const launches[] = {"plain", "cooperative", "indirect", "multi_indirect"};
         OUT(",\"launch\":\"%s\",\"name\":\"%s\"", launches[c->launch], c->kc->name);
@@ -389,7 +386,12 @@ static void write_truth(struct zs_inst *in) {
     for (uint32_t i = 0; i < c->nwaits; i++) OUT("%s\"%p\"", i ? "," : "", (void *)c->waits[i]);
     OUT("],\"tid\":%d}\n", (int)in->tid);
 #undef OUT
-    zs_truth_write(line, n);
+    return n;
+}
+
+static void write_truth(struct zs_inst *in) {
+    if (!zs_truth_enabled() || in->cmd.kind == ZS_K_COUNT) return;
+    zs_truth_write_seq(format_truth, in);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -805,7 +807,8 @@ static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
             cmd_free(c);
             return r;
         }
-        c->index = (uint32_t)l->appended++;
+        /* the append counter: one per API call, also for a multi-indirect launch's kernels */
+        c->index = (uint32_t)(c->same_append && l->appended ? l->appended - 1 : l->appended++);
         in->cmd = *c;
         in->in_order = l->in_order || l->copy_only;
         in->submit_ns = zs_now();
@@ -1185,6 +1188,7 @@ static ze_result_t zs_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_comman
         CMD_INIT(l, &c, ZS_K_KERNEL, i == n - 1 ? sig : NULL, i == 0 ? nw : 0, i == 0 ? w : NULL);
         c.launch = ZS_L_MULTI_INDIRECT;
         c.serial = i > 0;
+        c.same_append = i > 0;
         c.kc = capture_kernel(ks[i]);
         if (!c.kc) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
         c.kc->indirect_groups = args;

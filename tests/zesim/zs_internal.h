@@ -232,6 +232,7 @@ struct zs_cmd {
     ze_event_handle_t *waits;
     ze_event_handle_t target; /* ZS_K_RESET: the event to reset */
     bool serial; /* must wait for every earlier command of its stream (multi-indirect chains) */
+    bool same_append; /* immediate lists: part of the previous command's Append (multi-indirect) */
 };
 
 /* Immutable list contents; executions hold a reference so reset/destroy never free a body in use. */
@@ -347,6 +348,7 @@ void zs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void zs_slow_sync(void);
 const char *zs_intern(const char *s);
 void zs_truth_write(const char *line, size_t len);
+void zs_truth_write_seq(size_t (*fmt)(char *buf, size_t size, uint64_t seq, void *arg), void *arg);
 bool zs_truth_enabled(void);
 void zs_sleep_ns(uint64_t ns);
 pid_t zs_gettid(void);

@@ -226,8 +226,10 @@ static ze_result_t zs_zeModuleCreate(ze_context_handle_t c, ze_device_handle_t d
     if (phLog) *phLog = make_log(rc ? err : "");
     if (rc) {
         free(k.v);
-        return desc->format == ZE_MODULE_FORMAT_NATIVE ? ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
-                                                       : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+        /* a text module that does not parse failed to build; foreign native bytes are invalid */
+        bool text = desc->inputSize >= ml && memcmp(desc->pInputModule, TEXT_MAGIC, ml) == 0;
+        return desc->format == ZE_MODULE_FORMAT_NATIVE && !text ? ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
+                                                                : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     struct _ze_module_handle_t *m = calloc(1, sizeof(*m));
     void *bin = malloc(desc->inputSize);
