@@ -56,6 +56,12 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
     return s;
 }
 
+/* An app that never synchronises would let records (and our events) pile up: past this many
+ * pending records a stream is drained every ZC_PUSH_DRAIN_EVERY pushes, which keeps memory
+ * bounded at an amortised cost. */
+#define ZC_PUSH_DRAIN_ABOVE 4096
+#define ZC_PUSH_DRAIN_EVERY 1024
+
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     r->stream = s;
     r->state = ZC_REC_PENDING;
@@ -66,7 +72,10 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     else s->head = r;
     s->tail = r;
     s->npending++;
+    bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
+    if (drain) s->pushes_since_drain = 0;
     pthread_mutex_unlock(&s->lock);
+    if (drain) zc_ze_stream_drain(s);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -270,6 +279,12 @@ void zc_ze_stream_drain(struct zc_stream *s) {
             s->npending--;
             r->state = ZC_REC_DONE;
             uevent_complete(r);
+            /* the execution's helper slot is free once its records completed, even if they wait
+             * here for earlier submissions before being written */
+            if (r->exec) {
+                zc_ze_exec_record_done(r->exec);
+                r->exec = NULL;
+            }
             heap_push(s, r);
         }
         r = next;

@@ -51,13 +51,17 @@ static void slot_release(struct zc_slot *s) {
     __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
 }
 
+void zc_ze_exec_record_done(struct zc_exec *x) {
+    if (--x->pending == 0) {
+        if (x->slot) slot_release(x->slot);
+        free(x);
+    }
+}
+
 void zc_ze_rec_done(struct zc_rec *r) {
-    if (r->exec) {
-        struct zc_exec *x = r->exec;
-        if (--x->pending == 0) {
-            if (x->slot) slot_release(x->slot);
-            free(x);
-        }
+    if (r->exec) { /* dropped before completion */
+        zc_ze_exec_record_done(r->exec);
+        r->exec = NULL;
     } else if (r->own_inj && r->inj) {
         struct zc_list *l = r->list;
         if (!l) {
@@ -260,6 +264,17 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
 
 static void slots_destroy(struct zc_list *l, bool ctx_dying) {
     for (uint32_t i = 0; i < l->nslots; i++) {
+        if (__atomic_load_n(&l->slots[i].busy, __ATOMIC_ACQUIRE)) {
+            /* an execution still running (the app broke the spec, or the device is lost): its
+             * records point at these slots, so they are leaked, not freed under them */
+            ZC_DEBUG("list destroyed or reset while executing: %u helper slots leaked", l->nslots);
+            l->slots = NULL;
+            l->nslots = 0;
+            l->gate = NULL;
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < l->nslots; i++) {
         struct zc_slot *s = &l->slots[i];
         if (!ctx_dying) {
             if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
@@ -307,6 +322,9 @@ static void detach_records(struct zc_list *l) {
         pthread_mutex_lock(&s->lock);
         for (struct zc_rec *r = s->head; r; r = r->next)
             if (r->list == l) r->list = NULL;
+        /* completed records waiting to be written in order too */
+        for (size_t i = 0; i < s->ndone; i++)
+            if (s->done[i]->list == l) s->done[i]->list = NULL;
         pthread_mutex_unlock(&s->lock);
     }
 }
@@ -449,16 +467,39 @@ static uint32_t kernel_region(ze_kernel_handle_t k) {
     return unknown;
 }
 
-static uint32_t transfer_region(uint32_t api, const char *suffix) {
-    char name[160];
-    snprintf(name, sizeof(name), "%s(%s)", zc_ze_api_names[api], suffix);
-    return zc_def_region(name, ZC_ROLE_DATA_TRANSFER, ZC_PARADIGM_L0);
+/* Region ids of transfers, cached per (API, source, destination): the definition lookup takes
+ * a lock and scans, which the Append hot path must not pay each time. */
+static const char memtypes[] = "HDSMI";
+static uint32_t region_cache[ZC_ZE_API_COUNT][6][6];
+
+static int memtype_index(char t) {
+    const char *p = strchr(memtypes, t);
+    return p && t ? (int)(p - memtypes) : 5;
 }
 
-static uint32_t copy_region(uint32_t api, char s, char d) {
-    char suf[4] = {s, '2', d, 0};
-    return transfer_region(api, suf);
+static uint32_t transfer_region_slow(uint32_t api, const char *suffix, enum zc_region_role role) {
+    char name[160];
+    if (suffix) snprintf(name, sizeof(name), "%s(%s)", zc_ze_api_names[api], suffix);
+    else snprintf(name, sizeof(name), "%s", zc_ze_api_names[api]);
+    return zc_def_region(name, role, ZC_PARADIGM_L0);
 }
+
+/* s or d may be 0 (no such side): "API(d)", "API(s2d)" or plain "API" */
+static uint32_t cached_region(uint32_t api, char s, char d, enum zc_region_role role) {
+    uint32_t *slot = &region_cache[api][memtype_index(s)][memtype_index(d)];
+    uint32_t r = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (r) return r - 1;
+    char suf[4] = {s, '2', d, 0};
+    if (!s && d) {
+        suf[0] = d;
+        suf[1] = 0;
+    }
+    r = transfer_region_slow(api, s || d ? suf : NULL, role);
+    __atomic_store_n(slot, r + 1, __ATOMIC_RELAXED);
+    return r;
+}
+
+static uint32_t copy_region(uint32_t api, char s, char d) { return cached_region(api, s, d, ZC_ROLE_DATA_TRANSFER); }
 
 void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, struct zc_ze_call *c) {
     timed_pre(c, *p->phCommandList, p->phSignalEvent);
@@ -544,8 +585,8 @@ void zc_ze_pre_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_
 void zc_ze_post_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, ze_result_t r,
                                               struct zc_ze_call *c) {
     if (!c->inj) return;
-    char d[2] = {zc_ze_memtype(*p->pptr), 0};
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL, transfer_region(c->api, d), *p->psize, ZC_DIR_NONE);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL, cached_region(c->api, 0, zc_ze_memtype(*p->pptr), ZC_ROLE_DATA_TRANSFER),
+               *p->psize, ZC_DIR_NONE);
 }
 
 static uint64_t image_bytes(ze_image_handle_t img, const ze_image_region_t *reg) {
@@ -561,7 +602,7 @@ void zc_ze_pre_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_pa
 void zc_ze_post_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_params_t *p, ze_result_t r,
                                              struct zc_ze_call *c) {
     if (!c->inj) return;
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, "I2I"),
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
                image_bytes(*p->phSrcImage, NULL), ZC_DIR_NONE);
 }
 
@@ -572,7 +613,7 @@ void zc_ze_pre_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_c
 void zc_ze_post_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_copy_region_params_t *p, ze_result_t r,
                                                    struct zc_ze_call *c) {
     if (!c->inj) return;
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, "I2I"),
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
                image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
 }
 
@@ -583,8 +624,7 @@ void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image
 void zc_ze_post_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
                                                      ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    char d[4] = {'I', '2', zc_ze_memtype(*p->pdstptr), 0};
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, d),
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', zc_ze_memtype(*p->pdstptr)),
                image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
 }
 
@@ -595,8 +635,7 @@ void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_ima
 void zc_ze_post_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
                                                        ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    char d[4] = {zc_ze_memtype(*p->psrcptr), '2', 'I', 0};
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, transfer_region(c->api, d),
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, zc_ze_memtype(*p->psrcptr), 'I'),
                image_bytes(*p->phDstImage, *p->ppDstRegion), ZC_DIR_NONE);
 }
 
@@ -605,8 +644,8 @@ void zc_ze_pre_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_
 }
 void zc_ze_post_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
-               zc_def_region(zc_ze_api_names[c->api], ZC_ROLE_BARRIER, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER, cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0,
+               ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
@@ -616,8 +655,8 @@ void zc_ze_pre_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_mem
 void zc_ze_post_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
                                                        ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
-               zc_def_region(zc_ze_api_names[c->api], ZC_ROLE_BARRIER, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
+    timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER, cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0,
+               ZC_DIR_NONE);
 }
 
 /* A signal or reset appended by the app: its event no longer belongs to a timed operation. */

@@ -144,7 +144,7 @@ struct zc_stream {
     char name[48];
     pthread_mutex_t lock;
     struct zc_rec *head, *tail; /* pending records in submission order */
-    uint64_t npending;
+    uint64_t npending, pushes_since_drain;
     struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
     size_t ndone, cap_done;
     struct zc_loc *lanes[ZC_ZE_MAX_LANES];
@@ -168,6 +168,8 @@ uint64_t zc_ze_dropped_records(void);
 void zc_ze_rec_free(struct zc_rec *r);
 /* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
 void zc_ze_rec_done(struct zc_rec *r);
+/* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c). */
+void zc_ze_exec_record_done(struct zc_exec *x);
 
 /* App events re-signalled after a timed operation (zc_ze_drain.c). */
 void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
