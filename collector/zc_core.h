@@ -116,6 +116,9 @@ static inline void zc_loc_lock(struct zc_loc *l) {
 static inline void zc_loc_unlock(struct zc_loc *l) { atomic_flag_clear_explicit(&l->busy, memory_order_release); }
 /* Flushes every location (at finalize). */
 void zc_loc_flush_all(void);
+/* Flushes the calling thread's buffer if it is at least half full: called where the app waits
+ * anyway (synchronisation), so the conversion to OTF2 stays off the hot path. */
+void zc_loc_flush_own_if_half(void);
 struct zc_loc *zc_loc_list(void);
 
 /* ---------------------------------------------------------------- threads */

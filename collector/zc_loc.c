@@ -43,24 +43,13 @@ struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *nam
     return l;
 }
 
-void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
-    /* two spare slots: a thread location records its own flush as a region */
-    if (loc->n + n + 2 > loc->cap) {
-        uint64_t t0 = zc_now();
-        zc_otf2_write(loc, loc->buf, loc->n);
-        loc->n = 0;
-        if (n + 2 > loc->cap) { /* never happens with our record sizes; keep the invariant anyway */
-            loc->ndropped += n;
-            return;
-        }
-        if (loc->kind == ZC_LOC_THREAD) {
-            uint64_t t1 = zc_now();
-            if (t0 < loc->last_ts) t0 = loc->last_ts;
-            loc->buf[loc->n++] = (struct zc_ev){t0, ZC_EV_ENTER, zc_region_flush, 0, 0};
-            loc->buf[loc->n++] = (struct zc_ev){t1 > t0 ? t1 : t0, ZC_EV_LEAVE, zc_region_flush, 0, 0};
-            loc->last_ts = t1 > t0 ? t1 : t0;
-        }
-    }
+/* The last ZC_LOC_RESERVE slots are kept for the batch that fills the buffer: it is stored
+ * first, then the buffer is written out, and only then does a thread location record the flush
+ * itself as a region, after the events it wrote (a call's events are stored when it returns, so
+ * a flush region placed before them would push their times). */
+#define ZC_LOC_RESERVE 16
+
+static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     for (size_t i = 0; i < n; i++) {
         struct zc_ev *d = &loc->buf[loc->n++];
         *d = ev[i];
@@ -74,6 +63,27 @@ void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     loc->nevents += n;
 }
 
+void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    if (n + 2 > ZC_LOC_RESERVE || loc->cap <= 2 * ZC_LOC_RESERVE) { /* cannot happen: batches are small */
+        loc->ndropped += n;
+        return;
+    }
+    if (loc->n + n <= loc->cap - ZC_LOC_RESERVE) {
+        put_events(loc, ev, n);
+        return;
+    }
+    put_events(loc, ev, n);
+    uint64_t f0 = zc_now();
+    zc_otf2_write(loc, loc->buf, loc->n);
+    loc->n = 0;
+    if (loc->kind == ZC_LOC_THREAD) {
+        uint64_t f1 = zc_now();
+        struct zc_ev f[2] = {{f0, ZC_EV_ENTER, zc_region_flush, 0, 0}, {f1, ZC_EV_LEAVE, zc_region_flush, 0, 0}};
+        put_events(loc, f, 2);
+        loc->nevents -= 2; /* the collector's own events are not the application's */
+    }
+}
+
 void zc_loc_flush_all(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         zc_loc_lock(l);
@@ -81,6 +91,17 @@ void zc_loc_flush_all(void) {
         l->n = 0;
         zc_loc_unlock(l);
     }
+}
+
+void zc_loc_flush_own_if_half(void) {
+    struct zc_thread *t = zc_thread_get();
+    if (!t || t->loc->n < t->loc->cap / 2) return;
+    zc_loc_lock(t->loc);
+    if (t->loc->n >= t->loc->cap / 2) {
+        zc_otf2_write(t->loc, t->loc->buf, t->loc->n);
+        t->loc->n = 0;
+    }
+    zc_loc_unlock(t->loc);
 }
 
 /* ---------------------------------------------------------------- threads */

@@ -33,6 +33,43 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
+/* Without memory callbacks OTF2 keeps every chunk of a writer in memory until it is closed.
+ * Here an event writer holds at most ZC_EVT_CHUNKS chunks: when it asks for more, the NULL
+ * makes OTF2 flush that buffer to its file and free its chunks, so memory stays flat however
+ * long the run. Definition buffers are small and keep what they need. */
+#define ZC_EVT_CHUNKS 2
+struct chunks {
+    size_t n;
+    void *v[];
+};
+
+static void *mem_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd, uint64_t size) {
+    size_t max = ft == OTF2_FILETYPE_EVENTS ? ZC_EVT_CHUNKS : 4096;
+    struct chunks *c = *pbd;
+    if (!c) {
+        c = calloc(1, sizeof(*c) + max * sizeof(void *));
+        if (!c) return NULL;
+        *pbd = c;
+    }
+    if (c->n == max) return NULL;
+    void *p = malloc(size);
+    if (p) c->v[c->n++] = p;
+    return p;
+}
+
+static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd, bool final) {
+    struct chunks *c = *pbd;
+    if (!c) return;
+    for (size_t i = 0; i < c->n; i++) free(c->v[i]);
+    c->n = 0;
+    if (final) {
+        free(c);
+        *pbd = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks mem_cbs = {mem_alloc, mem_free_all};
+
 /* Expands %e %p %h %t in ZECOLL_OUTPUT. */
 static void expand_path(char *out, size_t size) {
     const char *tmpl = zc_knobs.OUTPUT && *zc_knobs.OUTPUT ? zc_knobs.OUTPUT : "zecoll-trace-%e-%p";
@@ -101,6 +138,7 @@ static int open_locked(void) {
         return -1;
     }
     if (OTF2_Archive_SetFlushCallbacks(archive, &flush_cbs, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetMemoryCallbacks(archive, &mem_cbs, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(archive) != OTF2_SUCCESS ||
         OTF2_Archive_SetCreator(archive, "zecoll") != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {

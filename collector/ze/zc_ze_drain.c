@@ -57,10 +57,16 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
 }
 
 /* An app that never synchronises would let records (and our events) pile up: past this many
- * pending records a stream is drained every ZC_PUSH_DRAIN_EVERY pushes, which keeps memory
- * bounded at an amortised cost. */
-#define ZC_PUSH_DRAIN_ABOVE 4096
+ * pending records (~10 MB) a stream is drained every ZC_PUSH_DRAIN_EVERY pushes, which keeps
+ * memory bounded at an amortised cost. Apps that synchronise never get here: their records are
+ * collected at the synchronisation, where the app waits anyway. */
+#define ZC_PUSH_DRAIN_ABOVE 65536
 #define ZC_PUSH_DRAIN_EVERY 1024
+/* ... and that drain stops after this many consecutive incomplete records: completions cluster
+ * at the old end of the queue, and a full scan per drain would cost O(pending) per push */
+#define ZC_PUSH_POLL_LIMIT 16
+
+static void stream_drain(struct zc_stream *s, unsigned give_up_after);
 
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     r->stream = s;
@@ -75,7 +81,7 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
     if (drain) s->pushes_since_drain = 0;
     pthread_mutex_unlock(&s->lock);
-    if (drain) zc_ze_stream_drain(s);
+    if (drain) stream_drain(s, ZC_PUSH_POLL_LIMIT);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -265,13 +271,18 @@ static void emit_locked(struct zc_stream *s) {
     }
 }
 
-void zc_ze_stream_drain(struct zc_stream *s) {
+/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
+static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (!s) return;
     pthread_mutex_lock(&s->lock);
     struct zc_rec *r = s->head;
+    unsigned misses = 0;
     while (r) {
         struct zc_rec *next = r->next;
-        if (rec_poll(r)) {
+        if (!rec_poll(r)) {
+            if (give_up_after && ++misses >= give_up_after) break;
+        } else {
+            misses = 0;
             if (r->prev) r->prev->next = r->next;
             else s->head = r->next;
             if (r->next) r->next->prev = r->prev;
@@ -292,6 +303,8 @@ void zc_ze_stream_drain(struct zc_stream *s) {
     emit_locked(s);
     pthread_mutex_unlock(&s->lock);
 }
+
+void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
 
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
     uint64_t deadline = zc_now() + timeout_ns;
@@ -335,5 +348,34 @@ void zc_ze_streams_flush(void) {
 }
 
 uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
+
+/* The context is about to be destroyed with operations of it still pending (the app did not
+ * wait for them): their events are going away, so their records are dropped and counted. */
+void zc_ze_drop_context(struct zc_ctx *x) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    for (struct zc_stream *s = first; s; s = s->next_all) {
+        pthread_mutex_lock(&s->lock);
+        struct zc_rec *r = s->head;
+        while (r) {
+            struct zc_rec *next = r->next;
+            struct zc_ctx *rc = r->exec ? r->exec->list->ctx : r->ctx;
+            if (rc == x) {
+                if (r->prev) r->prev->next = r->next;
+                else s->head = r->next;
+                if (r->next) r->next->prev = r->prev;
+                else s->tail = r->prev;
+                s->npending--;
+                atomic_fetch_add(&dropped_records, 1);
+                r->own_inj = false; /* its event dies with the context */
+                zc_ze_rec_done(r);
+            }
+            r = next;
+        }
+        emit_locked(s);
+        pthread_mutex_unlock(&s->lock);
+    }
+}
 
 void zc_ze_rec_free(struct zc_rec *r) { rec_release(r); }

@@ -40,7 +40,27 @@ struct zc_imm {
     bool sync;
 };
 
-struct zc_list *zc_ze_list(ze_command_list_handle_t h) { return zc_map_get(&zc_ze.lists, h); }
+/* Appends look their list and kernel up on every call. A one-entry cache per thread avoids the
+ * map's mutex; destroying any list (kernel) bumps a generation that invalidates every cache, so
+ * a handle the driver recycles is never mistaken for the old object. */
+static atomic_uint_fast64_t list_gen = 1, kernel_gen = 1;
+struct tls_cache {
+    const void *h;
+    void *v;
+    uint64_t gen;
+};
+static _Thread_local struct tls_cache tls_list __attribute__((tls_model("initial-exec")));
+static _Thread_local struct tls_cache tls_kernel __attribute__((tls_model("initial-exec")));
+
+static void *cached_get(struct tls_cache *c, atomic_uint_fast64_t *gen, struct zc_map *m, const void *h) {
+    uint64_t g = atomic_load_explicit(gen, memory_order_acquire);
+    if (h && c->h == h && c->gen == g) return c->v;
+    void *v = zc_map_get(m, h);
+    *c = (struct tls_cache){h, v, g};
+    return v;
+}
+
+struct zc_list *zc_ze_list(ze_command_list_handle_t h) { return cached_get(&tls_list, &list_gen, &zc_ze.lists, h); }
 
 static inline struct zc_imm *imm_of(struct zc_list *l) { return (struct zc_imm *)(void *)l->slots; }
 
@@ -132,6 +152,7 @@ void zc_ze_pre_zeContextDestroy(ze_context_destroy_params_t *p, struct zc_ze_cal
     struct zc_ctx *x = zc_map_get(&zc_ze.ctxs, *p->phContext);
     if (!x) return;
     zc_ze_drain_all(true, 100000000u);
+    zc_ze_drop_context(x);
     struct ctx_sweep s = {*p->phContext, NULL, 0, 0};
     zc_map_each(&zc_ze.lists, collect_lists, &s);
     for (size_t i = 0; i < s.n; i++) list_free_resources(s.lists[i], true);
@@ -174,7 +195,9 @@ void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struc
 /* Completion became known somewhere: collect every stream (a sync on one queue also completes
  * work it waited for on others). */
 static void sync_point(ze_result_t r) {
-    if (r == ZE_RESULT_SUCCESS && zc_on(ZC_F_DEVICE_TIMING)) zc_ze_drain_all(false, 0);
+    if (r != ZE_RESULT_SUCCESS) return;
+    if (zc_on(ZC_F_DEVICE_TIMING)) zc_ze_drain_all(false, 0);
+    zc_loc_flush_own_if_half();
 }
 
 void zc_ze_post_zeCommandQueueSynchronize(ze_command_queue_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
@@ -339,6 +362,8 @@ void zc_ze_pre_zeCommandListReset(ze_command_list_reset_params_t *p, struct zc_z
 void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct zc_ze_call *c) {
     struct zc_list *l = zc_map_del(&zc_ze.lists, *p->phCommandList);
     if (!l) return;
+    /* release: a cache that sees the new generation no longer hands out l */
+    atomic_fetch_add_explicit(&list_gen, 1, memory_order_release);
     zc_ze_drain_all(false, 0);
     detach_records(l);
     list_free_resources(l, false);
@@ -434,9 +459,7 @@ static void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_eve
         rec->user_event = c->user_event;
         rec->list = l;
         struct zc_imm *im = imm_of(l);
-        pthread_mutex_lock(&l->lock);
-        rec->seq = ++im->seq;
-        pthread_mutex_unlock(&l->lock);
+        rec->seq = ++im->seq; /* only the thread using the list appends to it (spec) */
         if (c->user_event) zc_ze_uevent_set(c->user_event, rec);
         zc_ze_stream_push(l->stream, rec);
         if (im->sync) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
@@ -460,7 +483,7 @@ static void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_eve
 }
 
 static uint32_t kernel_region(ze_kernel_handle_t k) {
-    struct zc_kernel *kk = zc_map_get(&zc_ze.kernels, k);
+    struct zc_kernel *kk = cached_get(&tls_kernel, &kernel_gen, &zc_ze.kernels, k);
     if (kk) return kk->region;
     static uint32_t unknown = UINT32_MAX;
     if (unknown == UINT32_MAX) unknown = zc_def_region("unknown kernel", ZC_ROLE_FUNCTION, ZC_PARADIGM_L0);
@@ -930,7 +953,9 @@ void zc_ze_post_zeKernelCreate(ze_kernel_create_params_t *p, ze_result_t r, stru
 
 /* Drivers recycle kernel handles: forget the name before the handle can come back. */
 void zc_ze_pre_zeKernelDestroy(ze_kernel_destroy_params_t *p, struct zc_ze_call *c) {
-    free(zc_map_del(&zc_ze.kernels, *p->phKernel));
+    struct zc_kernel *k = zc_map_del(&zc_ze.kernels, *p->phKernel);
+    atomic_fetch_add_explicit(&kernel_gen, 1, memory_order_release);
+    free(k);
 }
 
 static size_t layout_bytes(ze_image_format_layout_t l) {

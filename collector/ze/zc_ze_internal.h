@@ -165,6 +165,7 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
 /* Writes what completed, whatever is still pending (finalize). */
 void zc_ze_streams_flush(void);
 uint64_t zc_ze_dropped_records(void);
+void zc_ze_drop_context(struct zc_ctx *x);
 void zc_ze_rec_free(struct zc_rec *r);
 /* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
 void zc_ze_rec_done(struct zc_rec *r);

@@ -123,9 +123,10 @@ static int pool_grow_locked(struct zc_ctx *c) {
         c->pools = n;
         c->cap_pools = ncap;
     }
-    if (c->nfree + ZC_POOL_EVENTS > c->cap_free) {
+    /* room for every event the context will own, so each one can come back */
+    if (c->nevents + ZC_POOL_EVENTS > c->cap_free) {
         uint32_t ncap = c->cap_free ? 2 * c->cap_free : ZC_POOL_EVENTS;
-        while (ncap < c->nfree + ZC_POOL_EVENTS) ncap *= 2;
+        while (ncap < c->nevents + ZC_POOL_EVENTS) ncap *= 2;
         ze_event_handle_t *n = realloc(c->free_events, ncap * sizeof(*n));
         if (!n) goto fail;
         c->free_events = n;
@@ -161,6 +162,7 @@ void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e) {
     zc_ze_real.ze_event.pfnHostReset(e);
     pthread_mutex_lock(&c->lock);
     if (c->nfree < c->cap_free) c->free_events[c->nfree++] = e;
+    else ZC_DEBUG("event returned to a full pool list (context %u)", c->index); /* cannot happen */
     pthread_mutex_unlock(&c->lock);
 }
 

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* Workloads for bench/collector_overhead.sh. Prints one JSON line with what it measured.
+ *   appends N [event]   N kernel appends of a 0 ns kernel on an immediate list, a sync every
+ *                       8192; the time of the append calls alone is reported per append. With
+ *                       "event" each append signals one of 64 app events (reset after the sync)
+ *   regular N [event]   the same appends recorded into a regular list that is reset every 8192
+ *                       and never executed: host cost only, no simulated GPU work competing
+ *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
+ *                       one sync at the end; reports the wall time of the whole run
+ * maxrss_kb is the process's peak resident size (getrusage). */
+#include <level_zero/ze_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        ze_result_t r_ = (call);                                                                   \
+        if (r_ != ZE_RESULT_SUCCESS) {                                                             \
+            fprintf(stderr, "zc_bench_app: %s: 0x%x\n", #call, (unsigned)r_);                      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US\n");
+        return 2;
+    }
+    double t_start = now();
+    const char *mode = argv[1];
+    long n = atol(argv[2]);
+    CK(zeInit(0));
+    uint32_t c = 1;
+    ze_driver_handle_t drv;
+    CK(zeDriverGet(&c, &drv));
+    c = 1;
+    ze_device_handle_t dev;
+    CK(zeDeviceGet(drv, &c, &dev));
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t ctx;
+    CK(zeContextCreate(drv, &cd, &ctx));
+    long us = argc > 3 ? atol(argv[3]) : 20;
+    char text[256];
+    snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=0 ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
+             us * 1000);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, strlen(text),
+                           (const uint8_t *)text, NULL, NULL};
+    ze_module_handle_t mod;
+    CK(zeModuleCreate(ctx, dev, &md, &mod, NULL));
+    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, strcmp(mode, "kernels") ? "k0" : "kus"};
+    ze_kernel_handle_t k;
+    CK(zeKernelCreate(mod, &kd, &k));
+    /* in-order: the kernels run back to back, as a real stream of dependent kernels would */
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 1u << 1,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t l;
+    CK(zeCommandListCreateImmediate(ctx, dev, &qd, &l));
+    enum { NEV = 64 };
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, NEV + 1};
+    ze_event_pool_handle_t pool;
+    CK(zeEventPoolCreate(ctx, &pd, 0, NULL, &pool));
+    ze_event_handle_t evs[NEV], ev;
+    for (uint32_t i = 0; i <= NEV; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+        CK(zeEventCreate(pool, &ed, i < NEV ? &evs[i] : &ev));
+    }
+    ze_group_count_t g = {1, 1, 1};
+    double in_appends = 0;
+    int with_event = argc > 3 && !strcmp(argv[3], "event");
+    if (!strcmp(mode, "appends")) {
+        for (long i = 0; i < n;) {
+            long batch = n - i < 8192 ? n - i : 8192;
+            double t0 = now();
+            for (long b = 0; b < batch; b++)
+                CK(zeCommandListAppendLaunchKernel(l, k, &g, with_event ? evs[b % NEV] : NULL, 0, NULL));
+            in_appends += now() - t0;
+            i += batch;
+            /* wait for the batch, as an application synchronising now and then does */
+            CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
+            CK(zeEventHostSynchronize(ev, UINT64_MAX));
+            CK(zeEventHostReset(ev));
+            for (int e = 0; with_event && e < NEV; e++) CK(zeEventHostReset(evs[e]));
+        }
+    } else if (!strcmp(mode, "regular")) {
+        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+        ze_command_list_handle_t rl;
+        CK(zeCommandListCreate(ctx, dev, &ld, &rl));
+        for (long i = 0; i < n;) {
+            long batch = n - i < 8192 ? n - i : 8192;
+            double t0 = now();
+            for (long b = 0; b < batch; b++)
+                CK(zeCommandListAppendLaunchKernel(rl, k, &g, with_event ? evs[b % NEV] : NULL, 0, NULL));
+            in_appends += now() - t0;
+            i += batch;
+            CK(zeCommandListReset(rl));
+        }
+        CK(zeCommandListDestroy(rl));
+    } else {
+        for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
+        CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
+        CK(zeEventHostSynchronize(ev, UINT64_MAX));
+    }
+    CK(zeEventDestroy(ev));
+    for (int e = 0; e < NEV; e++) CK(zeEventDestroy(evs[e]));
+    CK(zeEventPoolDestroy(pool));
+    CK(zeCommandListDestroy(l));
+    CK(zeKernelDestroy(k));
+    CK(zeModuleDestroy(mod));
+    CK(zeContextDestroy(ctx));
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n, now() - t_start,
+           n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
+    return 0;
+}
