@@ -106,6 +106,8 @@ struct zc_loc {
 
 /* Creates and registers a location; never freed (the archive needs all of them at the end). */
 struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name);
+/* The same with a given buffer size in events (0 = ZECOLL_BUFFER_EVENTS). */
+struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap);
 /* Appends n events; flushes the buffer to the archive first if it is full. The caller owns loc
  * for the duration (zc_loc_lock) unless it is the owning thread's own location. */
 void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n);

@@ -18,9 +18,14 @@ static uint32_t next_comm_rank, next_thread, next_stream;
 struct zc_loc *zc_loc_list(void) { return atomic_load_explicit(&locs, memory_order_acquire); }
 
 struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name) {
+    return zc_loc_new_cap(kind, group, name, 0);
+}
+
+struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap) {
     struct zc_loc *l = calloc(1, sizeof(*l));
     if (!l) return NULL;
-    l->cap = zc_knobs.BUFFER_EVENTS ? zc_knobs.BUFFER_EVENTS : 1024;
+    l->cap = cap ? cap : zc_knobs.BUFFER_EVENTS;
+    if (l->cap < 1024) l->cap = 1024;
     l->buf = malloc(l->cap * sizeof(*l->buf));
     if (!l->buf) {
         free(l);

@@ -89,11 +89,24 @@ static bool rec_poll(struct zc_rec *r) {
     ze_kernel_timestamp_result_t ts;
     if (r->exec && r->exec->slot && r->exec->slot->buf) {
         struct zc_exec *x = r->exec;
-        if (!x->done) {
-            if (zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) != ZE_RESULT_SUCCESS) return false;
-            x->done = true;
+        if (!x->done && zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) x->done = true;
+        if (x->done) {
+            ts = x->slot->buf[r->slot];
+        } else {
+            /* The execution's post list has not run, but this operation may be done (the app
+             * may be asking its own event for the times). Once this execution's pre list has run
+             * (`started`), a signalled injected event holds this execution's times: the next
+             * execution's pre list clears it only after this post list signalled the gate, which
+             * it does after `done`. So read the event, then check `done` again: if it turned
+             * signalled meanwhile the buffer is authoritative. */
+            if (!r->inj || zc_ze_real.ze_event.pfnQueryStatus(x->slot->started) != ZE_RESULT_SUCCESS ||
+                zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS)
+                return false;
+            if (zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) {
+                x->done = true;
+                ts = x->slot->buf[r->slot];
+            }
         }
-        ts = x->slot->buf[r->slot];
     } else if (r->inj) {
         if (zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS) return false;
     } else {
@@ -136,8 +149,45 @@ void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
         u->rec = r;
         u->have_ts = false;
         u->stream = r ? r->stream : NULL;
+        u->inj = r ? r->inj : NULL;
     }
     pthread_mutex_unlock(&uev_lock);
+}
+
+void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj) {
+    pthread_mutex_lock(&uev_lock);
+    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
+    if (!u && (u = calloc(1, sizeof(*u)))) {
+        int err;
+        zc_map_put(&zc_ze.uevents, ev, u, &err);
+        if (err) {
+            free(u);
+            u = NULL;
+        }
+    }
+    if (u) {
+        u->rec = NULL;
+        u->have_ts = false;
+        u->stream = NULL;
+        u->inj = inj;
+    }
+    pthread_mutex_unlock(&uev_lock);
+}
+
+void zc_ze_uevent_forget_inj(ze_event_handle_t ev, ze_event_handle_t inj) {
+    if (!ev) return;
+    pthread_mutex_lock(&uev_lock);
+    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
+    if (u && u->inj == inj) u->inj = NULL;
+    pthread_mutex_unlock(&uev_lock);
+}
+
+ze_event_handle_t zc_ze_uevent_inj(ze_event_handle_t ev) {
+    pthread_mutex_lock(&uev_lock);
+    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
+    ze_event_handle_t inj = u ? u->inj : NULL;
+    pthread_mutex_unlock(&uev_lock);
+    return inj;
 }
 
 void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy) {
@@ -146,6 +196,7 @@ void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy) {
     if (u) {
         u->rec = NULL;
         u->have_ts = false;
+        u->inj = NULL;
         if (destroy) free(u);
     }
     pthread_mutex_unlock(&uev_lock);
@@ -219,7 +270,8 @@ static struct zc_loc *lane_for(struct zc_stream *s, uint64_t start, uint64_t end
         char name[64];
         if (s->nlanes == 0) snprintf(name, sizeof(name), "%s", s->name);
         else snprintf(name, sizeof(name), "%s/%u", s->name, s->nlanes);
-        struct zc_loc *l = zc_loc_new(ZC_LOC_DEVICE, s->group, name);
+        /* overflow lanes only exist while operations overlap: small buffers */
+        struct zc_loc *l = zc_loc_new_cap(ZC_LOC_DEVICE, s->group, name, s->nlanes ? 4096 : 0);
         if (l) {
             best = s->nlanes;
             s->lanes[s->nlanes++] = l;
@@ -271,10 +323,32 @@ static void emit_locked(struct zc_stream *s) {
     }
 }
 
+static void await_push(struct zc_stream *s, struct zc_exec *x) {
+    if (s->nawait == s->cap_await) {
+        size_t ncap = s->cap_await ? 2 * s->cap_await : 16;
+        struct zc_exec **n = realloc(s->await, ncap * sizeof(*n));
+        if (!n) { /* keep the slot busy forever rather than reuse it too early */
+            ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory tracking executions");
+            return;
+        }
+        s->await = n;
+        s->cap_await = ncap;
+    }
+    s->await[s->nawait++] = x;
+}
+
+static void await_poll(struct zc_stream *s) {
+    size_t k = 0;
+    for (size_t i = 0; i < s->nawait; i++)
+        if (!zc_ze_exec_try_finish(s->await[i])) s->await[k++] = s->await[i];
+    s->nawait = k;
+}
+
 /* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
 static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (!s) return;
     pthread_mutex_lock(&s->lock);
+    await_poll(s);
     struct zc_rec *r = s->head;
     unsigned misses = 0;
     while (r) {
@@ -293,8 +367,9 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             /* the execution's helper slot is free once its records completed, even if they wait
              * here for earlier submissions before being written */
             if (r->exec) {
-                zc_ze_exec_record_done(r->exec);
+                struct zc_exec *x = r->exec;
                 r->exec = NULL;
+                if (zc_ze_exec_record_done(x)) await_push(s, x);
             }
             heap_push(s, r);
         }
@@ -316,7 +391,7 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
         for (struct zc_stream *s = first; s; s = s->next_all) {
             zc_ze_stream_drain(s);
             pthread_mutex_lock(&s->lock);
-            pending += s->npending;
+            pending += s->npending + s->nawait;
             pthread_mutex_unlock(&s->lock);
         }
         if (!wait || pending == 0) return;

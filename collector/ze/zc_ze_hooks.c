@@ -32,6 +32,7 @@ static struct zc_map images = ZC_MAP_INIT;
 struct zc_deferred {
     ze_event_handle_t inj;
     uint64_t seq;
+    ze_event_handle_t user_event;
 };
 struct zc_imm {
     struct zc_deferred *v;
@@ -67,21 +68,35 @@ static inline struct zc_imm *imm_of(struct zc_list *l) { return (struct zc_imm *
 /* ---------------------------------------------------------------- record completion */
 static void slot_release(struct zc_slot *s) {
     if (s->done) zc_ze_real.ze_event.pfnHostReset(s->done);
+    if (s->started) zc_ze_real.ze_event.pfnHostReset(s->started);
     /* release: the next Execute that sees !busy sees the reset done event */
     __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
 }
 
-void zc_ze_exec_record_done(struct zc_exec *x) {
-    if (--x->pending == 0) {
-        if (x->slot) slot_release(x->slot);
-        free(x);
-    }
+/* A slot is reusable only after its post list ran (`done`): records may complete earlier, read
+ * from our events directly, and reusing the slot then would let the old post list overwrite the
+ * next execution's buffer and signal its `done`. */
+bool zc_ze_exec_try_finish(struct zc_exec *x) {
+    if (!x->done && x->slot && zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) x->done = true;
+    if (!x->done && x->slot) return false;
+    if (x->slot) slot_release(x->slot);
+    free(x);
+    return true;
+}
+
+bool zc_ze_exec_record_done(struct zc_exec *x) {
+    if (--x->pending) return false;
+    return !zc_ze_exec_try_finish(x);
 }
 
 void zc_ze_rec_done(struct zc_rec *r) {
-    if (r->exec) { /* dropped before completion */
-        zc_ze_exec_record_done(r->exec);
+    if (r->exec) { /* dropped before completion: the execution will never be collected */
+        struct zc_exec *x = r->exec;
         r->exec = NULL;
+        if (--x->pending == 0) {
+            if (x->slot) slot_release(x->slot);
+            free(x);
+        }
     } else if (r->own_inj && r->inj) {
         struct zc_list *l = r->list;
         if (!l) {
@@ -93,8 +108,12 @@ void zc_ze_rec_done(struct zc_rec *r) {
              * has run, so the events those barriers waited on can be reused */
             uint32_t k = 0;
             for (uint32_t i = 0; i < im->n; i++) {
-                if (im->v[i].seq < r->seq) zc_ze_event_put(r->ctx, im->v[i].inj);
-                else im->v[k++] = im->v[i];
+                if (im->v[i].seq < r->seq) {
+                    zc_ze_uevent_forget_inj(im->v[i].user_event, im->v[i].inj);
+                    zc_ze_event_put(r->ctx, im->v[i].inj);
+                } else {
+                    im->v[k++] = im->v[i];
+                }
             }
             im->n = k;
             if (r->user_event) {
@@ -109,7 +128,7 @@ void zc_ze_rec_done(struct zc_rec *r) {
                         im->cap = ncap;
                     }
                 }
-                if (im->n < im->cap) im->v[im->n++] = (struct zc_deferred){r->inj, r->seq};
+                if (im->n < im->cap) im->v[im->n++] = (struct zc_deferred){r->inj, r->seq, r->user_event};
             } else {
                 zc_ze_event_put(r->ctx, r->inj);
             }
@@ -304,6 +323,7 @@ static void slots_destroy(struct zc_list *l, bool ctx_dying) {
             if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
             if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
             if (s->done) zc_ze_event_put(l->ctx, s->done);
+            if (s->started) zc_ze_event_put(l->ctx, s->started);
         } else {
             if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
             if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
@@ -323,13 +343,17 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
     pthread_mutex_lock(&l->lock);
     if (l->immediate) {
         struct zc_imm *im = imm_of(l);
-        for (uint32_t i = 0; im && i < im->n; i++)
+        for (uint32_t i = 0; im && i < im->n; i++) {
+            zc_ze_uevent_forget_inj(im->v[i].user_event, im->v[i].inj);
             if (!ctx_dying) zc_ze_event_put(l->ctx, im->v[i].inj);
+        }
         if (im) im->n = 0;
     } else {
         slots_destroy(l, ctx_dying);
-        for (uint32_t i = 0; i < l->ntmpl; i++)
+        for (uint32_t i = 0; i < l->ntmpl; i++) {
+            zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
             if (!ctx_dying && l->tmpl[i].inj) zc_ze_event_put(l->ctx, l->tmpl[i].inj);
+        }
         l->ntmpl = 0;
         l->build++;
     }
@@ -480,6 +504,7 @@ static void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_eve
     }
     l->tmpl[l->ntmpl++] = (struct zc_tmpl){op, c->inj, c->user_event};
     pthread_mutex_unlock(&l->lock);
+    if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);
 }
 
 static uint32_t kernel_region(ze_kernel_handle_t k) {
@@ -692,6 +717,33 @@ void zc_ze_post_zeCommandListAppendEventReset(ze_command_list_append_event_reset
     if (r == ZE_RESULT_SUCCESS && *p->phEvent) zc_ze_uevent_clear(*p->phEvent, false);
 }
 
+/* The app asks the device for its own events' timestamps: point the query at the events of ours
+ * that hold its operations' times (ours are kept while its event refers to them). */
+void zc_ze_pre_zeCommandListAppendQueryKernelTimestamps(ze_command_list_append_query_kernel_timestamps_params_t *p,
+                                                        struct zc_ze_call *c) {
+    uint32_t n = *p->pnumEvents;
+    ze_event_handle_t *in = *p->pphEvents;
+    if (!n || !in) return;
+    ze_event_handle_t *out = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        ze_event_handle_t inj = in[i] ? zc_ze_uevent_inj(in[i]) : NULL;
+        if (!inj) continue;
+        if (!out) {
+            if (!(out = malloc(n * sizeof(*out)))) return;
+            memcpy(out, in, n * sizeof(*out));
+        }
+        out[i] = inj;
+    }
+    if (!out) return;
+    c->ptr = out;
+    *p->pphEvents = out;
+}
+void zc_ze_post_zeCommandListAppendQueryKernelTimestamps(ze_command_list_append_query_kernel_timestamps_params_t *p,
+                                                         ze_result_t r, struct zc_ze_call *c) {
+    free(c->ptr);
+    c->ptr = NULL;
+}
+
 /* ---------------------------------------------------------------- executions of regular lists */
 static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     ze_context_handle_t ctx = l->ctx->h;
@@ -704,7 +756,8 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
     memset(s, 0, sizeof(*s));
     s->done = zc_ze_event_get(l->ctx);
-    if (!s->done) goto fail;
+    s->started = zc_ze_event_get(l->ctx);
+    if (!s->done || !s->started) goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->pre) != ZE_RESULT_SUCCESS) goto fail;
     /* wait until the previous execution's post list ran (gate), then clear our events */
     if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
@@ -712,7 +765,10 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
         goto fail;
     for (uint32_t i = 0; i < n; i++)
         if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) goto fail;
-    if (R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS) goto fail;
+    /* from here on our events hold this execution's times (see rec_poll) */
+    if (R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) != ZE_RESULT_SUCCESS ||
+        R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
+        goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
     if (!l->copy_only) {
         /* copy engines cannot run QueryKernelTimestamps: copy lists are read from the host */
@@ -735,6 +791,7 @@ fail:
     if (s->post) R->ze_command_list.pfnDestroy(s->post);
     if (s->buf) R->ze_mem.pfnFree(ctx, s->buf);
     if (s->done) zc_ze_event_put(l->ctx, s->done);
+    if (s->started) zc_ze_event_put(l->ctx, s->started);
     memset(s, 0, sizeof(*s));
     return NULL;
 }
@@ -888,8 +945,9 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
             rec->op = l->tmpl[k].op;
             rec->exec = x;
             rec->slot = k;
-            /* copy engines cannot harvest into a buffer: their records read our events */
-            rec->inj = x->slot->buf ? NULL : l->tmpl[k].inj;
+            /* copy engines cannot harvest into a buffer: their records read our events; compute
+             * records read them too before their execution's harvest is complete */
+            rec->inj = l->tmpl[k].inj;
             rec->submit_ns = x->submit_ns;
             rec->user_event = l->tmpl[k].user_event;
             *tail = rec;

@@ -24,7 +24,7 @@
 
 #define ZC_ZE_MAX_DEVICES 64
 #define ZC_ZE_MAX_GROUPS 8
-#define ZC_ZE_MAX_LANES 16
+#define ZC_ZE_MAX_LANES 64
 #define ZC_ZE_LIST_FLAG_IN_ORDER (1u << 3)  /* spec 1.9, absent from the 1.8.12 headers */
 #define ZC_ZE_QUEUE_FLAG_IN_ORDER (1u << 1)
 
@@ -147,6 +147,8 @@ struct zc_stream {
     uint64_t npending, pushes_since_drain;
     struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
     size_t ndone, cap_done;
+    struct zc_exec **await;     /* executions whose records completed before their post list ran */
+    size_t nawait, cap_await;
     struct zc_loc *lanes[ZC_ZE_MAX_LANES];
     uint64_t lane_end[ZC_ZE_MAX_LANES];
     uint32_t nlanes;
@@ -169,11 +171,20 @@ void zc_ze_drop_context(struct zc_ctx *x);
 void zc_ze_rec_free(struct zc_rec *r);
 /* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
 void zc_ze_rec_done(struct zc_rec *r);
-/* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c). */
-void zc_ze_exec_record_done(struct zc_exec *x);
+/* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
+ * returns true when the execution still waits for its post list (then it goes to s->await). */
+bool zc_ze_exec_record_done(struct zc_exec *x);
+/* Polls an execution whose records are complete; frees it once its post list ran. */
+bool zc_ze_exec_try_finish(struct zc_exec *x);
 
 /* App events re-signalled after a timed operation (zc_ze_drain.c). */
 void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
+/* Associates an app event with the injected event of a list template (regular lists). */
+void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj);
+/* Our event inj goes back to the pool: no app event may point at it any more. */
+void zc_ze_uevent_forget_inj(ze_event_handle_t ev, ze_event_handle_t inj);
+/* The injected event that holds the times of ev's operation, or NULL. */
+ze_event_handle_t zc_ze_uevent_inj(ze_event_handle_t ev);
 void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy);
 bool zc_ze_uevent_timestamps(ze_event_handle_t ev, ze_kernel_timestamp_result_t *dst);
 
@@ -184,13 +195,14 @@ struct zc_tmpl {
     ze_event_handle_t user_event;
 };
 
-/* A prepared pair of helper lists for one in-flight execution of a regular compute list:
- * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...)], post = [QueryKernelTimestamps
- * (inj... -> buf, signal done, wait inj...), SignalEvent(gate)]. */
+/* A prepared pair of helper lists for one in-flight execution of a regular list:
+ * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)],
+ * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)]
+ * (copy engines: post = [Barrier(signal done, wait inj...), SignalEvent(gate)], no buf). */
 struct zc_slot {
     ze_command_list_handle_t pre, post;
     ze_kernel_timestamp_result_t *buf;
-    ze_event_handle_t done;
+    ze_event_handle_t done, started;
     bool busy;
 };
 
@@ -219,7 +231,7 @@ struct zc_exec {
     struct zc_slot *slot;  /* NULL for copy lists (records read inj directly) */
     uint32_t pending;      /* records not yet drained */
     uint64_t submit_ns;
-    bool done;             /* harvest buffer complete */
+    bool done;             /* post list ran: harvest buffer complete, slot reusable */
 };
 
 struct zc_list *zc_ze_list(ze_command_list_handle_t h);
@@ -241,6 +253,7 @@ struct zc_uevent {
     bool have_ts;
     uint64_t ts_start, ts_end;
     struct zc_stream *stream;
+    ze_event_handle_t inj;    /* our event holding that operation's times, while it is kept */
 };
 
 /* ---------------------------------------------------------------- shared state */

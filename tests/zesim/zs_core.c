@@ -84,6 +84,21 @@ const char *zs_intern(const char *s) {
     return copy;
 }
 
+/* ---------------------------------------------------------------- deferred frees */
+#define ZS_DEFER 4096
+static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *deferred[ZS_DEFER];
+static size_t defer_next;
+
+void zs_defer_free(void *p) {
+    pthread_mutex_lock(&defer_lock);
+    void *old = deferred[defer_next];
+    deferred[defer_next] = p;
+    defer_next = (defer_next + 1) % ZS_DEFER;
+    pthread_mutex_unlock(&defer_lock);
+    free(old);
+}
+
 /* ---------------------------------------------------------------- configuration */
 static uint64_t env_u64(const char *name, uint64_t def) {
     const char *v = getenv(name);
@@ -746,9 +761,10 @@ static ze_result_t zs_zeContextDestroy(ze_context_handle_t c) {
     ZS_ENTER();
     ZS_CHECK(c, ZS_MAGIC_CONTEXT);
     /* Objects created in the context stay usable for whoever still holds them (the spec makes that
-     * undefined); poisoning the magic makes later use of this context handle fail cleanly. */
+     * undefined); the poisoned magic, kept readable for a while by zs_defer_free, makes later use
+     * of this context handle fail cleanly. */
     c->magic = ZS_MAGIC_DEAD;
-    free(c);
+    zs_defer_free(c);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -74,7 +74,7 @@ static ze_result_t zs_zeEventPoolDestroy(ze_event_pool_handle_t p) {
     ZS_CHECK(p, ZS_MAGIC_EVENT_POOL);
     p->magic = ZS_MAGIC_DEAD;
     atomic_fetch_sub(&zs.npools, 1);
-    free(p);
+    zs_defer_free(p);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -104,7 +104,7 @@ static ze_result_t zs_zeEventDestroy(ze_event_handle_t e) {
     pthread_mutex_lock(&zs.lock);
     e->magic = ZS_MAGIC_DEAD;
     pthread_mutex_unlock(&zs.lock);
-    free(e);
+    zs_defer_free(e);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -200,7 +200,7 @@ static ze_result_t zs_zeFenceDestroy(ze_fence_handle_t f) {
     pthread_mutex_lock(&zs.lock);
     f->magic = ZS_MAGIC_DEAD;
     pthread_mutex_unlock(&zs.lock);
-    free(f);
+    zs_defer_free(f);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -225,6 +225,8 @@ static void start_locked(struct zs_inst *in, uint64_t t) {
     in->start_ns = t;
     in->end_ns = t + dur;
     in->state = ZS_RUNNING;
+    if (in->cmd.kind == ZS_K_KERNEL && in->cmd.launch == ZS_L_MULTI_INDIRECT && in->cmd.kc->multi_index == 0)
+        in->stream->multi_start = t; /* the launch's kernels run one after the other */
     if (skip) in->cmd.kind = ZS_K_COUNT; /* multi-indirect slot beyond the count: no work, no truth */
     in->run_next = e->running;
     e->running = in;
@@ -240,6 +242,8 @@ static void schedule_locked(struct zs_engine *e) {
             if (in->state == ZS_PENDING) {
                 uint64_t t;
                 if (inst_ready(in, blocked, &t)) start_locked(in, t);
+                /* nothing after an in-order command that cannot start yet can start either */
+                else if (in->in_order) break;
             }
             /* a barrier or wait holds back everything after it until it completes */
             if (kind_blocks_following(in)) blocked = true;
@@ -359,8 +363,8 @@ static size_t format_truth(char *line, size_t cap, uint64_t seq, void *arg) {
     } else {
         OUT(",\"name\":null");
     }
-    OUT(",\"device\":%d,\"ordinal\":%d,\"index\":%d,\"queue\":\"%p\",\"list\":\"%p\",\"immediate\":%s",
-        in->device, in->ordinal, in->engine_index, in->stream->owner, in->list, in->immediate ? "true" : "false");
+    OUT(",\"device\":%d,\"ordinal\":%d,\"index\":%d,\"context\":\"%p\",\"queue\":\"%p\",\"list\":\"%p\",\"immediate\":%s",
+        in->device, in->ordinal, in->engine_index, in->context, in->stream->owner, in->list, in->immediate ? "true" : "false");
     OUT(",\"exec\":%" PRIu64 ",\"cmd\":%u", in->exec, c->index);
     OUT(",\"ts_start\":%" PRIu64 ",\"ts_end\":%" PRIu64,
         zs_mask(zs_ticks_full(dev, in->start_ns), zs.cfg.kts_bits), zs_mask(zs_ticks_full(dev, in->end_ns), zs.cfg.kts_bits));
@@ -432,7 +436,9 @@ static void finish_locked(struct zs_inst *in) {
     }
     if (c->signal && c->signal->magic == ZS_MAGIC_EVENT) {
         bool ts = (c->signal->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
-        zs_event_signal_locked(c->signal, in->end_ns, ts, zs_mask(zs_ticks_full(dev, in->start_ns), zs.cfg.kts_bits),
+        /* a multiple-indirect launch signals once, for all its kernels: its timestamps span them */
+        uint64_t start = c->launch == ZS_L_MULTI_INDIRECT ? s->multi_start : in->start_ns;
+        zs_event_signal_locked(c->signal, in->end_ns, ts, zs_mask(zs_ticks_full(dev, start), zs.cfg.kts_bits),
                                zs_mask(zs_ticks_full(dev, in->end_ns), zs.cfg.kts_bits));
     }
     /* unlink from the stream FIFO */
@@ -593,7 +599,7 @@ static ze_result_t zs_zeCommandQueueDestroy(ze_command_queue_handle_t q) {
     q->stream->dead = true;
     zs_stream_release_locked(q->stream);
     pthread_mutex_unlock(&zs.lock);
-    free(q);
+    zs_defer_free(q);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -667,6 +673,7 @@ static ze_result_t zs_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_
             in->ordinal = (int)q->desc.ordinal;
             in->engine_index = (int)q->desc.index;
             in->list = l;
+            in->context = l->context;
             in->tid = tid;
             enqueue_locked(q->stream, in);
         }
@@ -761,7 +768,7 @@ static ze_result_t zs_zeCommandListDestroy(ze_command_list_handle_t l) {
     }
     pthread_mutex_unlock(&zs.lock);
     body_unref(l->body);
-    free(l);
+    zs_defer_free(l);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -816,6 +823,7 @@ static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
         in->ordinal = (int)l->ordinal;
         in->engine_index = l->stream->engine->index;
         in->list = l;
+        in->context = l->context;
         in->immediate = true;
         in->tid = zs_gettid();
         if (b) {

@@ -250,6 +250,7 @@ struct zs_stream {
     uint64_t npending;
     uint64_t max_end_done;  /* latest end of a completed instance */
     uint64_t block_end;     /* latest end of a completed barrier or wait: later commands start after it */
+    uint64_t multi_start;   /* start of the first kernel of the running multiple-indirect launch */
     uint64_t submitted_batches, completed_batches;
     struct zs_stream *next_in_engine;
     int refs; /* the owner + instances in flight */
@@ -278,6 +279,7 @@ struct zs_inst {
     uint64_t exec;
     int device, ordinal, engine_index;
     void *list;
+    void *context;
     bool immediate;
     pid_t tid;
     struct zs_inst *prev, *next;           /* stream FIFO */
@@ -352,6 +354,10 @@ void zs_truth_write_seq(size_t (*fmt)(char *buf, size_t size, uint64_t seq, void
 bool zs_truth_enabled(void);
 void zs_sleep_ns(uint64_t ns);
 pid_t zs_gettid(void);
+
+/* Destroyed objects stay allocated (poisoned) for a while, so a late check of a handle the app
+ * already destroyed reads a dead magic instead of freed memory. */
+void zs_defer_free(void *p);
 
 /* zs_mem.c */
 ze_memory_type_t zs_alloc_type(const void *p, int *device);

@@ -244,7 +244,7 @@ static ze_result_t zs_zeImageDestroy(ze_image_handle_t img) {
     ZS_CHECK(img, ZS_MAGIC_IMAGE);
     img->magic = ZS_MAGIC_DEAD;
     free(img->data);
-    free(img);
+    zs_defer_free(img);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -273,7 +273,7 @@ static ze_result_t zs_zeSamplerDestroy(ze_sampler_handle_t s) {
     ZS_ENTER();
     ZS_CHECK(s, ZS_MAGIC_SAMPLER);
     s->magic = ZS_MAGIC_DEAD;
-    free(s);
+    zs_defer_free(s);
     return ZE_RESULT_SUCCESS;
 }
 

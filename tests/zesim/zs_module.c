@@ -26,7 +26,7 @@ static ze_result_t zs_zeModuleBuildLogDestroy(ze_module_build_log_handle_t l) {
     ZS_CHECK(l, ZS_MAGIC_BUILD_LOG);
     l->magic = ZS_MAGIC_DEAD;
     free(l->text);
-    free(l);
+    zs_defer_free(l);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -256,7 +256,7 @@ static ze_result_t zs_zeModuleDestroy(ze_module_handle_t m) {
     m->magic = ZS_MAGIC_DEAD;
     free(m->kernels);
     free(m->binary);
-    free(m);
+    zs_defer_free(m);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -383,7 +383,7 @@ static ze_result_t zs_zeKernelDestroy(ze_kernel_handle_t k) {
     ZS_CHECK(k, ZS_MAGIC_KERNEL);
     k->magic = ZS_MAGIC_DEAD;
     for (uint32_t i = 0; i < ZS_MAX_KERNEL_ARGS; i++) free(k->args[i].big);
-    free(k);
+    zs_defer_free(k);
     return ZE_RESULT_SUCCESS;
 }
 
