@@ -4,6 +4,8 @@
  * Nothing else initialises or tears down collector state. */
 #include "zc_defs.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,29 +82,68 @@ void zc_finalize(void) {
 }
 
 /* ---------------------------------------------------------------- signals */
+/* SIGTERM/SIGINT: the archive must be written, but not from the handler: the interrupted thread
+ * may hold the very locks (ours, the driver's, malloc's) that writing needs. The handler only
+ * writes the signal number to a pipe (async-signal-safe); a watcher thread, with every signal
+ * blocked, finalizes, restores the previous disposition and raises the signal again, so the
+ * app's own handler (or the default action) then runs as if we had not been there. The same
+ * signal arriving again before that is passed on at once, so a stuck finalize never makes a
+ * process unkillable. */
 static struct sigaction old_term, old_int;
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t sig_pending;
 
-/* Best effort: writing the archive is not async-signal-safe, but a killed job otherwise loses its
- * whole trace. Afterwards the previous disposition (the app's handler, or the default that ends
- * the process) runs as if we had not been there. */
-static void on_signal(int sig, siginfo_t *info, void *uctx) {
-    zc_finalize();
+/* Process-directed, not raise(): the watcher blocks every signal, and a thread-directed signal
+ * would stay pending on it forever. */
+static void forward(int sig) {
     struct sigaction *old = sig == SIGTERM ? &old_term : &old_int;
     sigaction(sig, old, NULL);
-    if (old->sa_flags & SA_SIGINFO) {
-        if (old->sa_sigaction) old->sa_sigaction(sig, info, uctx);
-    } else if (old->sa_handler == SIG_DFL) {
-        raise(sig);
-    } else if (old->sa_handler != SIG_IGN) {
-        old->sa_handler(sig);
+    kill(getpid(), sig);
+}
+
+static void on_signal(int sig) {
+    int saved = errno;
+    if (sig_pending == sig || sig_pipe[1] < 0) {
+        forward(sig);
+    } else {
+        sig_pending = sig;
+        unsigned char b = (unsigned char)sig;
+        if (write(sig_pipe[1], &b, 1) != 1) forward(sig);
     }
+    errno = saved;
+}
+
+static void *sig_watcher(void *arg) {
+    (void)arg;
+    unsigned char b;
+    while (read(sig_pipe[0], &b, 1) != 1) {
+        if (errno != EINTR) return NULL;
+    }
+    zc_finalize();
+    /* the previous handler runs in the app's context: hand it to a thread that can take it */
+    forward(b);
+    return NULL;
 }
 
 static void install_signals(void) {
+    if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, sig_watcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+        return;
+    }
+    pthread_detach(t);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     struct sigaction cur;
     /* an ignored signal stays ignored: the app (or nohup) chose that */
@@ -115,6 +156,14 @@ static void install_signals(void) {
  * events, so the child runs untraced (an exec'd program starts its own collector). */
 static void atfork_child(void) {
     atomic_store(&active, false);
+    /* the watcher stayed in the parent: the child's signals go straight to the app's handlers */
+    if (sig_pipe[1] >= 0) {
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGINT, &old_int, NULL);
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+    }
     atomic_flag_test_and_set(&finalizing);
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->fork_child) subsystems[i]->fork_child();

@@ -107,46 +107,46 @@ static size_t seg(const struct zc_dev *d, uint64_t x, bool by_dev) {
     return lo ? lo - 1 : 0;
 }
 
+static uint64_t to_host_locked(const struct zc_dev *d, uint64_t dev) {
+    if (!d->nanchors) return 0;
+    const struct zc_anchor *a = &d->anchors[seg(d, dev, true)];
+    long double dt = ((long double)(int64_t)(dev - a->dev)) / rate(d);
+    return a->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5L : dt + 0.5L);
+}
+
+static uint64_t dev_at_locked(const struct zc_dev *d, uint64_t host) {
+    if (!d->nanchors) return 0;
+    const struct zc_anchor *a = &d->anchors[seg(d, host, false)];
+    return a->dev + (uint64_t)(int64_t)((long double)(int64_t)(host - a->host) * rate(d));
+}
+
 uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev) {
     pthread_mutex_lock(&d->clock_lock);
-    uint64_t h = 0;
-    if (d->nanchors) {
-        size_t i = seg(d, dev, true);
-        const struct zc_anchor *a = &d->anchors[i];
-        long double r = rate(d);
-        long double dt = ((long double)(int64_t)(dev - a->dev)) / r;
-        h = a->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5L : dt + 0.5L);
-    }
+    uint64_t h = to_host_locked(d, dev);
     pthread_mutex_unlock(&d->clock_lock);
     return h;
 }
 
 uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t host) {
     pthread_mutex_lock(&d->clock_lock);
-    uint64_t v = 0;
-    if (d->nanchors) {
-        size_t i = seg(d, host, false);
-        const struct zc_anchor *a = &d->anchors[i];
-        long double dt = (long double)(int64_t)(host - a->host) * rate(d);
-        v = a->dev + (uint64_t)(int64_t)dt;
-    }
+    uint64_t v = dev_at_locked(d, host);
     pthread_mutex_unlock(&d->clock_lock);
     return v;
 }
 
+/* One lock for the whole conversion: this runs once per record. */
 void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t *start,
                          uint64_t *end) {
     uint64_t m = mask_bits(d->kbits);
     /* an operation starts after it was submitted; allow 1 ms of conversion slack */
     uint64_t slack = d->hz / 1000;
-    uint64_t lo = zc_ze_clock_dev_at(d, not_before) - slack;
+    pthread_mutex_lock(&d->clock_lock);
+    uint64_t lo = dev_at_locked(d, not_before) - slack;
     uint64_t s = lo + (((ts_start & m) - lo) & m);
     uint64_t e = s + (((ts_end & m) - (ts_start & m)) & m);
-    *start = zc_ze_clock_to_host(d, s);
+    *start = to_host_locked(d, s);
     /* the duration comes from the tick count and the fitted rate: converting the end from a
      * different anchor than the start would add that anchor's own error to the duration */
-    pthread_mutex_lock(&d->clock_lock);
-    long double r = rate(d);
+    *end = *start + (uint64_t)((long double)(e - s) / rate(d) + 0.5L);
     pthread_mutex_unlock(&d->clock_lock);
-    *end = *start + (uint64_t)((long double)(e - s) / r + 0.5L);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,17 +34,30 @@ struct zc_rec *zc_ze_rec_new(void) {
     return r;
 }
 
+/* Records come back in batches (one drain's worth), so the free list is locked once per batch. */
+static _Thread_local struct zc_rec *tls_freed __attribute__((tls_model("initial-exec")));
+
 static void rec_release(struct zc_rec *r) {
+    r->next = tls_freed;
+    tls_freed = r;
+}
+
+static void rec_release_flush(void) {
+    struct zc_rec *first = tls_freed, *last = first;
+    if (!first) return;
+    while (last->next) last = last->next;
     pthread_mutex_lock(&free_lock);
-    r->next = free_recs;
-    free_recs = r;
+    last->next = free_recs;
+    free_recs = first;
     pthread_mutex_unlock(&free_lock);
+    tls_freed = NULL;
 }
 
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what) {
     struct zc_stream *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->drain_lock, NULL);
     s->dev = d;
     pthread_mutex_lock(&zc_ze.streams_lock);
     s->index = d->next_stream++;
@@ -53,6 +67,7 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
     s->group = zc_def_accel_group(d->def, c ? c->index : 0);
     snprintf(s->name, sizeof(s->name), "L0[%u:%u]", d->index, s->index);
     (void)what;
+    zc_ze_bg_start();
     return s;
 }
 
@@ -87,24 +102,27 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
 /* ---------------------------------------------------------------- completion */
 static bool rec_poll(struct zc_rec *r) {
     ze_kernel_timestamp_result_t ts;
-    if (r->exec && r->exec->slot && r->exec->slot->buf) {
+    if (r->exec && r->exec->slot) {
+        /* A record of a regular list's execution. Its times are in the harvest buffer once the
+         * execution's post list ran (`done`; compute engines only). Before that, or on copy
+         * engines, our injected event holds them, but only once this execution's pre list has
+         * cleared the previous execution's values (`started`): the next pre list clears them
+         * again only after this post list signalled the gate, which it does after `done`. */
         struct zc_exec *x = r->exec;
-        if (!x->done && zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) x->done = true;
-        if (x->done) {
-            ts = x->slot->buf[r->slot];
+        struct zc_slot *sl = x->slot;
+        if (sl->buf && !x->done && zc_ze_real.ze_event.pfnQueryStatus(sl->done) == ZE_RESULT_SUCCESS) x->done = true;
+        if (sl->buf && x->done) {
+            ts = sl->buf[r->slot];
         } else {
-            /* The execution's post list has not run, but this operation may be done (the app
-             * may be asking its own event for the times). Once this execution's pre list has run
-             * (`started`), a signalled injected event holds this execution's times: the next
-             * execution's pre list clears it only after this post list signalled the gate, which
-             * it does after `done`. So read the event, then check `done` again: if it turned
-             * signalled meanwhile the buffer is authoritative. */
-            if (!r->inj || zc_ze_real.ze_event.pfnQueryStatus(x->slot->started) != ZE_RESULT_SUCCESS ||
-                zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS)
-                return false;
-            if (zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) {
+            if (!x->started) {
+                if (zc_ze_real.ze_event.pfnQueryStatus(sl->started) != ZE_RESULT_SUCCESS) return false;
+                x->started = true;
+            }
+            if (!r->inj || zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS) return false;
+            /* if the buffer became complete meanwhile, it is authoritative */
+            if (sl->buf && zc_ze_real.ze_event.pfnQueryStatus(sl->done) == ZE_RESULT_SUCCESS) {
                 x->done = true;
-                ts = x->slot->buf[r->slot];
+                ts = sl->buf[r->slot];
             }
         }
     } else if (r->inj) {
@@ -114,9 +132,7 @@ static bool rec_poll(struct zc_rec *r) {
     }
     r->ts_start = ts.global.kernelStart;
     r->ts_end = ts.global.kernelEnd;
-    struct zc_dev *d = r->stream->dev;
-    zc_ze_clock_anchor(d, false);
-    zc_ze_clock_convert(d, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
+    zc_ze_clock_convert(r->stream->dev, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
     return true;
 }
 
@@ -345,13 +361,27 @@ static void await_poll(struct zc_stream *s) {
 }
 
 /* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
+/* Appends push onto the same stream: a long drain gives the lock back this often. The walk
+ * position stays valid meanwhile because only drainers (serialised by drain_lock) unlink. */
+#define ZC_DRAIN_CHUNK 128
+
 static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (!s) return;
+    pthread_mutex_lock(&s->drain_lock);
+    pthread_mutex_lock(&s->lock);
+    bool work = s->head != NULL;
+    pthread_mutex_unlock(&s->lock);
+    /* a fresh anchor (when due) before converting: records between anchors interpolate */
+    if (work) zc_ze_clock_anchor(s->dev, false);
     pthread_mutex_lock(&s->lock);
     await_poll(s);
     struct zc_rec *r = s->head;
-    unsigned misses = 0;
+    unsigned misses = 0, polled = 0;
     while (r) {
+        if (++polled % ZC_DRAIN_CHUNK == 0) {
+            pthread_mutex_unlock(&s->lock);
+            pthread_mutex_lock(&s->lock);
+        }
         struct zc_rec *next = r->next;
         if (!rec_poll(r)) {
             if (give_up_after && ++misses >= give_up_after) break;
@@ -377,9 +407,70 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     }
     emit_locked(s);
     pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->drain_lock);
+    rec_release_flush();
 }
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
+
+/* ---------------------------------------------------------------- background drainer */
+static pthread_once_t bg_once = PTHREAD_ONCE_INIT;
+static pthread_t bg_thread;
+static bool bg_running;
+static atomic_bool bg_stop;
+static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
+
+static void *bg_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&bg_lock);
+    while (!atomic_load(&bg_stop)) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        uint64_t ns = (uint64_t)dl.tv_nsec + zc_knobs.DRAIN_INTERVAL_US * 1000u;
+        dl.tv_sec += (time_t)(ns / 1000000000u);
+        dl.tv_nsec = (long)(ns % 1000000000u);
+        pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
+        if (atomic_load(&bg_stop)) break;
+        pthread_mutex_unlock(&bg_lock);
+        pthread_mutex_lock(&zc_ze.streams_lock);
+        struct zc_stream *first = zc_ze.streams;
+        pthread_mutex_unlock(&zc_ze.streams_lock);
+        for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
+            pthread_mutex_lock(&s->lock);
+            bool work = s->head || s->nawait;
+            pthread_mutex_unlock(&s->lock);
+            /* only what has completed: stop at the first run of incomplete records */
+            if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+        }
+        pthread_mutex_lock(&bg_lock);
+    }
+    pthread_mutex_unlock(&bg_lock);
+    return NULL;
+}
+
+static void bg_launch(void) {
+    if (!zc_knobs.DRAIN_INTERVAL_US) return;
+    /* the drainer must not receive the application's signals */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    bg_running = pthread_create(&bg_thread, NULL, bg_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void zc_ze_bg_start(void) { pthread_once(&bg_once, bg_launch); }
+
+void zc_ze_bg_stop(void) {
+    if (!bg_running) return;
+    pthread_mutex_lock(&bg_lock);
+    atomic_store(&bg_stop, true);
+    pthread_cond_signal(&bg_cv);
+    pthread_mutex_unlock(&bg_lock);
+    /* signals are blocked on the drainer, so finalize never runs on it; never join ourselves */
+    if (!pthread_equal(pthread_self(), bg_thread)) pthread_join(bg_thread, NULL);
+    bg_running = false;
+}
 
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
     uint64_t deadline = zc_now() + timeout_ns;
@@ -420,6 +511,7 @@ void zc_ze_streams_flush(void) {
         }
         pthread_mutex_unlock(&s->lock);
     }
+    rec_release_flush();
 }
 
 uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
@@ -451,6 +543,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
         emit_locked(s);
         pthread_mutex_unlock(&s->lock);
     }
+    rec_release_flush();
 }
 
 void zc_ze_rec_free(struct zc_rec *r) { rec_release(r); }

@@ -1058,6 +1058,7 @@ void zc_ze_pre_zeMemFree(ze_mem_free_params_t *p, struct zc_ze_call *c) {
 
 /* ---------------------------------------------------------------- finalize */
 void zc_ze_finalize(void) {
+    zc_ze_bg_stop();
     zc_ze_drain_all(true, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
     zc_ze_streams_flush();
     uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);

@@ -138,6 +138,7 @@ struct zc_rec {
 };
 
 struct zc_stream {
+    pthread_mutex_t drain_lock; /* one drainer at a time (taken before lock) */
     struct zc_dev *dev;
     uint32_t index;
     uint32_t group; /* accelerator location group */
@@ -232,6 +233,7 @@ struct zc_exec {
     uint32_t pending;      /* records not yet drained */
     uint64_t submit_ns;
     bool done;             /* post list ran: harvest buffer complete, slot reusable */
+    bool started;          /* pre list ran: our events hold this execution's times */
 };
 
 struct zc_list *zc_ze_list(ze_command_list_handle_t h);
@@ -283,5 +285,8 @@ void zc_ze_opdesc(struct zc_opdesc *op, struct zc_ze_call *c, enum zc_op_kind ki
 
 /* Pre-finalize: wait for device work, drain, write. */
 void zc_ze_finalize(void);
+/* The background drainer: started with the first stream, stopped (joined) at finalize. */
+void zc_ze_bg_start(void);
+void zc_ze_bg_stop(void);
 
 #endif

@@ -181,7 +181,8 @@ static void ze_pre_finalize(void) {
     if (zc_ze.ready) zc_ze_finalize();
 }
 
-/* After fork the child must not touch the parent's in-flight GPU bookkeeping. */
+/* After fork the child must not touch the parent's in-flight GPU bookkeeping (and has no
+ * drainer thread: fork copies only the calling thread). */
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
 const struct zc_subsystem zc_ze_subsystem = {"level-zero", ze_init, ze_pre_finalize, NULL, ze_fork_child};

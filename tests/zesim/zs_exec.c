@@ -818,7 +818,9 @@ static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
         c->index = (uint32_t)(c->same_append && l->appended ? l->appended - 1 : l->appended++);
         in->cmd = *c;
         in->in_order = l->in_order || l->copy_only;
-        in->submit_ns = zs_now();
+        /* the kernels of one multiple-indirect Append were submitted together */
+        in->submit_ns = c->same_append && l->last_submit_ns ? l->last_submit_ns : zs_now();
+        l->last_submit_ns = in->submit_ns;
         in->device = l->device->id;
         in->ordinal = (int)l->ordinal;
         in->engine_index = l->stream->engine->index;

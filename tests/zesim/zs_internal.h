@@ -317,6 +317,7 @@ struct _ze_command_list_handle_t {
     struct zs_body *body;    /* regular lists */
     uint64_t executions;     /* regular lists: times executed */
     uint64_t appended;       /* immediate lists: append counter */
+    uint64_t last_submit_ns; /* immediate lists: submission time of the last Append */
     struct zs_stream *stream; /* immediate lists */
 };
 
