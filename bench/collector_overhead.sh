@@ -5,6 +5,7 @@
 #      and off; with and without an application event)            target <= 150 ns
 #   2. wall time of 20k kernels of 20 us, with / without                 target <= 1.02
 #   3. collector peak RSS at 1M vs BENCH_RSS_N (10M) appends             target flat, <= 64 MiB
+#   +  cost of resubmitting regular lists (compute: harvested on the device; copy: serialised)
 #   4. archive bytes per kernel vs otf2-estimator's size of the records actually written
 # Usage: bench/collector_overhead.sh   (BENCH_REPS=3 BENCH_RSS_N=10000000 BENCH_APPENDS=1000000)
 set -euo pipefail
@@ -80,6 +81,16 @@ kb=$(measure wall_s 0 ZESIM_X=1 -- kernels 20000 20)
 kw=$(measure wall_s 1 ZESIM_X=1 -- kernels 20000 20)
 ratio=$(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) / float(sys.argv[1]):.4f}')" "$kb" "$kw")
 row "wall s, 20k kernels of 20 us" "$kb" "$kw" "x$ratio" "<= x1.02"
+
+# resubmitting a regular list while earlier executions are in flight: compute lists are harvested
+# on the device and never wait; copy-only lists (no QueryKernelTimestamps on copy engines) wait
+eb=$(measure wall_s 0 ZESIM_X=1 -- execs 2000 compute)
+ew=$(measure wall_s 1 ZESIM_X=1 -- execs 2000 compute)
+cb=$(measure wall_s 0 ZESIM_X=1 -- execs 2000 copy)
+cw=$(measure wall_s 1 ZESIM_X=1 -- execs 2000 copy)
+ratio2() { /usr/bin/python3 -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2"; }
+row "wall s, 2000 resubmissions of a compute list" "$eb" "$ew" "$(ratio2 "$eb" "$ew")" "(no host wait)"
+row "wall s, 2000 resubmissions of a copy-only list" "$cb" "$cw" "$(ratio2 "$cb" "$cw")" "(serialised: documented cost)"
 
 r1=$(field "$(run_one 1 ZESIM_X=1 -- appends 1000000)" maxrss_kb)
 r2=$(field "$(run_one 1 ZESIM_X=1 -- appends "$rss_n")" maxrss_kb)

@@ -7,6 +7,9 @@
  *                       and never executed: host cost only, no simulated GPU work competing
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
  *                       one sync at the end; reports the wall time of the whole run
+ *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
+ *                       back to back on a queue of the copy-only / compute group, one sync at
+ *                       the end: the cost of resubmitting a list while it is in flight
  * maxrss_kb is the process's peak resident size (getrusage). */
 #include <level_zero/ze_api.h>
 #include <stdio.h>
@@ -32,7 +35,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute\n");
         return 2;
     }
     double t_start = now();
@@ -90,6 +93,28 @@ int main(int argc, char **argv) {
             CK(zeEventHostReset(ev));
             for (int e = 0; with_event && e < NEV; e++) CK(zeEventHostReset(evs[e]));
         }
+    } else if (!strcmp(mode, "execs")) {
+        uint32_t ord = argc > 3 && !strcmp(argv[3], "copy") ? 1 : 0; /* zesim: group 1 is copy-only */
+        ze_command_queue_desc_t rq = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ord, 0, 0,
+                                      ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+        ze_command_queue_handle_t q;
+        CK(zeCommandQueueCreate(ctx, dev, &rq, &q));
+        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, ord, 0};
+        ze_command_list_handle_t rl;
+        CK(zeCommandListCreate(ctx, dev, &ld, &rl));
+        ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+        void *a, *b;
+        CK(zeMemAllocDevice(ctx, &dd, 65536, 64, dev, &a));
+        CK(zeMemAllocDevice(ctx, &dd, 65536, 64, dev, &b));
+        CK(zeCommandListAppendMemoryCopy(rl, b, a, 65536, NULL, 0, NULL));
+        CK(zeCommandListAppendBarrier(rl, NULL, 0, NULL));
+        CK(zeCommandListClose(rl));
+        for (long i = 0; i < n; i++) CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+        CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        CK(zeCommandListDestroy(rl));
+        CK(zeCommandQueueDestroy(q));
+        CK(zeMemFree(ctx, a));
+        CK(zeMemFree(ctx, b));
     } else if (!strcmp(mode, "regular")) {
         ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
         ze_command_list_handle_t rl;

@@ -80,7 +80,7 @@ bool zc_ze_exec_try_finish(struct zc_exec *x) {
     if (!x->done && x->slot && zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) x->done = true;
     if (!x->done && x->slot) return false;
     if (x->slot) slot_release(x->slot);
-    free(x);
+    zc_ze_exec_free(x);
     return true;
 }
 
@@ -95,7 +95,7 @@ void zc_ze_rec_done(struct zc_rec *r) {
         r->exec = NULL;
         if (--x->pending == 0) {
             if (x->slot) slot_release(x->slot);
-            free(x);
+            zc_ze_exec_free(x);
         }
     } else if (r->own_inj && r->inj) {
         struct zc_list *l = r->list;
@@ -811,7 +811,8 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         /* the first execution has no predecessor: open the gate */
         zc_ze_real.ze_event.pfnHostSignal(l->gate);
     }
-    for (int round = 0; round < 2; round++) {
+    bool stalled = false;
+    for (;;) {
         for (uint32_t i = 0; i < l->nslots; i++) {
             uint32_t k = (l->next_slot + i) % l->nslots;
             struct zc_slot *s = &l->slots[k];
@@ -826,23 +827,29 @@ static struct zc_slot *slot_take(struct zc_list *l) {
             l->nslots++;
             return s;
         }
-        if (round == 1) break;
-        /* all slots in flight: wait for the oldest (next in rotation) and collect it */
+        /* Every slot is in flight: wait for the oldest to be collected. Never on its event
+         * alone: a drain on another thread may collect it and reset the event first. So wait
+         * briefly, collect, and look again. A lost device never completes it: give up then. */
+        if (!stalled) {
+            atomic_fetch_add(&zc_ze.stalls, 1);
+            stalled = true;
+        }
         struct zc_slot *s = &l->slots[l->next_slot % l->nslots];
-        atomic_fetch_add(&zc_ze.stalls, 1);
+        ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
-        zc_ze_real.ze_event.pfnHostSynchronize(s->done, UINT64_MAX);
+        ze_result_t r = zc_ze_real.ze_event.pfnHostSynchronize(done, 1000000u);
         zc_ze_drain_all(false, 0);
         pthread_mutex_lock(&l->lock);
+        if (r != ZE_RESULT_SUCCESS && r != ZE_RESULT_NOT_READY) return NULL;
     }
-    return NULL;
 }
 
 /* Last resort when no helper lists can be had: do what the pre list would do, from the host
  * (wait for the previous execution's post list, clear our events). Blocks; counted as a stall. */
 static void host_reset(struct zc_list *l) {
     if (l->gate) {
-        zc_ze_real.ze_event.pfnHostSynchronize(l->gate, UINT64_MAX);
+        /* bounded: a lost device never opens the gate, and then nothing runs anyway */
+        zc_ze_real.ze_event.pfnHostSynchronize(l->gate, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
         atomic_fetch_add(&zc_ze.stalls, 1);
     }
     for (uint32_t i = 0; i < l->ntmpl; i++) zc_ze_real.ze_event.pfnHostReset(l->tmpl[i].inj);
@@ -852,6 +859,49 @@ struct exec_plan {
     struct zc_list *list;
     struct zc_exec *exec;
 };
+
+/* Executions and the per-call arrays are reused: Execute is a hot path in apps that resubmit
+ * lists, and allocates only until the largest call has been seen. */
+static pthread_mutex_t exec_free_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct zc_exec *exec_free;
+
+static struct zc_exec *exec_new(void) {
+    pthread_mutex_lock(&exec_free_lock);
+    struct zc_exec *x = exec_free;
+    if (x) exec_free = (struct zc_exec *)x->list;
+    pthread_mutex_unlock(&exec_free_lock);
+    if (!x) x = malloc(sizeof(*x));
+    if (x) memset(x, 0, sizeof(*x));
+    return x;
+}
+
+void zc_ze_exec_free(struct zc_exec *x) {
+    pthread_mutex_lock(&exec_free_lock);
+    x->list = (struct zc_list *)exec_free; /* the free list reuses the list pointer */
+    exec_free = x;
+    pthread_mutex_unlock(&exec_free_lock);
+}
+
+struct exec_scratch {
+    ze_command_list_handle_t *out;
+    struct exec_plan *plan;
+    uint32_t cap;
+};
+static _Thread_local struct exec_scratch tls_scratch __attribute__((tls_model("initial-exec")));
+
+static bool scratch_reserve(uint32_t n) {
+    struct exec_scratch *sc = &tls_scratch;
+    if (n <= sc->cap) return true;
+    uint32_t cap = n < 16 ? 16 : n;
+    ze_command_list_handle_t *o = realloc(sc->out, 3 * (size_t)cap * sizeof(*o));
+    if (!o) return false;
+    sc->out = o;
+    struct exec_plan *p = realloc(sc->plan, cap * sizeof(*p));
+    if (!p) return false;
+    sc->plan = p;
+    sc->cap = cap;
+    return true;
+}
 
 /* Every execution of a list we timed is wrapped as [pre, list, post] (see struct zc_slot).
  * This runs even when timing is off or the collector has finalized: the list still signals
@@ -872,11 +922,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         struct zc_exec *x = NULL;
         if (l && !l->immediate && l->ntmpl) {
             if (!out) { /* first timed list: switch to our own array */
-                out = malloc(3 * n * sizeof(*out));
-                plan = calloc(n, sizeof(*plan));
-                if (!out || !plan) {
-                    free(out);
-                    free(plan);
+                if (!scratch_reserve(n)) {
                     ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
                     for (uint32_t k = i; k < n; k++) {
                         struct zc_list *lk = zc_ze_list(in[k]);
@@ -884,6 +930,9 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                     }
                     return;
                 }
+                out = tls_scratch.out;
+                plan = tls_scratch.plan;
+                memset(plan, 0, n * sizeof(*plan));
                 for (uint32_t k = 0; k < i; k++) out[o++] = in[k];
             }
             pthread_mutex_lock(&l->lock);
@@ -893,7 +942,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                 host_reset(l);
             } else {
                 s->busy = true;
-                x = calloc(1, sizeof(*x));
+                x = exec_new();
                 if (x) {
                     x->list = l;
                     x->slot = s;
@@ -931,7 +980,7 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
             /* nothing will collect this execution; its slot may be reused at once (at worst a
              * later read sees a stale buffer, never a hang: pre/post still gate the events) */
             __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
-            free(x);
+            zc_ze_exec_free(x);
             continue;
         }
         /* build every record first: once the first is pushed, a drain on another thread may
@@ -959,7 +1008,7 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
         x->pending = count;
         if (count == 0) {
             __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
-            free(x);
+            zc_ze_exec_free(x);
             continue;
         }
         while (recs) {
@@ -969,9 +1018,7 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
             zc_ze_stream_push(q->stream, rec);
         }
     }
-    free(c->lists);
-    free(plan);
-    c->lists = NULL;
+    c->lists = NULL; /* per-thread scratch, kept for the next call */
     c->ptr = NULL;
     if (record && q->sync) zc_ze_drain_all(false, 0);
 }

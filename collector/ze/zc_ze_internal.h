@@ -177,6 +177,7 @@ void zc_ze_rec_done(struct zc_rec *r);
 bool zc_ze_exec_record_done(struct zc_exec *x);
 /* Polls an execution whose records are complete; frees it once its post list ran. */
 bool zc_ze_exec_try_finish(struct zc_exec *x);
+void zc_ze_exec_free(struct zc_exec *x);
 
 /* App events re-signalled after a timed operation (zc_ze_drain.c). */
 void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
