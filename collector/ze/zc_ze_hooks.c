@@ -778,7 +778,8 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
             ZE_RESULT_SUCCESS)
             goto fail;
     } else {
-        if (R->ze_command_list.pfnAppendBarrier(s->post, s->done, n, inj) != ZE_RESULT_SUCCESS) goto fail;
+        /* copy engines run their commands in order: a signal follows everything before it */
+        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS) goto fail;
     }
     if (R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS ||
         R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS)

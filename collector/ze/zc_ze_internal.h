@@ -200,7 +200,7 @@ struct zc_tmpl {
 /* A prepared pair of helper lists for one in-flight execution of a regular list:
  * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)],
  * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)]
- * (copy engines: post = [Barrier(signal done, wait inj...), SignalEvent(gate)], no buf). */
+ * (copy engines, which run in order: post = [SignalEvent(done), SignalEvent(gate)], no buf). */
 struct zc_slot {
     ze_command_list_handle_t pre, post;
     ze_kernel_timestamp_result_t *buf;
