@@ -4,6 +4,7 @@
  * Nothing else initialises or tears down collector state. */
 #include "zc_defs.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -91,18 +92,38 @@ void zc_finalize(void) {
  * process unkillable. */
 static struct sigaction old_term, old_int;
 static int sig_pipe[2] = {-1, -1};
+/* ThreadSanitizer intercepts sigaction itself (and calls it while initialising, before any of our
+ * code may run): in TSan builds there is no interposition, and an app handler installed later
+ * replaces ours. */
+#if defined(__SANITIZE_THREAD__)
+#define ZC_SIG_INTERPOSE 0
+#else
+#define ZC_SIG_INTERPOSE 1
+#endif
 static volatile sig_atomic_t sig_pending;
 
+static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (!ZC_SIG_INTERPOSE) return sigaction(sig, act, old);
+    static int (*next)(int, const struct sigaction *, struct sigaction *);
+    if (!next) next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+    return next ? next(sig, act, old) : -1;
+}
+
 /* Process-directed, not raise(): the watcher blocks every signal, and a thread-directed signal
- * would stay pending on it forever. */
+ * would stay pending on it forever. From here on the app's disposition is the real one. */
 static void forward(int sig) {
     struct sigaction *old = sig == SIGTERM ? &old_term : &old_int;
-    sigaction(sig, old, NULL);
+    real_sigaction(sig, old, NULL);
     kill(getpid(), sig);
 }
 
 static void on_signal(int sig) {
     int saved = errno;
+    struct sigaction *chained = sig == SIGTERM ? &old_term : &old_int;
+    if (!(chained->sa_flags & SA_SIGINFO) && chained->sa_handler == SIG_IGN) {
+        errno = saved; /* the app ignores it: so do we */
+        return;
+    }
     if (sig_pending == sig || sig_pipe[1] < 0) {
         forward(sig);
     } else {
@@ -147,9 +168,46 @@ static void install_signals(void) {
     sigemptyset(&sa.sa_mask);
     struct sigaction cur;
     /* an ignored signal stays ignored: the app (or nohup) chose that */
-    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, &old_term);
-    if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, &old_int);
+    if (real_sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) real_sigaction(SIGTERM, &sa, &old_term);
+    else old_term = cur;
+    if (real_sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) real_sigaction(SIGINT, &sa, &old_int);
+    else old_int = cur;
 }
+
+/* The app installs its own handlers after our constructor ran (in main, or MPI's runtime in
+ * MPI_Init). sigaction() and signal() are interposed for SIGTERM and SIGINT so that ours stays
+ * first: the app's handler becomes the one we chain to, and the app reads back what it set. */
+#if ZC_SIG_INTERPOSE
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool sig_ours(int sig) { return (sig == SIGTERM || sig == SIGINT) && sig_pipe[1] >= 0; }
+
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    static int (*next)(int, const struct sigaction *, struct sigaction *);
+    if (!next) next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+    if (!next) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (!sig_ours(sig)) return next(sig, act, old);
+    pthread_mutex_lock(&sig_lock);
+    struct sigaction *chained = sig == SIGTERM ? &old_term : &old_int;
+    if (old) *old = *chained;
+    if (act) *chained = *act;
+    pthread_mutex_unlock(&sig_lock);
+    return 0;
+}
+
+__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART; /* BSD semantics, as glibc's signal() */
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) != 0) return SIG_ERR;
+    return old.sa_handler;
+}
+#endif
 
 /* ---------------------------------------------------------------- fork */
 /* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
@@ -158,8 +216,8 @@ static void atfork_child(void) {
     atomic_store(&active, false);
     /* the watcher stayed in the parent: the child's signals go straight to the app's handlers */
     if (sig_pipe[1] >= 0) {
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGINT, &old_int, NULL);
+        real_sigaction(SIGTERM, &old_term, NULL);
+        real_sigaction(SIGINT, &old_int, NULL);
         close(sig_pipe[0]);
         close(sig_pipe[1]);
         sig_pipe[0] = sig_pipe[1] = -1;

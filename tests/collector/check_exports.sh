@@ -5,7 +5,7 @@
 set -eu
 core=$1 shim=$2
 got=$(nm -D --defined-only "$core" | awk '{print $3}' | sort | tr '\n' ' ')
-want="zeInit zecoll_ze_getter "
+want="sigaction signal zeInit zecoll_ze_getter "
 [ "$got" = "$want" ] || { echo "not ok - libzecoll.so exports: $got (want: $want)"; exit 1; }
 bad=$(nm -D --defined-only "$shim" | awk '{print $3}' | grep -Ev '^ze[st]?Get[A-Za-z]+ProcAddrTable$' || true)
 n=$(nm -D --defined-only "$shim" | awk '{print $3}' | grep -Ec '^ze[st]?Get[A-Za-z]+ProcAddrTable$')
