@@ -190,6 +190,43 @@ def read_archive(c, path):
     return records, host_callsites
 
 
+def assign(cost):
+    """Minimum-cost assignment of rows to distinct columns (Hungarian method, rows <= columns
+    after transposing if needed). Returns [(row, col)]."""
+    n, m = len(cost), len(cost[0])
+    if n > m:
+        return [(r, c) for c, r in assign([[cost[r][c] for r in range(n)] for c in range(m)])]
+    INF = float("inf")
+    u, v, p, way = [0] * (n + 1), [0] * (m + 1), [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0], j0 = i, 0
+        minv, used = [INF] * (m + 1), [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], INF, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    return [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
+
+
 def check(c, truth_path, trace_dir, facts):
     archive = os.path.join(trace_dir, "traces.otf2")
     if not os.path.exists(archive):
@@ -226,15 +263,40 @@ def check(c, truth_path, trace_dir, facts):
         by_name[(r["device"], r["name"])].append(r)
     for v in by_name.values():
         v.sort(key=lambda r: r["start"])
-    votes = collections.defaultdict(collections.Counter)
+    # Which stream serves which queue is an assignment problem: each queue to one stream, each
+    # stream to at most one queue, minimising the summed distance from every operation to the
+    # nearest same-name record on the stream. Per-queue majority votes are not enough: two threads
+    # running the same kernels in lockstep put both queues' operations nanoseconds apart, and every
+    # operation can be nearest to the same stream. A collector that mixes queues on one stream
+    # still fails below (counts and timings of the assigned stream do not match).
+    by_stream = collections.defaultdict(list)
+    for r in records:
+        by_stream[(skey(r), r["device"], r["name"])].append(r["start"])
+    for v in by_stream.values():
+        v.sort()
+    streams = sorted({skey(r) for r in records})
+    ops_of = collections.defaultdict(list)
     for o in want:
-        g = by_name.get((o["device"], expected_name(o)), [])
-        i = bisect.bisect_left([r["start"] for r in g], o["host_start"])
-        near = [g[j] for j in (i - 1, i) if 0 <= j < len(g)]
-        if near:
-            best = min(near, key=lambda r: abs(r["start"] - o["host_start"]))
-            votes[qkey(o)][skey(best)] += 1
-    q2s = {q: v.most_common(1)[0][0] for q, v in votes.items()}
+        ops_of[qkey(o)].append(o)
+    queues = sorted(ops_of, key=str)
+    CAP = 10 * 1000 * 1000  # an operation with no same-name record nearby costs 10 ms
+
+    def qcost(q, st):
+        total = 0
+        for o in ops_of[q]:
+            g = by_stream.get((st, o["device"], expected_name(o)), [])
+            i = bisect.bisect_left(g, o["host_start"])
+            total += min([abs(g[j] - o["host_start"]) for j in (i - 1, i) if 0 <= j < len(g)] + [CAP])
+        return total
+
+    q2s = {}
+    if queues and streams:
+        cost = [[qcost(q, st) for st in streams] for q in queues]
+        for qi, si in assign(cost):
+            q2s[queues[qi]] = streams[si]
+    for q in queues:
+        if q not in q2s:
+            c.fail(f"queue/engine {q}: more queues than streams, no stream left for it")
     s2q = collections.defaultdict(set)
     for q, st in q2s.items():
         s2q[st].add(q)
