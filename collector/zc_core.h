@@ -61,10 +61,11 @@ static inline bool zc_on(enum zc_feature f) {
 /* ---------------------------------------------------------------- host clock */
 /* CLOCK_MONOTONIC_RAW is the host side of zeDeviceGetGlobalTimestamps, so device times map onto
  * the same axis. */
+extern int64_t zc_clock_skew; /* ZECOLL_CLOCK_SKEW_NS (tests only), 0 otherwise */
 static inline uint64_t zc_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)zc_clock_skew;
 }
 
 /* ---------------------------------------------------------------- events and locations */
@@ -76,13 +77,28 @@ enum zc_ev_type {
     ZC_EV_RMA_PUT,     /* same fields */
     ZC_EV_RMA_COMPLETE, /* a = window, c = matching id */
     ZC_EV_BUFFER_FLUSH, /* b = stop time */
+    /* MPI: a = local communicator, b = bytes, c = peer rank in the communicator << 32 | tag,
+     * d = request id. Collectives: b = sent, c = received, d = op << 32 | root. */
+    ZC_EV_MPI_SEND,
+    ZC_EV_MPI_ISEND,
+    ZC_EV_MPI_ISEND_COMPLETE, /* d = request id */
+    ZC_EV_MPI_IRECV_REQUEST,  /* d = request id */
+    ZC_EV_MPI_RECV,
+    ZC_EV_MPI_IRECV,
+    ZC_EV_MPI_REQUEST_TEST,      /* d = request id */
+    ZC_EV_MPI_REQUEST_CANCELLED, /* d = request id */
+    ZC_EV_MPI_COLL_BEGIN,
+    ZC_EV_MPI_COLL_END,
+    ZC_EV_MPI_NBC_REQUEST,  /* d = request id */
+    ZC_EV_MPI_NBC_COMPLETE, /* as COLL_END; always followed by ZC_EV_MPI_NBC_REQID in the same put */
+    ZC_EV_MPI_NBC_REQID,    /* d = request id of the NBC_COMPLETE before it */
 };
 
 struct zc_ev {
     uint64_t ts;
     uint32_t type;
     uint32_t a;
-    uint64_t b, c;
+    uint64_t b, c, d;
 };
 
 enum zc_loc_kind { ZC_LOC_THREAD, ZC_LOC_DEVICE };
@@ -101,6 +117,8 @@ struct zc_loc {
     uint64_t otf2_events;  /* as the writer counted them, read before it closes */
     uint64_t rma_match;    /* matching ids of RMA operations on this location */
     void *writer;          /* OTF2_EvtWriter */
+    struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
+    size_t nheld, cap_held;
     struct zc_loc *next;
 };
 
@@ -136,7 +154,8 @@ struct zc_thread *zc_thread_get(void);
 /* ---------------------------------------------------------------- definitions */
 /* Local definitions, unique per process; ids are dense from 0 in creation order. Thread safe. */
 enum zc_region_role { ZC_ROLE_FUNCTION, ZC_ROLE_WRAPPER, ZC_ROLE_DATA_TRANSFER, ZC_ROLE_ALLOCATE,
-                      ZC_ROLE_DEALLOCATE, ZC_ROLE_BARRIER, ZC_ROLE_ARTIFICIAL };
+                      ZC_ROLE_DEALLOCATE, ZC_ROLE_BARRIER, ZC_ROLE_ARTIFICIAL, ZC_ROLE_P2P,
+                      ZC_ROLE_COLL_ONE2ALL, ZC_ROLE_COLL_ALL2ONE, ZC_ROLE_COLL_ALL2ALL, ZC_ROLE_COLL_OTHER };
 enum zc_paradigm { ZC_PARADIGM_L0, ZC_PARADIGM_MPI, ZC_PARADIGM_MEASUREMENT };
 
 uint32_t zc_def_string(const char *s);
@@ -150,6 +169,12 @@ extern uint32_t zc_region_flush;   /* "zecoll buffer flush" */
 uint32_t zc_def_device(uint32_t index, const char *name, const char *uuid_hex);
 uint32_t zc_def_accel_group(uint32_t device_def, uint32_t context_index);
 
+/* Communicators (zc_defs.h). members/remote are world ranks; key identifies the communicator
+ * across ranks (equal keys are one communicator). Returns the local id or ZC_NO_ID. */
+enum zc_comm_kind { ZC_COMM_L0, ZC_COMM_MPI, ZC_COMM_MPI_SELF, ZC_COMM_MPI_INTER };
+uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, const uint64_t *members, uint32_t n,
+                     const uint64_t *remote, uint32_t nremote, const char *key, size_t keylen);
+
 /* ---------------------------------------------------------------- OTF2 writer */
 int zc_otf2_init(void);
 /* Writes a full buffer of loc to its event writer (called with loc held). */
@@ -158,20 +183,61 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 void zc_otf2_finalize(void);
 const char *zc_otf2_path(void);
 
+/* ---------------------------------------------------------------- the job */
+/* Whom this process's archive is shared with. Serial (the default): a process alone, its own
+ * archive. MPI (set by mpi/ in MPI_Init): one archive per job, opened and closed collectively;
+ * the writer's collective steps go through these operations, on the collector's private
+ * communicator, so collector/ itself needs no MPI. */
+struct zc_clock_offset {
+    uint64_t local;  /* local time of the measurement */
+    int64_t offset;  /* add to local time to get rank 0's */
+    double stddev;
+};
+struct zc_job {
+    uint32_t rank, size;
+    bool mpi;          /* one archive per job */
+    bool closing;      /* inside MPI_Finalize on every rank: the collective close may run */
+    uint64_t mpi_loc;  /* location (local id) of the thread that initialised MPI */
+    int (*bcast)(void *buf, size_t n); /* from rank 0 */
+    /* each rank sends n bytes; rank 0 receives them concatenated (*all, malloc'd) with sizes[] */
+    int (*gather)(const void *buf, size_t n, void **all, size_t *sizes);
+    /* rank 0 sends sizes[i] bytes of all to rank i; each receives its part (*mine, malloc'd) */
+    int (*scatter)(const void *all, const size_t *sizes, void **mine, size_t *n);
+    int (*all_true)(bool *v); /* logical AND over ranks */
+    int (*otf2_collectives)(void *archive);
+    struct zc_clock_offset offsets[2]; /* at init and at finalize */
+    int noffsets;
+};
+extern struct zc_job zc_job;
+
+/* MPI_Init (collective): opens the job's archive and writes the events held until then.
+ * 0 = the job's archive is open on every rank. */
+int zc_otf2_start_job(void);
+/* Whether an MPI job is expected to start (mpi/): events are held instead of opening a
+ * per-process archive. */
+bool zc_mpi_expected(void);
+/* Writes definitions at close (zc_unify.c): unifies them across the job, writes mapping tables
+ * and clock offsets into each location's local definitions, and on rank 0 the global ones.
+ * Collective in an MPI job; every rank calls it exactly once. */
+void zc_unify_write(void *archive, uint64_t ts_min, uint64_t ts_max);
+uint64_t zc_otf2_loc_id(const struct zc_loc *l);
+
 /* ---------------------------------------------------------------- lifecycle */
 /* One entry per layer; called in table order (finalize in reverse). */
 struct zc_subsystem {
     const char *name;
     int (*init)(void);          /* constructor; non-zero = layer off */
+    int (*post_mpi_init)(void); /* after the app's MPI_Init, on every rank (collective) */
     void (*pre_finalize)(void); /* app still intact: drain device work */
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
 };
-extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem;
+extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem;
 
 bool zc_active(void);   /* initialised, enabled and not yet finalized */
 uint64_t zc_start_time(void);
 uint32_t zc_rank(void);
 void zc_finalize(void); /* idempotent */
+int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */
 
 #endif

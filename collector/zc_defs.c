@@ -116,6 +116,34 @@ out:
     return id;
 }
 
+uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, const uint64_t *members, uint32_t n,
+                     const uint64_t *remote, uint32_t nremote, const char *key, size_t keylen) {
+    uint64_t *m = malloc(((size_t)n + nremote + 1) * sizeof(uint64_t));
+    char *k = malloc(keylen + 1);
+    if (!m || !k) {
+        free(m);
+        free(k);
+        return ZC_NO_ID;
+    }
+    if (n) memcpy(m, members, n * sizeof(uint64_t));
+    if (nremote) memcpy(m + n, remote, nremote * sizeof(uint64_t));
+    memcpy(k, key, keylen);
+    k[keylen] = 0;
+    pthread_mutex_lock(&defs_lock);
+    struct zc_defs *d = &zc_defs;
+    uint32_t id = ZC_NO_ID, s = string_locked(name ? name : "");
+    if (s != ZC_NO_ID && (d->ncomms < d->cap_comms || !grow((void **)&d->comms, &d->cap_comms, sizeof(*d->comms)))) {
+        d->comms[d->ncomms] = (struct zc_def_comm){kind, s, parent, n, nremote, m, k, (uint32_t)keylen};
+        id = d->ncomms++;
+    }
+    pthread_mutex_unlock(&defs_lock);
+    if (id == ZC_NO_ID) {
+        free(m);
+        free(k);
+    }
+    return id;
+}
+
 void zc_defs_lock(void) { pthread_mutex_lock(&defs_lock); }
 void zc_defs_unlock(void) { pthread_mutex_unlock(&defs_lock); }
 uint32_t zc_def_string_locked(const char *s) { return string_locked(s); }

@@ -23,6 +23,19 @@ struct zc_def_group {
     uint32_t device, context;
 };
 
+/* A communicator. Local id 0 is the process's Level Zero communicator (its locations; RMA window
+ * 0 lives on it). MPI communicators carry their members as world ranks and a key that every
+ * member computes identically (mpi/zc_mpi.c), so that unification can merge them. */
+struct zc_def_comm {
+    enum zc_comm_kind kind;
+    uint32_t name;    /* string */
+    uint32_t parent;  /* local communicator id or ZC_NO_ID */
+    uint32_t n, nremote;
+    uint64_t *members; /* n local-group members then nremote remote-group members (world ranks) */
+    char *key;
+    uint32_t keylen;
+};
+
 struct zc_defs {
     char **strings;
     uint32_t nstrings, cap_strings;
@@ -34,6 +47,8 @@ struct zc_defs {
     uint32_t ndevices, cap_devices;
     struct zc_def_group *groups;
     uint32_t ngroups, cap_groups;
+    struct zc_def_comm *comms;
+    uint32_t ncomms, cap_comms;
 };
 extern struct zc_defs zc_defs;
 

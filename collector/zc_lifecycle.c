@@ -17,18 +17,42 @@ static const struct zc_subsystem *const subsystems[] = {
     &zc_core_subsystem,
     &zc_otf2_subsystem,
     &zc_ze_subsystem,
+    &zc_mpi_subsystem,
 };
 #define NSUB (sizeof(subsystems) / sizeof(subsystems[0]))
 
 static atomic_bool active, finalized;
 static atomic_flag finalizing = ATOMIC_FLAG_INIT;
 static uint64_t start_ns;
-static uint32_t rank;
+struct zc_job zc_job = {.size = 1};
+int64_t zc_clock_skew;
 
 bool zc_active(void) { return atomic_load_explicit(&active, memory_order_acquire); }
 uint64_t zc_start_time(void) { return start_ns; }
-uint32_t zc_rank(void) { return rank; }
+uint32_t zc_rank(void) { return zc_job.rank; }
 
+/* ZECOLL_CLOCK_SKEW_NS: the launcher's rank picks this process's entry (MPI is not up yet, and
+ * every timestamp must carry the same skew). */
+static void set_clock_skew(void) {
+    const char *list = zc_knobs.CLOCK_SKEW_NS, *r = NULL;
+    if (!list || !*list) return;
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]) && !r; i++) r = getenv(vars[i]);
+    long idx = r ? strtol(r, NULL, 10) : 0;
+    const char *p = list;
+    for (long i = 0; i < idx && p; i++) {
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    if (!p) return; /* fewer entries than ranks: no skew */
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || (*end && *end != ',')) {
+        ZC_WARN("ignoring ZECOLL_CLOCK_SKEW_NS=\"%s\": expected comma-separated integers (ns)", list);
+        return;
+    }
+    zc_clock_skew = v;
+}
 /* ---------------------------------------------------------------- core subsystem */
 static int core_init(void) {
     for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], true);
@@ -36,6 +60,8 @@ static int core_init(void) {
     if (!zc_knobs.DEVICE_TIMING) atomic_store(&zc_feature_on[ZC_F_DEVICE_TIMING], false);
     zc_param_callsite = 0; /* the one parameter, defined by the writer */
     zc_region_flush = zc_def_region("zecoll buffer flush", ZC_ROLE_ARTIFICIAL, ZC_PARADIGM_MEASUREMENT);
+    /* local communicator 0: the process's Level Zero communicator (RMA window 0 lives on it) */
+    if (zc_def_comm(ZC_COMM_L0, "L0", ZC_NO_ID, NULL, 0, NULL, 0, "l0", 2) != 0) return -1;
     return 0;
 }
 
@@ -54,7 +80,7 @@ static void core_finalize(void) {
     int n = snprintf(line, sizeof(line),
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
                      "(%llu clamped, %llu dropped, %llu internal errors)\n",
-                     rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
+                     zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
                      zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
                      (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures));
     if (n > 0) {
@@ -63,11 +89,18 @@ static void core_finalize(void) {
     }
 }
 
-const struct zc_subsystem zc_core_subsystem = {"core", core_init, NULL, core_finalize, NULL};
+const struct zc_subsystem zc_core_subsystem = {.name = "core", .init = core_init, .finalize = core_finalize};
 
 static int otf2_sub_init(void) { return zc_otf2_init(); }
 static void otf2_sub_finalize(void) { zc_otf2_finalize(); }
-const struct zc_subsystem zc_otf2_subsystem = {"otf2", otf2_sub_init, NULL, otf2_sub_finalize, NULL};
+const struct zc_subsystem zc_otf2_subsystem = {.name = "otf2", .init = otf2_sub_init, .post_mpi_init = zc_otf2_start_job, .finalize = otf2_sub_finalize};
+
+int zc_post_mpi_init(void) {
+    int rc = 0;
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->post_mpi_init && subsystems[i]->post_mpi_init() != 0) rc = -1;
+    return rc;
+}
 
 /* ---------------------------------------------------------------- finalize */
 void zc_finalize(void) {
@@ -236,6 +269,7 @@ __attribute__((constructor)) static void zc_constructor(void) {
     start_ns = zc_now();
     zc_knobs_load();
     if (!zc_knobs.ENABLE) return;
+    set_clock_skew();
     for (size_t i = 0; i < NSUB; i++) {
         if (subsystems[i]->init && subsystems[i]->init() != 0) {
             ZC_WARN("layer %s did not initialise; collection is off", subsystems[i]->name);

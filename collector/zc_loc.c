@@ -83,7 +83,7 @@ void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     loc->n = 0;
     if (loc->kind == ZC_LOC_THREAD) {
         uint64_t f1 = zc_now();
-        struct zc_ev f[2] = {{f0, ZC_EV_ENTER, zc_region_flush, 0, 0}, {f1, ZC_EV_LEAVE, zc_region_flush, 0, 0}};
+        struct zc_ev f[2] = {{f0, ZC_EV_ENTER, zc_region_flush, 0, 0, 0}, {f1, ZC_EV_LEAVE, zc_region_flush, 0, 0, 0}};
         put_events(loc, f, 2);
         loc->nevents -= 2; /* the collector's own events are not the application's */
     }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The one OTF2 writer of the product. Events reach it in batches from location buffers; the
- * archive is opened on the first batch (or at finalize), so a run that records nothing still
- * produces a valid archive and a run that never flushes pays nothing during execution.
- * Definitions are written once, at finalize, in the order OTF2 readers expect
- * (ClockProperties, Strings, Paradigm, Regions, Parameters, SystemTree, LocationGroups,
- * Locations, Groups, Comms, RmaWins). */
+/* The one OTF2 writer of the product. Events reach it in batches from location buffers.
+ *
+ * A process alone (serial) opens its archive on the first batch (or at finalize), so a run that
+ * records nothing still produces a valid archive and a run that never flushes pays nothing
+ * during execution. In an MPI job the archive is the job's: rank 0 picks the directory in
+ * MPI_Init and every rank opens it collectively (zc_otf2_start_job); batches written before
+ * that (Level Zero initialisation usually precedes MPI_Init) are held in memory and written
+ * first. The archive is closed collectively in MPI_Finalize. Definitions are written once, at
+ * close, by zc_unify.c. */
 #include "zc_defs.h"
 
 #include <errno.h>
@@ -124,13 +127,11 @@ static int choose_dir(void) {
     return -1;
 }
 
-static int open_locked(void) {
-    if (opened) return archive ? 0 : -1;
-    opened = true;
-    if (choose_dir() != 0) {
-        ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
-        return -1;
-    }
+static void write_held_locked(void);
+
+/* Opens the archive (serial, or this rank's part of the job's) in archive_dir. Local steps
+ * only, so that a failure can be agreed on before any collective one. */
+static int open_local(void) {
     archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!archive) {
@@ -139,9 +140,7 @@ static int open_locked(void) {
     }
     if (OTF2_Archive_SetFlushCallbacks(archive, &flush_cbs, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetMemoryCallbacks(archive, &mem_cbs, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetSerialCollectiveCallbacks(archive) != OTF2_SUCCESS ||
-        OTF2_Archive_SetCreator(archive, "zecoll") != OTF2_SUCCESS ||
-        OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
+        OTF2_Archive_SetCreator(archive, "zecoll") != OTF2_SUCCESS) {
         ZC_FAIL(ZC_F_TRACE, "cannot initialise OTF2 archive %s", archive_dir);
         OTF2_Archive_Close(archive);
         archive = NULL;
@@ -150,15 +149,140 @@ static int open_locked(void) {
     return 0;
 }
 
+static int open_locked(void) {
+    if (opened) return archive ? 0 : -1;
+    opened = true;
+    if (choose_dir() != 0) {
+        ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
+        return -1;
+    }
+    if (open_local() != 0) return -1;
+    if (OTF2_Archive_SetSerialCollectiveCallbacks(archive) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
+        ZC_FAIL(ZC_F_TRACE, "cannot initialise OTF2 archive %s", archive_dir);
+        OTF2_Archive_Close(archive);
+        archive = NULL;
+        return -1;
+    }
+    write_held_locked();
+    return 0;
+}
+
+/* Collective over the job (every rank calls it once, from MPI_Init). The steps that can fail
+ * locally are agreed on before each collective one, so no rank is left waiting. */
+int zc_otf2_start_job(void) {
+    if (!zc_job.mpi) return 0;
+    pthread_mutex_lock(&otf2_lock);
+    bool ok = !opened && !closed && zc_on(ZC_F_TRACE);
+    if (zc_job.rank == 0 && ok && choose_dir() != 0) {
+        ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
+        ok = false;
+    }
+    /* rank 0 decides the directory, as an absolute path (ranks may start in other directories) */
+    if (zc_job.rank == 0 && ok && archive_dir[0] != '/') {
+        char cwd[PATH_MAX], abs[PATH_MAX];
+        if (getcwd(cwd, sizeof(cwd)) && (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, archive_dir) < sizeof(abs))
+            memcpy(archive_dir, abs, sizeof(abs));
+    }
+    char msg[PATH_MAX + 1];
+    msg[0] = ok ? 1 : 0;
+    memcpy(msg + 1, archive_dir, PATH_MAX);
+    if (zc_job.bcast(msg, sizeof(msg)) != 0) ok = false;
+    else if (zc_job.rank != 0) {
+        ok = ok && msg[0];
+        memcpy(archive_dir, msg + 1, PATH_MAX);
+        archive_dir[PATH_MAX - 1] = 0;
+    }
+    opened = true;
+    if (ok && open_local() != 0) ok = false;
+    bool all = ok;
+    if (zc_job.all_true(&all) != 0) all = false;
+    if (all && zc_job.otf2_collectives(archive) != 0) {
+        ZC_FAIL(ZC_F_TRACE, "cannot set OTF2's MPI collective operations");
+        all = false; /* a failure inside a collective is a failure everywhere */
+    }
+    if (all && OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
+        ZC_FAIL(ZC_F_TRACE, "cannot open the event files of %s", archive_dir);
+        all = false;
+    }
+    if (all) {
+        write_held_locked();
+    } else {
+        /* no collective close is possible any more: the handle is left behind, the trace is off */
+        archive = NULL;
+        atomic_store(&zc_feature_on[ZC_F_TRACE], false);
+        if (zc_job.rank == 0) ZC_WARN("the job's archive could not be opened on every rank: nothing is recorded");
+    }
+    pthread_mutex_unlock(&otf2_lock);
+    return all ? 0 : -1;
+}
+
 int zc_otf2_init(void) { return 0; }
 
-static uint64_t loc_id(const struct zc_loc *l) { return l->id | zc_rank(); }
+uint64_t zc_otf2_loc_id(const struct zc_loc *l) { return l->id | zc_rank(); }
+#define loc_id zc_otf2_loc_id
+
+/* ---------------------------------------------------------------- held events */
+static uint64_t held_bytes;
+static bool holding_done; /* no more holding: the archive is open, or the process is ending */
+
+static void hold_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    if (loc->nheld + n > loc->cap_held) {
+        size_t ncap = loc->cap_held ? 2 * loc->cap_held : 1024;
+        while (ncap < loc->nheld + n) ncap *= 2;
+        uint64_t more = (ncap - loc->cap_held) * sizeof(struct zc_ev);
+        struct zc_ev *p = held_bytes + more <= zc_knobs.PRE_INIT_MEMORY ? realloc(loc->held, ncap * sizeof(*p)) : NULL;
+        if (!p) {
+            static bool warned;
+            if (!warned) ZC_WARN("events before MPI_Init exceed ZECOLL_PRE_INIT_MEMORY=%llu bytes: later ones are dropped",
+                                 (unsigned long long)zc_knobs.PRE_INIT_MEMORY);
+            warned = true;
+            loc->ndropped += n;
+            return;
+        }
+        held_bytes += more;
+        loc->held = p;
+        loc->cap_held = ncap;
+    }
+    memcpy(loc->held + loc->nheld, ev, n * sizeof(*ev));
+    loc->nheld += n;
+}
+
+static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
+
+/* Right after the archive opens, before any other batch: each location's order is kept. */
+static void write_held_locked(void) {
+    holding_done = true;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        if (l->nheld) write_events_locked(l, l->held, l->nheld);
+        free(l->held);
+        l->held = NULL;
+        l->nheld = l->cap_held = 0;
+    }
+    held_bytes = 0;
+}
 
 static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
-    if (closed || !zc_on(ZC_F_TRACE) || open_locked() != 0) {
+    if (closed || !zc_on(ZC_F_TRACE)) {
         loc->ndropped += n;
         return;
     }
+    if (!opened && !holding_done && zc_mpi_expected()) {
+        hold_locked(loc, ev, n);
+        return;
+    }
+    if (zc_job.mpi && !opened) { /* cannot happen: an MPI job opens in MPI_Init */
+        loc->ndropped += n;
+        return;
+    }
+    if (open_locked() != 0) {
+        loc->ndropped += n;
+        return;
+    }
+    write_events_locked(loc, ev, n);
+}
+
+static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     OTF2_EvtWriter *w = loc->writer;
     if (!w) {
         w = OTF2_Archive_GetEvtWriter(archive, loc_id(loc));
@@ -182,6 +306,36 @@ static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
         case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
         case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
         case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
+        case ZC_EV_MPI_SEND:
+            e = OTF2_EvtWriter_MpiSend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
+            break;
+        case ZC_EV_MPI_ISEND:
+            e = OTF2_EvtWriter_MpiIsend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
+            break;
+        case ZC_EV_MPI_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, x->ts, x->d); break;
+        case ZC_EV_MPI_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, x->ts, x->d); break;
+        case ZC_EV_MPI_RECV:
+            e = OTF2_EvtWriter_MpiRecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
+            break;
+        case ZC_EV_MPI_IRECV:
+            e = OTF2_EvtWriter_MpiIrecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
+            break;
+        case ZC_EV_MPI_REQUEST_TEST: e = OTF2_EvtWriter_MpiRequestTest(w, NULL, x->ts, x->d); break;
+        case ZC_EV_MPI_REQUEST_CANCELLED: e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, x->ts, x->d); break;
+        case ZC_EV_MPI_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, x->ts); break;
+        case ZC_EV_MPI_COLL_END:
+            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a, (uint32_t)x->d,
+                                                x->b, x->c);
+            break;
+        case ZC_EV_MPI_NBC_REQUEST: e = OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, x->ts, x->d); break;
+        case ZC_EV_MPI_NBC_COMPLETE:
+            /* its request id is in the record that follows (zc_mpi puts both at once) */
+            if (i + 1 < n && ev[i + 1].type == ZC_EV_MPI_NBC_REQID) {
+                e = OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a,
+                                                                 (uint32_t)x->d, x->b, x->c, ev[i + 1].d);
+                i++;
+            }
+            break;
         default: break;
         }
     }
@@ -196,119 +350,19 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     pthread_mutex_unlock(&otf2_lock);
 }
 
-/* ---------------------------------------------------------------- definitions */
-static OTF2_RegionRole role_of(enum zc_region_role r) {
-    switch (r) {
-    case ZC_ROLE_WRAPPER: return OTF2_REGION_ROLE_WRAPPER;
-    case ZC_ROLE_DATA_TRANSFER: return OTF2_REGION_ROLE_DATA_TRANSFER;
-    case ZC_ROLE_ALLOCATE: return OTF2_REGION_ROLE_ALLOCATE;
-    case ZC_ROLE_DEALLOCATE: return OTF2_REGION_ROLE_DEALLOCATE;
-    case ZC_ROLE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
-    case ZC_ROLE_ARTIFICIAL: return OTF2_REGION_ROLE_ARTIFICIAL;
-    default: return OTF2_REGION_ROLE_FUNCTION;
-    }
-}
-
-static OTF2_Paradigm paradigm_of(enum zc_paradigm p) {
-    switch (p) {
-    case ZC_PARADIGM_MPI: return OTF2_PARADIGM_MPI;
-    case ZC_PARADIGM_MEASUREMENT: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-    default: return OTF2_PARADIGM_OPENCL; /* OTF2 3.0 has no Level Zero paradigm; named below */
-    }
-}
-
-static void write_defs(void) {
-    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(archive);
-    if (!g) {
-        ZC_FAIL(ZC_F_TRACE, "no OTF2 global definition writer");
-        return;
-    }
-    zc_defs_lock();
-    struct zc_defs *d = &zc_defs;
-    /* every string the definitions below need, created before the string table is written */
-    char host[256] = "localhost", buf[128];
-    gethostname(host, sizeof(host) - 1);
-    uint32_t s_machine = zc_def_string_locked("machine"), s_node_class = zc_def_string_locked("node");
-    uint32_t s_host = zc_def_string_locked(host), s_l0 = zc_def_string_locked("Level Zero");
-    uint32_t s_devclass = zc_def_string_locked("Level Zero Device"), s_uuid = zc_def_string_locked("UUID");
-    snprintf(buf, sizeof(buf), "Process %u", zc_rank());
-    uint32_t s_proc = zc_def_string_locked(buf);
-    uint32_t s_comm = zc_def_string_locked("L0"), s_win = zc_def_string_locked("L0_WINDOW");
-    uint32_t s_empty = zc_def_string_locked(""), s_callsite = zc_def_string_locked("callsite id");
-    uint32_t *s_groups = calloc(d->ngroups + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; s_groups && i < d->ngroups; i++) {
-        snprintf(buf, sizeof(buf), "L0 Context %u", d->groups[i].context);
-        s_groups[i] = zc_def_string_locked(buf);
-    }
-    uint32_t nlocs = 0;
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) nlocs++;
-    uint32_t *s_locs = calloc(nlocs + 1, sizeof(uint32_t));
-    struct zc_loc **locs = calloc(nlocs + 1, sizeof(*locs));
-    uint32_t k = 0;
-    for (struct zc_loc *l = zc_loc_list(); l && s_locs && locs; l = l->next, k++) {
-        locs[k] = l;
-        s_locs[k] = zc_def_string_locked(l->name);
-    }
-    if (!s_groups || !s_locs || !locs) {
-        zc_defs_unlock();
-        ZC_FAIL(ZC_F_TRACE, "out of memory writing definitions");
-        free(s_groups);
-        free(s_locs);
-        free(locs);
-        return;
-    }
-
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, ts_min == UINT64_MAX ? 0 : ts_min,
-                                              ts_min == UINT64_MAX ? 0 : ts_max - ts_min, OTF2_UNDEFINED_TIMESTAMP);
-    for (uint32_t i = 0; i < d->nstrings; i++) OTF2_GlobalDefWriter_WriteString(g, i, d->strings[i]);
-    OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENCL, s_l0, OTF2_PARADIGM_CLASS_ACCELERATOR);
-    for (uint32_t i = 0; i < d->nregions; i++) {
-        const struct zc_def_region *r = &d->regions[i];
-        OTF2_GlobalDefWriter_WriteRegion(g, i, r->name, r->name, s_empty, role_of(r->role), paradigm_of(r->paradigm),
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
-    }
-    OTF2_GlobalDefWriter_WriteParameter(g, 0, s_callsite, OTF2_PARAMETER_TYPE_UINT64);
-    /* system tree: machine > host > devices */
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, s_host, s_node_class, 0);
-    OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 1, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY);
-    for (uint32_t i = 0; i < d->ndevices; i++) {
-        OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 2 + i, d->devices[i].name, s_devclass, 1);
-        OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 2 + i, OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE);
-        OTF2_AttributeValue v;
-        v.stringRef = d->devices[i].uuid;
-        OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(g, 2 + i, s_uuid, OTF2_TYPE_STRING, v);
-    }
-    /* process group first, then accelerator groups (interleaving makes otf2-print complain) */
-    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, s_proc, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1, OTF2_UNDEFINED_LOCATION_GROUP);
-    for (uint32_t i = 0; i < d->ngroups; i++)
-        OTF2_GlobalDefWriter_WriteLocationGroup(g, i + 1, s_groups[i], OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
-                                                2 + d->groups[i].device, 0);
-    /* locations in communicator-rank order, so the L0 group lists them the same way */
-    uint64_t *members = calloc(nlocs + 1, sizeof(uint64_t)), *ranks = calloc(nlocs + 1, sizeof(uint64_t));
-    for (uint32_t i = 0; i < nlocs; i++) {
-        struct zc_loc *l = locs[i];
-        OTF2_GlobalDefWriter_WriteLocation(g, loc_id(l), s_locs[i],
-                                           l->kind == ZC_LOC_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
-                                           l->otf2_events, l->group);
-        if (members && l->comm_rank < nlocs) members[l->comm_rank] = loc_id(l);
-    }
-    if (members && ranks) {
-        for (uint32_t i = 0; i < nlocs; i++) ranks[i] = i;
-        OTF2_GlobalDefWriter_WriteGroup(g, 0, s_comm, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENCL,
-                                        OTF2_GROUP_FLAG_NONE, nlocs, members);
-        OTF2_GlobalDefWriter_WriteGroup(g, 1, s_comm, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENCL,
-                                        OTF2_GROUP_FLAG_NONE, nlocs, ranks);
-        OTF2_GlobalDefWriter_WriteComm(g, 0, s_comm, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-        OTF2_GlobalDefWriter_WriteRmaWin(g, 0, s_win, 0, OTF2_RMA_WIN_FLAG_NONE);
-    }
-    zc_defs_unlock();
-    OTF2_Archive_CloseGlobalDefWriter(archive, g);
-    free(members);
-    free(ranks);
-    free(s_groups);
-    free(s_locs);
-    free(locs);
+/* ---------------------------------------------------------------- close */
+/* Collective in an MPI job. */
+static void close_locked(void) {
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+        if (l->writer) {
+            OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
+            OTF2_Archive_CloseEvtWriter(archive, l->writer);
+            l->writer = NULL;
+        }
+    OTF2_Archive_CloseEvtFiles(archive);
+    zc_unify_write(archive, ts_min, ts_max);
+    OTF2_Archive_Close(archive);
+    archive = NULL;
 }
 
 void zc_otf2_finalize(void) {
@@ -317,10 +371,25 @@ void zc_otf2_finalize(void) {
         pthread_mutex_unlock(&otf2_lock);
         return;
     }
+    holding_done = true; /* MPI did not start: what was held goes to a per-process archive */
     pthread_mutex_unlock(&otf2_lock);
     zc_loc_flush_all();
     pthread_mutex_lock(&otf2_lock);
     closed = true;
+    if (zc_job.mpi) {
+        /* The job's archive closes collectively, and only MPI_Finalize guarantees that every
+         * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
+        if (!zc_job.closing) {
+            if (archive)
+                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed", zc_job.rank,
+                        archive_dir);
+            archive_dir[0] = 0;
+        } else if (archive) {
+            close_locked();
+        }
+        pthread_mutex_unlock(&otf2_lock);
+        return;
+    }
     /* a process that recorded nothing (a shell or `timeout` that inherited LD_PRELOAD) leaves no
      * archive behind */
     uint64_t total = 0;
@@ -329,26 +398,6 @@ void zc_otf2_finalize(void) {
         pthread_mutex_unlock(&otf2_lock);
         return;
     }
-    if (!zc_on(ZC_F_TRACE) || open_locked() != 0) {
-        pthread_mutex_unlock(&otf2_lock);
-        return;
-    }
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
-        if (l->writer) {
-            OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
-            OTF2_Archive_CloseEvtWriter(archive, l->writer);
-            l->writer = NULL;
-        }
-    OTF2_Archive_CloseEvtFiles(archive);
-    /* every location gets a (possibly empty) local definition file */
-    OTF2_Archive_OpenDefFiles(archive);
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, loc_id(l));
-        if (dw) OTF2_Archive_CloseDefWriter(archive, dw);
-    }
-    OTF2_Archive_CloseDefFiles(archive);
-    write_defs();
-    OTF2_Archive_Close(archive);
-    archive = NULL;
+    if (zc_on(ZC_F_TRACE) && open_locked() == 0) close_locked();
     pthread_mutex_unlock(&otf2_lock);
 }

@@ -311,18 +311,18 @@ static void write_rec(struct zc_stream *s, struct zc_rec *r) {
     }
     struct zc_ev ev[6];
     size_t n = 0;
-    ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_ENTER, r->op.region, 0, 0};
-    if (r->op.callsite) ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_PARAM_U64, zc_param_callsite, r->op.callsite, 0};
+    ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_ENTER, r->op.region, 0, 0, 0};
+    if (r->op.callsite) ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_PARAM_U64, zc_param_callsite, r->op.callsite, 0, 0};
     if (r->op.kind == ZC_OP_COPY && r->op.dir != ZC_DIR_OTHER && r->op.dir != ZC_DIR_NONE) {
         /* seen from the device stream: host-to-device data is a get from the host thread,
          * device-to-host a put to it, device-to-device a get from the stream itself */
         uint32_t remote = r->op.dir == ZC_DIR_D2D ? l->comm_rank : r->op.remote;
         uint64_t match = ++l->rma_match;
         uint32_t type = r->op.dir == ZC_DIR_D2H ? ZC_EV_RMA_PUT : ZC_EV_RMA_GET;
-        ev[n++] = (struct zc_ev){r->start_ns, type, 0, r->op.bytes, ((uint64_t)remote << 32) | (match & 0xffffffffu)};
-        ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_RMA_COMPLETE, 0, 0, match & 0xffffffffu};
+        ev[n++] = (struct zc_ev){r->start_ns, type, 0, r->op.bytes, ((uint64_t)remote << 32) | (match & 0xffffffffu), 0};
+        ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_RMA_COMPLETE, 0, 0, match & 0xffffffffu, 0};
     }
-    ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_LEAVE, r->op.region, 0, 0};
+    ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_LEAVE, r->op.region, 0, 0, 0};
     zc_loc_lock(l);
     zc_loc_put(l, ev, n);
     zc_loc_unlock(l);

@@ -167,9 +167,9 @@ void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {
     uint32_t region = zc_ze_api_region(c->api);
     struct zc_ev ev[3];
     size_t n = 0;
-    ev[n++] = (struct zc_ev){c->t0, ZC_EV_ENTER, region, 0, 0};
-    if (c->callsite) ev[n++] = (struct zc_ev){c->t0, ZC_EV_PARAM_U64, zc_param_callsite, c->callsite, 0};
-    ev[n++] = (struct zc_ev){t1, ZC_EV_LEAVE, region, 0, 0};
+    ev[n++] = (struct zc_ev){c->t0, ZC_EV_ENTER, region, 0, 0, 0};
+    if (c->callsite) ev[n++] = (struct zc_ev){c->t0, ZC_EV_PARAM_U64, zc_param_callsite, c->callsite, 0, 0};
+    ev[n++] = (struct zc_ev){t1, ZC_EV_LEAVE, region, 0, 0, 0};
     struct zc_loc *l = c->t->loc;
     zc_loc_lock(l);
     zc_loc_put(l, ev, n);
@@ -185,4 +185,4 @@ static void ze_pre_finalize(void) {
  * drainer thread: fork copies only the calling thread). */
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
-const struct zc_subsystem zc_ze_subsystem = {"level-zero", ze_init, ze_pre_finalize, NULL, ze_fork_child};
+const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize, .fork_child = ze_fork_child};

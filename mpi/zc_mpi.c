@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI events: each call a region on its thread; point-to-point and collective records;
+ * requests tracked from creation through every Wait/Test variant; communicators identified so
+ * that all members of one communicator agree on it at unification, without any communication.
+ *
+ * Communicator identity. A communicator created collectively on a parent gets the key
+ * (parent key, n-th creation on that parent, members as world ranks): every member computes the
+ * same key because MPI requires collective calls on a communicator in the same order everywhere.
+ * Creations that are not collective over one parent (Comm_create_group, Intercomm_create) use
+ * (kind, members, tag, how many such creations with those members and tag this process made).
+ * At finalize rank 0 merges equal keys into one global communicator. */
+#include "zc_mpi_internal.h"
+#include "zc_mpi_gen.h"
+
+#include "../collector/zc_defs.h"
+#include "../collector/zc_map.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
+static uint32_t fn_region[ZC_MPI_FN_COUNT];
+static atomic_uint_fast64_t next_request = 1;
+
+/* ---------------------------------------------------------------- calls */
+uint32_t zc_mpi_region(uint32_t fn) {
+    uint32_t r = __atomic_load_n(&fn_region[fn], __ATOMIC_RELAXED);
+    if (r) return r - 1;
+    r = zc_def_region(zc_mpi_fn_names[fn], (enum zc_region_role)zc_mpi_fn_role[fn], ZC_PARADIGM_MPI);
+    __atomic_store_n(&fn_region[fn], r + 1, __ATOMIC_RELAXED);
+    return r;
+}
+
+static void put(struct zc_mpi_call *c, const struct zc_ev *ev, size_t n) {
+    struct zc_loc *l = c->t->loc;
+    zc_loc_lock(l);
+    zc_loc_put(l, ev, n);
+    zc_loc_unlock(l);
+}
+
+/* Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
+ * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
+ * Tracked without events: tracing off or paused; requests and communicators are still followed,
+ * so that what is recorded later is attributed right. */
+bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
+    if (!zc_mpi_ready() || tls_depth > 0) return false;
+    tls_depth++;
+    c->fn = fn;
+    c->events = false;
+    c->t = NULL;
+    if (zc_active() && zc_on(ZC_F_MPI) && (c->t = zc_thread_get()) != NULL) {
+        c->events = true;
+        c->t0 = zc_now();
+        struct zc_ev e = {c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
+        put(c, &e, 1);
+    }
+    return true;
+}
+
+void zc_mpi_end(struct zc_mpi_call *c) {
+    tls_depth--;
+    if (!c->events) return;
+    struct zc_ev e = {zc_now(), ZC_EV_LEAVE, zc_mpi_region(c->fn), 0, 0, 0};
+    put(c, &e, 1);
+}
+
+/* ---------------------------------------------------------------- helpers */
+static uint64_t bytes_of(int count, MPI_Datatype t) {
+    if (count <= 0 || t == MPI_DATATYPE_NULL_ZC) return 0;
+    int sz = 0;
+    if (PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0) return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n) {
+    if (n <= n_stack) return stack;
+    MPI_Status *s = malloc((size_t)n * sizeof(*s));
+    return s ? s : MPI_STATUSES_IGNORE; /* out of memory: completions then carry no status */
+}
+
+/* NULL when out of memory: the call then goes untracked */
+MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n) {
+    if (n <= 0 || !reqs) return NULL;
+    MPI_Request *d = n <= n_stack ? stack : malloc((size_t)n * sizeof(*d));
+    if (d) memcpy(d, reqs, (size_t)n * sizeof(*d));
+    return d;
+}
+
+/* ---------------------------------------------------------------- communicators */
+struct comm_info {
+    uint32_t id;         /* local communicator definition */
+    uint64_t key_hash;   /* identifies it as a parent of later creations */
+    uint64_t creations;  /* collective creations made on it so far */
+};
+
+static struct zc_map comms = ZC_MAP_INIT;
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t hash;
+    uint64_t count;
+} *lonely; /* creations not collective over a parent: count per (kind, members, tag) hash */
+static size_t nlonely, cap_lonely;
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* world ranks of a group (NULL on failure; caller frees) */
+static uint64_t *group_world_ranks(MPI_Group g, uint32_t *n) {
+    int size = 0;
+    *n = 0;
+    if (PMPI_Group_size(g, &size) != MPI_SUCCESS || size <= 0) return NULL;
+    int *in = malloc((size_t)size * sizeof(int)), *out = malloc((size_t)size * sizeof(int));
+    uint64_t *m = malloc((size_t)size * sizeof(uint64_t));
+    MPI_Group world;
+    bool ok = in && out && m && PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS;
+    if (ok) {
+        for (int i = 0; i < size; i++) in[i] = i;
+        ok = PMPI_Group_translate_ranks(g, size, in, world, out) == MPI_SUCCESS;
+        PMPI_Group_free(&world);
+    }
+    if (ok)
+        for (int i = 0; i < size; i++) m[i] = (uint64_t)(out[i] < 0 ? UINT32_MAX : (uint32_t)out[i]);
+    free(in);
+    free(out);
+    if (!ok) {
+        free(m);
+        return NULL;
+    }
+    *n = (uint32_t)size;
+    return m;
+}
+
+static uint64_t *comm_members(MPI_Comm comm, bool remote, uint32_t *n) {
+    MPI_Group g;
+    *n = 0;
+    if ((remote ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS) return NULL;
+    uint64_t *m = group_world_ranks(g, n);
+    PMPI_Group_free(&g);
+    return m;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Registers comm under the given key; returns its local id. */
+static uint32_t comm_register(MPI_Comm comm, const char *name, const char *key, size_t keylen, bool inter,
+                              enum zc_comm_kind kind, uint32_t parent) {
+    uint32_t n = 0, nr = 0;
+    uint64_t *m = kind == ZC_COMM_MPI_SELF ? NULL : comm_members(comm, false, &n);
+    uint64_t *rm = inter ? comm_members(comm, true, &nr) : NULL;
+    uint32_t id = zc_def_comm(inter ? ZC_COMM_MPI_INTER : kind, name, parent, m, n, rm, nr, key, keylen);
+    free(m);
+    free(rm);
+    struct comm_info *ci = calloc(1, sizeof(*ci));
+    if (!ci || id == ZC_NO_ID) {
+        free(ci);
+        return ZC_NO_ID;
+    }
+    ci->id = id;
+    ci->key_hash = fnv(key, keylen, 1469598103934665603ull);
+    int err;
+    free(zc_map_put(&comms, comm, ci, &err));
+    if (err) free(ci);
+    return id;
+}
+
+void zc_mpi_comms_init(int rank, int size) {
+    comm_register(MPI_COMM_WORLD, "MPI_COMM_WORLD", "world", 5, false, ZC_COMM_MPI, ZC_NO_ID);
+    comm_register(MPI_COMM_SELF, "MPI_COMM_SELF", "self", 4, false, ZC_COMM_MPI_SELF, ZC_NO_ID);
+}
+
+/* A communicator we did not see created (made inside MPI, or by a call the spec does not list):
+ * its key is its members and how many such ones this process saw, which ranks agree on as long
+ * as they meet them in the same order. */
+static uint32_t comm_id(MPI_Comm comm) {
+    struct comm_info *ci = zc_map_get(&comms, comm);
+    if (ci) return ci->id;
+    uint32_t n = 0;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    uint64_t *m = comm_members(comm, false, &n);
+    pthread_mutex_lock(&comm_lock);
+    uint64_t h = fnv(m, n * sizeof(uint64_t), fnv("unseen", 6, 1469598103934665603ull)), k = 0;
+    size_t i;
+    for (i = 0; i < nlonely && lonely[i].hash != h; i++) {
+    }
+    if (i == nlonely && (nlonely < cap_lonely || (lonely = realloc(lonely, (cap_lonely = cap_lonely ? 2 * cap_lonely : 16) * sizeof(*lonely))))) {
+        lonely[nlonely].hash = h;
+        lonely[nlonely++].count = 0;
+    }
+    if (i < nlonely) k = lonely[i].count++;
+    pthread_mutex_unlock(&comm_lock);
+    char key[64];
+    int kl = snprintf(key, sizeof(key), "unseen:%016llx:%llu", (unsigned long long)h, (unsigned long long)k);
+    free(m);
+    return comm_register(comm, "", key, (size_t)kl, inter != 0, ZC_COMM_MPI, ZC_NO_ID);
+}
+
+void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent, MPI_Comm newcomm, int tag) {
+    bool collective_on_parent = parent != MPI_COMM_NULL_ZC && how != ZC_MPI_HOW_CREATE_GROUP &&
+                                how != ZC_MPI_HOW_INTERCOMM && how != ZC_MPI_HOW_DYNAMIC;
+    if (newcomm == MPI_COMM_NULL) {
+        /* a split with MPI_UNDEFINED: the parent's creation count must still move, or this rank
+         * and the others would disagree on the next communicator made from it */
+        if (collective_on_parent) {
+            (void)comm_id(parent);
+            pthread_mutex_lock(&comm_lock);
+            struct comm_info *pi = zc_map_get(&comms, parent);
+            if (pi) pi->creations++;
+            pthread_mutex_unlock(&comm_lock);
+        }
+        return;
+    }
+    int inter = 0;
+    PMPI_Comm_test_inter(newcomm, &inter);
+    uint32_t n = 0, nr = 0;
+    uint64_t *m = comm_members(newcomm, false, &n);
+    uint64_t *rm = inter ? comm_members(newcomm, true, &nr) : NULL;
+    if (m) qsort(m, n, sizeof(*m), cmp_u64);
+    uint64_t mh = fnv(m, n * sizeof(uint64_t), 1469598103934665603ull);
+    char key[128];
+    int kl;
+    uint32_t parent_id = ZC_NO_ID;
+    if (collective_on_parent) {
+        parent_id = comm_id(parent); /* make sure the parent is known */
+        pthread_mutex_lock(&comm_lock);
+        struct comm_info *pi = zc_map_get(&comms, parent);
+        uint64_t ph = pi ? pi->key_hash : 0, seq = pi ? pi->creations++ : 0;
+        pthread_mutex_unlock(&comm_lock);
+        kl = snprintf(key, sizeof(key), "c:%016llx:%llu:%016llx", (unsigned long long)ph, (unsigned long long)seq,
+                      (unsigned long long)mh);
+    } else {
+        /* both sides of an intercommunicator see the same union of groups */
+        uint64_t h = mh;
+        if (rm) {
+            uint64_t *u = malloc((size_t)(n + nr) * sizeof(uint64_t));
+            if (u) {
+                memcpy(u, m, n * sizeof(uint64_t));
+                memcpy(u + n, rm, nr * sizeof(uint64_t));
+                qsort(u, n + nr, sizeof(*u), cmp_u64);
+                h = fnv(u, (n + nr) * sizeof(uint64_t), 1469598103934665603ull);
+                free(u);
+            }
+        }
+        h = fnv(&tag, sizeof(tag), fnv(&how, sizeof(how), h));
+        pthread_mutex_lock(&comm_lock);
+        size_t i;
+        for (i = 0; i < nlonely && lonely[i].hash != h; i++) {
+        }
+        if (i == nlonely && (nlonely < cap_lonely || (lonely = realloc(lonely, (cap_lonely = cap_lonely ? 2 * cap_lonely : 16) * sizeof(*lonely))))) {
+            lonely[nlonely].hash = h;
+            lonely[nlonely++].count = 0;
+        }
+        uint64_t k = i < nlonely ? lonely[i].count++ : 0;
+        pthread_mutex_unlock(&comm_lock);
+        kl = snprintf(key, sizeof(key), "g:%016llx:%llu", (unsigned long long)h, (unsigned long long)k);
+    }
+    free(m);
+    free(rm);
+    comm_register(newcomm, "", key, (size_t)kl, inter != 0, ZC_COMM_MPI, parent_id);
+}
+
+void zc_mpi_comm_forget(MPI_Comm comm) {
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
+    free(zc_map_del(&comms, comm));
+}
+
+/* ---------------------------------------------------------------- point to point */
+static uint64_t peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer << 32) | (uint32_t)tag; }
+
+void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
+    if (!c->events || peer == MPI_PROC_NULL) return;
+    struct zc_ev e = {zc_now(), ZC_EV_MPI_SEND, comm_id(comm), bytes_of(count, t), peer_tag(peer, tag), 0};
+    put(c, &e, 1);
+}
+
+void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st) {
+    if (!c->events || !st || st->MPI_SOURCE == MPI_PROC_NULL) return;
+    int count = 0;
+    if (PMPI_Get_count(st, t, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
+    struct zc_ev e = {zc_now(), ZC_EV_MPI_RECV, comm_id(comm), bytes_of(count, t), peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
+    put(c, &e, 1);
+}
+
+/* ---------------------------------------------------------------- requests */
+/* A completing call takes the requests it is given out of the table before it calls MPI and puts
+ * back those that did not complete: while a request is active nobody else can be handed its
+ * handle, but once MPI frees it another thread may get the same handle for a new request before
+ * this one has recorded the completion (MPI_THREAD_MULTIPLE). */
+struct zc_req {
+    enum zc_mpi_req_kind kind;
+    uint32_t comm;
+    MPI_Datatype type;
+    uint64_t bytes; /* sends; collectives: sent */
+    uint64_t recvd; /* collectives: received */
+    int peer, tag;
+    uint64_t id;    /* request id of the current activation */
+    bool active, cancelled;
+    OTF2_CollectiveOp op;
+    uint32_t root;
+};
+
+static struct zc_map reqs = ZC_MAP_INIT;
+
+static bool persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
+
+static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
+    ri->id = atomic_fetch_add(&next_request, 1);
+    ri->active = true;
+    ri->cancelled = false;
+    if (!c->events) return;
+    struct zc_ev e = {zc_now(), 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
+    switch (ri->kind) {
+    case ZC_MPI_REQ_ISEND:
+    case ZC_MPI_REQ_PSEND:
+        if (ri->peer == MPI_PROC_NULL) return;
+        e.type = ZC_EV_MPI_ISEND;
+        break;
+    case ZC_MPI_REQ_IRECV:
+    case ZC_MPI_REQ_PRECV:
+        e.type = ZC_EV_MPI_IRECV_REQUEST;
+        break;
+    case ZC_MPI_REQ_NBC:
+        e.type = ZC_EV_MPI_NBC_REQUEST;
+        break;
+    }
+    put(c, &e, 1);
+}
+
+static void insert(MPI_Request req, struct zc_req *ri) {
+    int err = 0;
+    free(zc_map_put(&reqs, req, ri, &err));
+    if (err) free(ri);
+}
+
+void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+                    MPI_Comm comm, MPI_Request req) {
+    /* a request started untraced is not followed: its completion is then not recorded either */
+    if (!c->events || req == MPI_REQUEST_NULL) return;
+    struct zc_req *ri = calloc(1, sizeof(*ri));
+    if (!ri) return;
+    ri->kind = kind;
+    ri->comm = comm_id(comm);
+    ri->type = t;
+    ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? bytes_of(count, t) : 0;
+    ri->peer = peer;
+    ri->tag = tag;
+    /* persistent requests are inactive until MPI_Start */
+    if (!persistent(ri)) activate(c, ri);
+    insert(req, ri);
+}
+
+void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
+    struct zc_req *ri = zc_map_get(&reqs, req);
+    if (ri) activate(c, ri);
+}
+
+struct zc_req *zc_mpi_take(MPI_Request req) { return req == MPI_REQUEST_NULL ? NULL : zc_map_del(&reqs, req); }
+
+struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *r, int n) {
+    struct zc_req **ris = n <= n_stack ? stack : malloc((size_t)n * sizeof(*ris));
+    if (!ris) return NULL; /* out of memory: these completions go unrecorded */
+    for (int i = 0; i < n; i++) ris[i] = zc_mpi_take(r[i]);
+    return ris;
+}
+
+static void completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, const MPI_Status *st) {
+    if (c->events && ri->active) {
+        int cancelled = 0;
+        if (ri->cancelled && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
+        struct zc_ev e[2] = {{zc_now(), 0, ri->comm, 0, 0, ri->id}, {0, 0, 0, 0, 0, 0}};
+        size_t n = 1;
+        if (cancelled) {
+            e[0].type = ZC_EV_MPI_REQUEST_CANCELLED;
+        } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
+            e[0].type = ZC_EV_MPI_ISEND_COMPLETE;
+            if (ri->peer == MPI_PROC_NULL) n = 0;
+        } else if (ri->kind == ZC_MPI_REQ_NBC) {
+            e[0].type = ZC_EV_MPI_NBC_COMPLETE;
+            e[0].b = ri->bytes;
+            e[0].c = ri->recvd;
+            e[0].d = ((uint64_t)ri->op << 32) | ri->root;
+            e[1] = (struct zc_ev){e[0].ts, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
+            n = 2;
+        } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
+            int count = 0;
+            if (PMPI_Get_count(st, ri->type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
+            e[0].type = ZC_EV_MPI_IRECV;
+            e[0].b = bytes_of(count, ri->type);
+            e[0].c = peer_tag(st->MPI_SOURCE, st->MPI_TAG);
+        } else {
+            n = 0; /* a receive from MPI_PROC_NULL: nothing was received */
+        }
+        if (n) put(c, e, n);
+    }
+    ri->active = false;
+    if (persistent(ri)) insert(before, ri); /* inactive until the next MPI_Start */
+    else free(ri);
+}
+
+static void not_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, bool tested) {
+    if (tested && c->events && ri->active) {
+        struct zc_ev e = {zc_now(), ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
+        put(c, &e, 1);
+    }
+    insert(before, ri);
+}
+
+/* After a call that failed: a request whose handle MPI reset to MPI_REQUEST_NULL completed (its
+ * status is not reliable, so no receive details), the others are put back. */
+static void settle_failed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after) {
+    if (after == MPI_REQUEST_NULL && !persistent(ri)) completed(c, before, ri, MPI_STATUS_IGNORE);
+    else insert(before, ri);
+}
+
+void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
+                       bool test, const MPI_Status *st) {
+    if (!ri) return;
+    if (rc != MPI_SUCCESS) settle_failed(c, before, ri, after);
+    else if (flag) completed(c, before, ri, st);
+    else not_completed(c, before, ri, test);
+}
+
+void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                       const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
+    if (!ris) return;
+    for (int i = 0; i < n; i++) {
+        if (!ris[i]) continue;
+        if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
+        else if (flag) completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
+        else not_completed(c, before[i], ris[i], test);
+    }
+}
+
+void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                       const MPI_Request *after, int rc, int flag, bool test, int index, const MPI_Status *st) {
+    if (!ris) return;
+    for (int i = 0; i < n; i++) {
+        if (!ris[i]) continue;
+        if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
+        else if (flag && i == index) completed(c, before[i], ris[i], st);
+        else not_completed(c, before[i], ris[i], test && i == 0); /* one test record per call */
+    }
+}
+
+void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                        const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
+                        const MPI_Status *sts) {
+    if (!ris) return;
+    if (rc == MPI_SUCCESS && outcount != MPI_UNDEFINED)
+        for (int k = 0; k < outcount; k++) {
+            int i = indices[k];
+            if (i >= 0 && i < n && ris[i]) {
+                completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
+                ris[i] = NULL;
+            }
+        }
+    for (int i = 0; i < n; i++) {
+        if (!ris[i]) continue;
+        if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
+        else not_completed(c, before[i], ris[i], test);
+    }
+}
+
+void zc_mpi_req_forget(MPI_Request req) { free(zc_map_del(&reqs, req)); }
+
+void zc_mpi_req_cancelled(MPI_Request req) {
+    struct zc_req *ri = zc_map_get(&reqs, req);
+    if (ri) ri->cancelled = true;
+}
+
+/* ---------------------------------------------------------------- collectives */
+static uint64_t sum_bytes(const int *counts, int n, MPI_Datatype t, const MPI_Datatype *types) {
+    uint64_t s = 0;
+    for (int i = 0; counts && i < n; i++) s += bytes_of(counts[i], types ? types[i] : t);
+    return s;
+}
+
+/* Neighbours a process sends to (out) and receives from (in) on a topology communicator. */
+static void neighbors(MPI_Comm comm, int *in, int *out) {
+    int topo = MPI_UNDEFINED, rank = 0;
+    *in = *out = 0;
+    PMPI_Topo_test(comm, &topo);
+    PMPI_Comm_rank(comm, &rank);
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        *in = *out = 2 * nd;
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, rank, in);
+        *out = *in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int w = 0;
+        PMPI_Dist_graph_neighbors_count(comm, in, out, &w);
+    }
+}
+
+/* Bytes this rank contributes (sent) and obtains (received): the payload of its send and receive
+ * buffers as the operation uses them on this rank (mpi/README.md). */
+static void coll_bytes(OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount, MPI_Datatype stype, int rcount,
+                       MPI_Datatype rtype, const int *scounts, const int *rcounts, const MPI_Datatype *stypes,
+                       const MPI_Datatype *rtypes, int root, uint64_t *sent, uint64_t *recvd) {
+    int size = 1, rank = 0, inter = 0, nin, nout;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &size);
+    else PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    nin = nout = size;
+    if (neighbor) neighbors(comm, &nin, &nout);
+    bool is_root = inter ? root == MPI_ROOT : root == rank;
+    uint64_t sb = bytes_of(scount, stype), rb = bytes_of(rcount, rtype);
+    *sent = *recvd = 0;
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER: break;
+    case OTF2_COLLECTIVE_OP_BCAST:
+        if (is_root) *sent = sb;
+        else *recvd = rb;
+        break;
+    case OTF2_COLLECTIVE_OP_GATHER:
+        if (!inter || !is_root) *sent = sb;
+        if (is_root) *recvd = (uint64_t)size * rb;
+        break;
+    case OTF2_COLLECTIVE_OP_GATHERV:
+        if (!inter || !is_root) *sent = sb;
+        if (is_root) *recvd = sum_bytes(rcounts, size, rtype, NULL);
+        break;
+    case OTF2_COLLECTIVE_OP_SCATTER:
+        if (is_root) *sent = (uint64_t)size * sb;
+        if (!inter || !is_root) *recvd = rb;
+        break;
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        if (is_root) *sent = sum_bytes(scounts, size, stype, NULL);
+        if (!inter || !is_root) *recvd = rb;
+        break;
+    case OTF2_COLLECTIVE_OP_ALLGATHER:
+        *sent = neighbor ? (uint64_t)nout * sb : sb;
+        *recvd = (uint64_t)nin * rb;
+        break;
+    case OTF2_COLLECTIVE_OP_ALLGATHERV:
+        *sent = neighbor ? (uint64_t)nout * sb : sb;
+        *recvd = sum_bytes(rcounts, nin, rtype, NULL);
+        break;
+    case OTF2_COLLECTIVE_OP_ALLTOALL:
+        *sent = (uint64_t)nout * sb;
+        *recvd = (uint64_t)nin * rb;
+        break;
+    case OTF2_COLLECTIVE_OP_ALLTOALLV:
+        *sent = sum_bytes(scounts, nout, stype, NULL);
+        *recvd = sum_bytes(rcounts, nin, rtype, NULL);
+        break;
+    case OTF2_COLLECTIVE_OP_ALLTOALLW:
+        *sent = sum_bytes(scounts, nout, stype, stypes);
+        *recvd = sum_bytes(rcounts, nin, rtype, rtypes);
+        break;
+    case OTF2_COLLECTIVE_OP_REDUCE:
+        *sent = sb;
+        if (is_root) *recvd = rb;
+        break;
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+        *sent = sum_bytes(rcounts, size, stype != MPI_DATATYPE_NULL_ZC ? stype : rtype, NULL);
+        *recvd = rcounts ? bytes_of(rcounts[rank < size ? rank : 0], rtype) : 0;
+        break;
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+        *sent = (uint64_t)size * rb;
+        *recvd = rb;
+        break;
+    default: /* ALLREDUCE, SCAN, EXSCAN */
+        *sent = sb;
+        *recvd = rb;
+        break;
+    }
+}
+
+static uint32_t otf2_root(OTF2_CollectiveOp op, int root) {
+    return root == ZC_MPI_NO_ROOT || root < 0 ? OTF2_COLLECTIVE_ROOT_NONE : (uint32_t)root;
+}
+
+void zc_mpi_coll_begin(struct zc_mpi_call *c) {
+    if (!c->events) return;
+    struct zc_ev e = {zc_now(), ZC_EV_MPI_COLL_BEGIN, 0, 0, 0, 0};
+    put(c, &e, 1);
+}
+
+void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
+                     MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+                     const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root) {
+    if (!c->events) return;
+    uint64_t sent, recvd;
+    coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
+    struct zc_ev e = {zc_now(), ZC_EV_MPI_COLL_END, comm_id(comm), sent, recvd,
+                      ((uint64_t)op << 32) | otf2_root(op, root)};
+    put(c, &e, 1);
+}
+
+void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
+                  MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+                  const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req) {
+    if (!c->events || req == MPI_REQUEST_NULL) return;
+    struct zc_req *ri = calloc(1, sizeof(*ri));
+    if (!ri) return;
+    ri->kind = ZC_MPI_REQ_NBC;
+    ri->comm = comm_id(comm);
+    ri->op = op;
+    ri->root = otf2_root(op, root);
+    /* the counts are read now: the app may reuse its arrays before completion */
+    coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &ri->bytes,
+               &ri->recvd);
+    activate(c, ri);
+    insert(req, ri);
+}

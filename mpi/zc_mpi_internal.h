@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* The MPI layer: generated wrappers (zc_mpi_gen.c) call these helpers to record MPI events.
+ *
+ * libzecoll.so must load into programs without MPI, so it does not link libmpi: PMPI functions
+ * and Open MPI's predefined handles (MPI_COMM_WORLD is &ompi_mpi_comm_world, ...) are weak
+ * references, NULL when no MPI library is loaded. tests/collector/check_exports.sh checks that
+ * every MPI symbol libzecoll.so needs is weak. Only code reached from an MPI call uses them. */
+#ifndef ZC_MPI_INTERNAL_H
+#define ZC_MPI_INTERNAL_H
+
+#include <mpi.h>
+#include <otf2/OTF2_Events.h>
+
+#include "../collector/zc_core.h"
+
+/* Open MPI's predefined objects behind the handles we use. */
+#pragma weak ompi_mpi_comm_world
+#pragma weak ompi_mpi_comm_self
+#pragma weak ompi_mpi_comm_null
+#pragma weak ompi_request_null
+#pragma weak ompi_mpi_group_null
+#pragma weak ompi_mpi_byte
+#pragma weak ompi_mpi_int
+#pragma weak ompi_mpi_uint64_t
+#pragma weak ompi_mpi_int64_t
+#pragma weak ompi_mpi_op_min
+#pragma weak ompi_mpi_op_max
+#pragma weak ompi_mpi_op_sum
+/* PMPI functions the hand-written parts call (the generated file declares its own). */
+#pragma weak PMPI_Init
+#pragma weak PMPI_Init_thread
+#pragma weak PMPI_Finalize
+#pragma weak PMPI_Pcontrol
+#pragma weak PMPI_Initialized
+#pragma weak PMPI_Finalized
+#pragma weak PMPI_Comm_rank
+#pragma weak PMPI_Comm_size
+#pragma weak PMPI_Comm_remote_size
+#pragma weak PMPI_Comm_dup
+#pragma weak PMPI_Comm_free
+#pragma weak PMPI_Comm_group
+#pragma weak PMPI_Comm_remote_group
+#pragma weak PMPI_Comm_test_inter
+#pragma weak PMPI_Group_size
+#pragma weak PMPI_Group_translate_ranks
+#pragma weak PMPI_Group_free
+#pragma weak PMPI_Type_size
+#pragma weak PMPI_Get_count
+#pragma weak PMPI_Test_cancelled
+#pragma weak PMPI_Topo_test
+#pragma weak PMPI_Cartdim_get
+#pragma weak PMPI_Graph_neighbors_count
+#pragma weak PMPI_Dist_graph_neighbors_count
+#pragma weak PMPI_Send
+#pragma weak PMPI_Recv
+#pragma weak PMPI_Bcast
+#pragma weak PMPI_Barrier
+#pragma weak PMPI_Gather
+#pragma weak PMPI_Gatherv
+#pragma weak PMPI_Scatter
+#pragma weak PMPI_Scatterv
+#pragma weak PMPI_Allreduce
+#pragma weak PMPI_Comm_split
+
+/* Sentinels for roles a shape does not have (no handle symbol needed). */
+#define MPI_DATATYPE_NULL_ZC ((MPI_Datatype)0)
+#define MPI_COMM_NULL_ZC ((MPI_Comm)0)
+#define ZC_MPI_NO_ROOT (-32767)
+
+enum zc_mpi_how {
+    ZC_MPI_HOW_DUP, ZC_MPI_HOW_SPLIT, ZC_MPI_HOW_CREATE, ZC_MPI_HOW_CREATE_GROUP, ZC_MPI_HOW_SPLIT_TYPE,
+    ZC_MPI_HOW_INTERCOMM, ZC_MPI_HOW_MERGE, ZC_MPI_HOW_TOPO, ZC_MPI_HOW_DYNAMIC
+};
+
+enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC };
+
+struct zc_mpi_call {
+    struct zc_thread *t;
+    uint64_t t0;
+    uint32_t fn;
+    bool events; /* MPI events are recorded (top-level call, tracing on) */
+};
+
+bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn);
+uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
+void zc_mpi_end(struct zc_mpi_call *c);
+
+void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm);
+void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st);
+struct zc_req;
+void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+                    MPI_Comm comm, MPI_Request req);
+void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req);
+/* Completion: the requests are taken out of the table before the call and settled after it:
+ * recorded as completed (flag), or put back (a test record if test). rc is the call's result;
+ * before/after are the handles before the call and as MPI left them. */
+struct zc_req *zc_mpi_take(MPI_Request req);
+struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *reqs, int n);
+void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
+                       bool test, const MPI_Status *st);
+void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                       const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts);
+void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                       const MPI_Request *after, int rc, int flag, bool test, int index, const MPI_Status *st);
+void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                        const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
+                        const MPI_Status *sts);
+void zc_mpi_req_forget(MPI_Request req);
+void zc_mpi_req_cancelled(MPI_Request req);
+void zc_mpi_coll_begin(struct zc_mpi_call *c);
+void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
+                     MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+                     const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root);
+void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
+                  MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+                  const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req);
+void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent, MPI_Comm newcomm, int tag);
+void zc_mpi_comm_forget(MPI_Comm comm);
+/* Statuses/requests for the app's ignored or about-to-be-nulled arrays (malloc above n_stack). */
+MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
+MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n);
+
+/* zc_mpi_special.c */
+extern atomic_bool zc_mpi_is_ready;
+/* MPI initialised by the app, our state set up, not finalizing */
+static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
+/* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
+void zc_mpi_comms_init(int rank, int size);
+/* A PMPI function when libmpi came by dlopen after us (mpi4py): the weak references are NULL and
+ * every wrapper passes through to what this returns (NULL: not found). */
+void *zc_mpi_resolve(const char *name);
+
+#endif

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* The hand-written MPI wrappers (MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Pcontrol) and the
+ * job they set up: the collector's private communicator, the collective operations the OTF2
+ * writer uses (struct zc_job), and clock offsets against rank 0.
+ *
+ * Every rank that loads libzecoll.so takes part in the same collective steps, decided only by
+ * agreed values, so that no rank waits for another that chose differently: in MPI_Init all
+ * ranks duplicate MPI_COMM_WORLD and agree whether all of them collect (otherwise each collecting
+ * rank writes its own archive); in MPI_Finalize they agree whether the job's archive can be closed
+ * (a rank stopped by a signal cannot). The collector's own messages use PMPI on the private
+ * communicator: they never reach the application's wrappers or its communicators. */
+#include "zc_mpi_internal.h"
+#include "zc_mpi_gen.h"
+
+/* OTF2's MPI collective callbacks (header-only, from libotf2-trace-dev) through PMPI; every MPI
+ * symbol it needs is weak like ours (tests/collector/check_exports.sh checks). */
+#pragma weak PMPI_Gather
+#pragma weak PMPI_Scatter
+#pragma weak PMPI_Comm_split
+#pragma weak ompi_mpi_char
+#pragma weak ompi_mpi_unsigned_char
+#pragma weak ompi_mpi_short
+#pragma weak ompi_mpi_unsigned_short
+#pragma weak ompi_mpi_unsigned
+#pragma weak ompi_mpi_long
+#pragma weak ompi_mpi_unsigned_long
+#pragma weak ompi_mpi_float
+#pragma weak ompi_mpi_double
+#pragma weak ompi_mpi_int8_t
+#pragma weak ompi_mpi_uint8_t
+#pragma weak ompi_mpi_int16_t
+#pragma weak ompi_mpi_uint16_t
+#pragma weak ompi_mpi_int32_t
+#pragma weak ompi_mpi_uint32_t
+#pragma weak ompi_mpi_datatype_null
+#define OTF2_MPI_USE_PMPI
+#include <otf2/OTF2_MPI_Collectives.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+atomic_bool zc_mpi_is_ready;
+static MPI_Comm priv;       /* the collector's duplicate of MPI_COMM_WORLD */
+static bool have_priv, job; /* job: one archive for the whole job (agreed by every rank) */
+static bool linked;         /* libmpi was there when we were loaded: the weak references resolve */
+static bool launched;       /* started by an MPI launcher */
+static atomic_bool init_seen;
+
+void *zc_mpi_resolve(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+/* Before MPI_Init an MPI program is not yet a job: events wait for the job's archive if MPI
+ * will come (the program links libmpi and a launcher started it). A program that never calls
+ * MPI_Init writes them to its own archive at exit. */
+bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_seen); }
+
+static int mpi_init(void) {
+    linked = PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL;
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        if (getenv(vars[i])) launched = true;
+    return 0;
+}
+
+/* The child of a fork is not an MPI process of the job. */
+static void mpi_fork_child(void) {
+    atomic_store(&zc_mpi_is_ready, false);
+    job = false;
+}
+
+const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .init = mpi_init, .fork_child = mpi_fork_child};
+
+/* ---------------------------------------------------------------- job operations */
+static int job_bcast(void *buf, size_t n) {
+    return n <= INT_MAX && PMPI_Bcast(buf, (int)n, MPI_BYTE, 0, priv) == MPI_SUCCESS ? 0 : -1;
+}
+
+static int job_all_true(bool *v) {
+    int in = *v ? 1 : 0, out = 0;
+    if (PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS) return -1;
+    *v = out != 0;
+    return 0;
+}
+
+/* Sizes first; rank 0 then tells everyone whether the total fits MPI's int counts, so that every
+ * rank makes the same number of calls whatever the outcome. */
+static int job_gather(const void *buf, size_t n, void **all, size_t *sizes) {
+    uint64_t mine = n, *s = zc_job.rank == 0 ? calloc(zc_job.size, sizeof(uint64_t)) : NULL;
+    int ok = zc_job.rank != 0 || s != NULL;
+    if (PMPI_Gather(&mine, 1, MPI_UINT64_T, s, 1, MPI_UINT64_T, 0, priv) != MPI_SUCCESS) ok = 0;
+    int *counts = NULL, *displs = NULL;
+    char *out = NULL;
+    if (zc_job.rank == 0 && ok) {
+        uint64_t total = 0;
+        for (uint32_t r = 0; r < zc_job.size; r++) total += s[r];
+        counts = malloc(zc_job.size * sizeof(int));
+        displs = malloc(zc_job.size * sizeof(int));
+        out = malloc(total ? total : 1);
+        ok = total <= INT_MAX && counts && displs && out;
+        for (uint32_t r = 0, off = 0; ok && r < zc_job.size; off += (uint32_t)s[r], r++) {
+            counts[r] = (int)s[r];
+            displs[r] = (int)off;
+            sizes[r] = s[r];
+        }
+    }
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, priv) != MPI_SUCCESS) ok = 0;
+    if (ok && PMPI_Gatherv(buf, (int)n, MPI_BYTE, out, counts, displs, MPI_BYTE, 0, priv) != MPI_SUCCESS) ok = 0;
+    free(s);
+    free(counts);
+    free(displs);
+    if (!ok) {
+        free(out);
+        if (zc_job.rank == 0) ZC_FAIL(ZC_F_TRACE, "cannot gather the ranks' definitions");
+        return -1;
+    }
+    *all = out;
+    return 0;
+}
+
+static int job_scatter(const void *all, const size_t *sizes, void **mine, size_t *n) {
+    uint64_t *s = NULL, my = 0;
+    int *counts = NULL, *displs = NULL, ok = 1;
+    if (zc_job.rank == 0) {
+        s = malloc(zc_job.size * sizeof(uint64_t));
+        counts = malloc(zc_job.size * sizeof(int));
+        displs = malloc(zc_job.size * sizeof(int));
+        uint64_t off = 0;
+        ok = s && counts && displs;
+        for (uint32_t r = 0; ok && r < zc_job.size; off += sizes[r], r++) {
+            s[r] = all ? sizes[r] : 0; /* nothing to send: every rank gets an empty map */
+            counts[r] = (int)s[r];
+            displs[r] = (int)off;
+        }
+        ok = ok && off <= INT_MAX;
+        if (!ok && s) memset(s, 0, zc_job.size * sizeof(uint64_t));
+    }
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, priv) != MPI_SUCCESS) ok = 0;
+    if (ok && PMPI_Scatter(s, 1, MPI_UINT64_T, &my, 1, MPI_UINT64_T, 0, priv) != MPI_SUCCESS) ok = 0;
+    char *buf = ok ? malloc(my ? my : 1) : NULL;
+    /* a rank that cannot take its part still takes part in the call */
+    if (ok && PMPI_Scatterv(all, counts, displs, MPI_BYTE, buf, buf ? (int)my : 0, MPI_BYTE, 0, priv) != MPI_SUCCESS) ok = 0;
+    free(s);
+    free(counts);
+    free(displs);
+    if (!ok || !buf) {
+        free(buf);
+        return -1;
+    }
+    *mine = buf;
+    *n = my;
+    return 0;
+}
+
+static int job_otf2_collectives(void *archive) {
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, priv, MPI_COMM_NULL) == OTF2_SUCCESS ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- clocks */
+/* Rank 0 exchanges ZC_SYNC_ROUNDS ping-pongs with every rank in turn; the round with the shortest
+ * round trip gives the offset (rank 0's midpoint minus the rank's reading), uncertain by half
+ * that round trip. Readers interpolate between the init and finalize measurements. */
+#define ZC_SYNC_ROUNDS 16
+#define ZC_SYNC_TAG 0x7a63
+
+static void clock_sync(void) {
+    struct zc_clock_offset o = {zc_now(), 0, 0.0};
+    if (zc_job.rank == 0) {
+        for (uint32_t r = 1; r < zc_job.size; r++) {
+            uint64_t best = UINT64_MAX, t_r = 0, t_best = 0;
+            int64_t off = 0;
+            for (int k = 0; k < ZC_SYNC_ROUNDS; k++) {
+                uint64_t t0 = zc_now();
+                PMPI_Send(&t0, 1, MPI_UINT64_T, (int)r, ZC_SYNC_TAG, priv);
+                PMPI_Recv(&t_r, 1, MPI_UINT64_T, (int)r, ZC_SYNC_TAG, priv, MPI_STATUS_IGNORE);
+                uint64_t t1 = zc_now();
+                if (t1 - t0 < best) {
+                    best = t1 - t0;
+                    off = (int64_t)(t0 + (t1 - t0) / 2 - t_r);
+                    t_best = t_r;
+                }
+            }
+            int64_t msg[3] = {off, (int64_t)best, (int64_t)t_best};
+            PMPI_Send(msg, 3, MPI_INT64_T, (int)r, ZC_SYNC_TAG + 1, priv);
+        }
+    } else {
+        for (int k = 0; k < ZC_SYNC_ROUNDS; k++) {
+            uint64_t t;
+            PMPI_Recv(&t, 1, MPI_UINT64_T, 0, ZC_SYNC_TAG, priv, MPI_STATUS_IGNORE);
+            t = zc_now();
+            PMPI_Send(&t, 1, MPI_UINT64_T, 0, ZC_SYNC_TAG, priv);
+        }
+        int64_t msg[3];
+        PMPI_Recv(msg, 3, MPI_INT64_T, 0, ZC_SYNC_TAG + 1, priv, MPI_STATUS_IGNORE);
+        o = (struct zc_clock_offset){(uint64_t)msg[2], msg[0], (double)msg[1] / 2};
+    }
+    if (zc_job.noffsets < 2) zc_job.offsets[zc_job.noffsets++] = o;
+}
+
+/* ---------------------------------------------------------------- init / finalize */
+static void record_region(uint32_t fn, uint64_t t0, uint64_t t1) {
+    struct zc_thread *t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+    if (!t) return;
+    uint32_t r = zc_mpi_region(fn);
+    struct zc_ev e[2] = {{t0, ZC_EV_ENTER, r, 0, 0, 0}, {t1, ZC_EV_LEAVE, r, 0, 0, 0}};
+    zc_loc_lock(t->loc);
+    zc_loc_put(t->loc, e, 2);
+    zc_loc_unlock(t->loc);
+}
+
+static void after_init(void) {
+    atomic_store(&init_seen, true);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) != MPI_SUCCESS) {
+        /* a collective failure: every rank ends up here */
+        ZC_WARN("cannot duplicate MPI_COMM_WORLD: each rank records on its own");
+        return;
+    }
+    have_priv = true;
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(priv, &rank);
+    PMPI_Comm_size(priv, &size);
+    zc_job.rank = (uint32_t)rank;
+    bool all = zc_active();
+    if (job_all_true(&all) != 0) all = false;
+    if (!all) {
+        /* ZECOLL_ENABLE differs between ranks (or the collector failed to start on some) */
+        if (zc_active())
+            ZC_WARN("rank %d: the collector is not on in every rank: this rank writes its own archive", rank);
+        zc_mpi_comms_init(rank, size);
+        atomic_store_explicit(&zc_mpi_is_ready, zc_active(), memory_order_release);
+        return;
+    }
+    struct zc_thread *t = zc_thread_get();
+    zc_job.size = (uint32_t)size;
+    zc_job.mpi_loc = t ? t->loc->id : 0;
+    zc_job.bcast = job_bcast;
+    zc_job.gather = job_gather;
+    zc_job.scatter = job_scatter;
+    zc_job.all_true = job_all_true;
+    zc_job.otf2_collectives = job_otf2_collectives;
+    zc_job.mpi = true;
+    job = true;
+    zc_post_mpi_init(); /* opens the job's archive; a failure there is agreed and switches tracing off */
+    clock_sync();
+    zc_mpi_comms_init(rank, size);
+    atomic_store_explicit(&zc_mpi_is_ready, true, memory_order_release);
+}
+
+static int init_common(int *argc, char ***argv, int required, int *provided, bool thread) {
+    uint64_t t0 = zc_now();
+    int r = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    int e = errno;
+    uint64_t t1 = zc_now();
+    if (r == MPI_SUCCESS) {
+        after_init();
+        record_region(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
+    }
+    errno = e;
+    return r;
+}
+
+__attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv) {
+    if (!linked) {
+        int (*p)(int *, char ***) = (int (*)(int *, char ***))zc_mpi_resolve("PMPI_Init");
+        return p ? p(argc, argv) : MPI_ERR_INTERN;
+    }
+    return init_common(argc, argv, 0, NULL, false);
+}
+
+__attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    if (!linked) {
+        int (*p)(int *, char ***, int, int *) = (int (*)(int *, char ***, int, int *))zc_mpi_resolve("PMPI_Init_thread");
+        return p ? p(argc, argv, required, provided) : MPI_ERR_INTERN;
+    }
+    return init_common(argc, argv, required, provided, true);
+}
+
+__attribute__((visibility("default"))) int MPI_Finalize(void) {
+    if (!linked) {
+        int (*p)(void) = (int (*)(void))zc_mpi_resolve("PMPI_Finalize");
+        return p ? p() : MPI_ERR_INTERN;
+    }
+    uint64_t t0 = zc_now();
+    if (job) {
+        /* the region is recorded before the archive closes: it covers the collector's close */
+        clock_sync();
+        bool ok = zc_active();
+        if (job_all_true(&ok) != 0) ok = false;
+        record_region(ZC_MPI_MPI_Finalize, t0, zc_now());
+        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+        zc_job.closing = ok;
+        if (!ok && zc_job.rank == 0)
+            ZC_WARN("a rank stopped collecting before MPI_Finalize (signal?): the job's archive is not completed");
+        zc_finalize(); /* the collective close, when agreed */
+        job = false;
+    } else {
+        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+    }
+    if (have_priv) {
+        PMPI_Comm_free(&priv);
+        have_priv = false;
+    }
+    int r = PMPI_Finalize();
+    int e = errno;
+    errno = e;
+    return r;
+}
+
+/* The level is passed on; MPI_Pcontrol's variadic arguments have no meaning in Open MPI. */
+__attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...) {
+    if (!linked) {
+        int (*p)(int, ...) = (int (*)(int, ...))zc_mpi_resolve("PMPI_Pcontrol");
+        return p ? p(level) : MPI_ERR_INTERN;
+    }
+    struct zc_mpi_call c;
+    if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) return PMPI_Pcontrol(level);
+    int r = PMPI_Pcontrol(level);
+    int e = errno;
+    zc_mpi_end(&c);
+    errno = e;
+    return r;
+}
