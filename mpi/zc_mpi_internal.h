@@ -124,6 +124,13 @@ MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Req
 extern atomic_bool zc_mpi_is_ready;
 /* MPI initialised by the app, our state set up, not finalizing */
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
+/* Shared by the C and Fortran entry points of MPI_Init, MPI_Init_thread and MPI_Finalize: after
+ * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; t0/t1 around the PMPI
+ * call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was loaded with the
+ * program, so the weak PMPI references resolve (otherwise every wrapper passes through). */
+void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1);
+void zc_mpi_finalize_prepare(void);
+bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
 void zc_mpi_comms_init(int rank, int size);
 /* A PMPI function when libmpi came by dlopen after us (mpi4py): the weak references are NULL and

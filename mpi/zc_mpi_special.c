@@ -248,15 +248,42 @@ static void after_init(void) {
     atomic_store_explicit(&zc_mpi_is_ready, true, memory_order_release);
 }
 
+void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1) {
+    after_init();
+    record_region(fn, t0, t1);
+}
+
+bool zc_mpi_linked(void) { return linked; }
+
+void zc_mpi_finalize_prepare(void) {
+    uint64_t t0 = zc_now();
+    if (job) {
+        /* the region is recorded before the archive closes: it covers the collector's close */
+        clock_sync();
+        bool ok = zc_active();
+        if (job_all_true(&ok) != 0) ok = false;
+        record_region(ZC_MPI_MPI_Finalize, t0, zc_now());
+        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+        zc_job.closing = ok;
+        if (!ok && zc_job.rank == 0)
+            ZC_WARN("a rank stopped collecting before MPI_Finalize (signal?): the job's archive is not completed");
+        zc_finalize(); /* the collective close, when agreed */
+        job = false;
+    } else {
+        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+    }
+    if (have_priv) {
+        PMPI_Comm_free(&priv);
+        have_priv = false;
+    }
+}
+
 static int init_common(int *argc, char ***argv, int required, int *provided, bool thread) {
     uint64_t t0 = zc_now();
     int r = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     int e = errno;
     uint64_t t1 = zc_now();
-    if (r == MPI_SUCCESS) {
-        after_init();
-        record_region(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
-    }
+    if (r == MPI_SUCCESS) zc_mpi_init_done(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
     errno = e;
     return r;
 }
@@ -282,30 +309,8 @@ __attribute__((visibility("default"))) int MPI_Finalize(void) {
         int (*p)(void) = (int (*)(void))zc_mpi_resolve("PMPI_Finalize");
         return p ? p() : MPI_ERR_INTERN;
     }
-    uint64_t t0 = zc_now();
-    if (job) {
-        /* the region is recorded before the archive closes: it covers the collector's close */
-        clock_sync();
-        bool ok = zc_active();
-        if (job_all_true(&ok) != 0) ok = false;
-        record_region(ZC_MPI_MPI_Finalize, t0, zc_now());
-        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
-        zc_job.closing = ok;
-        if (!ok && zc_job.rank == 0)
-            ZC_WARN("a rank stopped collecting before MPI_Finalize (signal?): the job's archive is not completed");
-        zc_finalize(); /* the collective close, when agreed */
-        job = false;
-    } else {
-        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
-    }
-    if (have_priv) {
-        PMPI_Comm_free(&priv);
-        have_priv = false;
-    }
-    int r = PMPI_Finalize();
-    int e = errno;
-    errno = e;
-    return r;
+    zc_mpi_finalize_prepare();
+    return PMPI_Finalize();
 }
 
 /* The level is passed on; MPI_Pcontrol's variadic arguments have no meaning in Open MPI. */
