@@ -33,12 +33,26 @@ uint32_t zc_mpi_region(uint32_t fn) {
     return r;
 }
 
-static void put(struct zc_mpi_call *c, const struct zc_ev *ev, size_t n) {
+/* A call's events go to its thread's location in one batch when it returns: [Enter, events...,
+ * Leave]. Events that happen at the call's start (MpiSend, MpiCollectiveBegin) carry the Enter
+ * time, the others (receives, requests, completions) the Leave time: one lock and two clock
+ * reads per call, whatever it records. ts == 0 marks "the Leave time". */
+static void flush_pending(struct zc_mpi_call *c, uint64_t ts) {
+    for (int i = 0; i < c->n; i++)
+        if (!c->ev[i].ts) c->ev[i].ts = ts;
     struct zc_loc *l = c->t->loc;
     zc_loc_lock(l);
-    zc_loc_put(l, ev, n);
+    zc_loc_put(l, c->ev, (size_t)c->n);
     zc_loc_unlock(l);
+    c->n = 0;
 }
+
+/* n events that must stay in one batch (a complete record and its request id) */
+static void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
+    if (c->n + n > ZC_MPI_PENDING) flush_pending(c, zc_now()); /* many completions in one call */
+    for (int i = 0; i < n; i++) c->ev[c->n++] = ev[i];
+}
+#define put(c, ev, n) pend(c, ev, n)
 
 /* Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
@@ -53,8 +67,8 @@ bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
     if (zc_active() && zc_on(ZC_F_MPI) && (c->t = zc_thread_get()) != NULL) {
         c->events = true;
         c->t0 = zc_now();
-        struct zc_ev e = {c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
-        put(c, &e, 1);
+        c->ev[0] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
+        c->n = 1;
     }
     return true;
 }
@@ -62,8 +76,9 @@ bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
 void zc_mpi_end(struct zc_mpi_call *c) {
     tls_depth--;
     if (!c->events) return;
-    struct zc_ev e = {zc_now(), ZC_EV_LEAVE, zc_mpi_region(c->fn), 0, 0, 0};
-    put(c, &e, 1);
+    struct zc_ev e = {0, ZC_EV_LEAVE, zc_mpi_region(c->fn), 0, 0, 0};
+    pend(c, &e, 1);
+    flush_pending(c, zc_now());
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -96,6 +111,14 @@ struct comm_info {
 };
 
 static struct zc_map comms = ZC_MAP_INIT;
+/* The last communicator a thread used, valid while no communicator was registered or forgotten
+ * since (handles are recycled): most calls use the one of the call before. */
+static atomic_uint_fast64_t comm_epoch = 1;
+static _Thread_local struct {
+    MPI_Comm comm;
+    uint32_t id;
+    uint64_t epoch;
+} last_comm __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint64_t hash;
@@ -166,6 +189,7 @@ static uint32_t comm_register(MPI_Comm comm, const char *name, const char *key, 
     ci->id = id;
     ci->key_hash = fnv(key, keylen, 1469598103934665603ull);
     int err;
+    atomic_fetch_add(&comm_epoch, 1);
     free(zc_map_put(&comms, comm, ci, &err));
     if (err) free(ci);
     return id;
@@ -180,8 +204,15 @@ void zc_mpi_comms_init(int rank, int size) {
  * its key is its members and how many such ones this process saw, which ranks agree on as long
  * as they meet them in the same order. */
 static uint32_t comm_id(MPI_Comm comm) {
+    uint64_t ep = atomic_load_explicit(&comm_epoch, memory_order_acquire);
+    if (last_comm.comm == comm && last_comm.epoch == ep) return last_comm.id;
     struct comm_info *ci = zc_map_get(&comms, comm);
-    if (ci) return ci->id;
+    if (ci) {
+        last_comm.comm = comm;
+        last_comm.id = ci->id;
+        last_comm.epoch = ep;
+        return ci->id;
+    }
     uint32_t n = 0;
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
@@ -269,6 +300,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 
 void zc_mpi_comm_forget(MPI_Comm comm) {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
+    atomic_fetch_add(&comm_epoch, 1);
     free(zc_map_del(&comms, comm));
 }
 
@@ -277,7 +309,7 @@ static uint64_t peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer <
 
 void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
     if (!c->events || peer == MPI_PROC_NULL) return;
-    struct zc_ev e = {zc_now(), ZC_EV_MPI_SEND, comm_id(comm), bytes_of(count, t), peer_tag(peer, tag), 0};
+    struct zc_ev e = {c->t0, ZC_EV_MPI_SEND, comm_id(comm), bytes_of(count, t), peer_tag(peer, tag), 0};
     put(c, &e, 1);
 }
 
@@ -285,7 +317,7 @@ void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const 
     if (!c->events || !st || st->MPI_SOURCE == MPI_PROC_NULL) return;
     int count = 0;
     if (PMPI_Get_count(st, t, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
-    struct zc_ev e = {zc_now(), ZC_EV_MPI_RECV, comm_id(comm), bytes_of(count, t), peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
+    struct zc_ev e = {0, ZC_EV_MPI_RECV, comm_id(comm), bytes_of(count, t), peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
     put(c, &e, 1);
 }
 
@@ -309,6 +341,31 @@ struct zc_req {
 
 static struct zc_map reqs = ZC_MAP_INIT;
 
+/* Records are recycled per thread: a request's life is a few hundred ns in a halo loop. */
+#define ZC_REQ_SPARE 64
+static _Thread_local struct zc_req *spare_reqs __attribute__((tls_model("initial-exec")));
+static _Thread_local int nspare __attribute__((tls_model("initial-exec")));
+
+static struct zc_req *req_alloc(void) {
+    struct zc_req *r = spare_reqs;
+    if (!r) return calloc(1, sizeof(*r));
+    spare_reqs = *(struct zc_req **)r;
+    nspare--;
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static void req_free(struct zc_req *r) {
+    if (!r) return;
+    if (nspare >= ZC_REQ_SPARE) {
+        free(r);
+        return;
+    }
+    *(struct zc_req **)r = spare_reqs;
+    spare_reqs = r;
+    nspare++;
+}
+
 static bool persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
 static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
@@ -316,7 +373,7 @@ static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
     ri->active = true;
     ri->cancelled = false;
     if (!c->events) return;
-    struct zc_ev e = {zc_now(), 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
+    struct zc_ev e = {0, 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
     switch (ri->kind) {
     case ZC_MPI_REQ_ISEND:
     case ZC_MPI_REQ_PSEND:
@@ -336,15 +393,15 @@ static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
 
 static void insert(MPI_Request req, struct zc_req *ri) {
     int err = 0;
-    free(zc_map_put(&reqs, req, ri, &err));
-    if (err) free(ri);
+    req_free(zc_map_put(&reqs, req, ri, &err));
+    if (err) req_free(ri);
 }
 
 void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
                     MPI_Comm comm, MPI_Request req) {
     /* a request started untraced is not followed: its completion is then not recorded either */
     if (!c->events || req == MPI_REQUEST_NULL) return;
-    struct zc_req *ri = calloc(1, sizeof(*ri));
+    struct zc_req *ri = req_alloc();
     if (!ri) return;
     ri->kind = kind;
     ri->comm = comm_id(comm);
@@ -375,7 +432,7 @@ static void completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *
     if (c->events && ri->active) {
         int cancelled = 0;
         if (ri->cancelled && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
-        struct zc_ev e[2] = {{zc_now(), 0, ri->comm, 0, 0, ri->id}, {0, 0, 0, 0, 0, 0}};
+        struct zc_ev e[2] = {{0, 0, ri->comm, 0, 0, ri->id}, {0, 0, 0, 0, 0, 0}};
         size_t n = 1;
         if (cancelled) {
             e[0].type = ZC_EV_MPI_REQUEST_CANCELLED;
@@ -387,7 +444,7 @@ static void completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *
             e[0].b = ri->bytes;
             e[0].c = ri->recvd;
             e[0].d = ((uint64_t)ri->op << 32) | ri->root;
-            e[1] = (struct zc_ev){e[0].ts, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
+            e[1] = (struct zc_ev){0, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
             n = 2;
         } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
             int count = 0;
@@ -402,12 +459,12 @@ static void completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *
     }
     ri->active = false;
     if (persistent(ri)) insert(before, ri); /* inactive until the next MPI_Start */
-    else free(ri);
+    else req_free(ri);
 }
 
 static void not_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, bool tested) {
     if (tested && c->events && ri->active) {
-        struct zc_ev e = {zc_now(), ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
+        struct zc_ev e = {0, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
         put(c, &e, 1);
     }
     insert(before, ri);
@@ -469,7 +526,7 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
     }
 }
 
-void zc_mpi_req_forget(MPI_Request req) { free(zc_map_del(&reqs, req)); }
+void zc_mpi_req_forget(MPI_Request req) { req_free(zc_map_del(&reqs, req)); }
 
 void zc_mpi_req_cancelled(MPI_Request req) {
     struct zc_req *ri = zc_map_get(&reqs, req);
@@ -584,7 +641,7 @@ static uint32_t otf2_root(OTF2_CollectiveOp op, int root) {
 
 void zc_mpi_coll_begin(struct zc_mpi_call *c) {
     if (!c->events) return;
-    struct zc_ev e = {zc_now(), ZC_EV_MPI_COLL_BEGIN, 0, 0, 0, 0};
+    struct zc_ev e = {c->t0, ZC_EV_MPI_COLL_BEGIN, 0, 0, 0, 0};
     put(c, &e, 1);
 }
 
@@ -594,7 +651,7 @@ void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, 
     if (!c->events) return;
     uint64_t sent, recvd;
     coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
-    struct zc_ev e = {zc_now(), ZC_EV_MPI_COLL_END, comm_id(comm), sent, recvd,
+    struct zc_ev e = {0, ZC_EV_MPI_COLL_END, comm_id(comm), sent, recvd,
                       ((uint64_t)op << 32) | otf2_root(op, root)};
     put(c, &e, 1);
 }
@@ -603,7 +660,7 @@ void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI
                   MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req) {
     if (!c->events || req == MPI_REQUEST_NULL) return;
-    struct zc_req *ri = calloc(1, sizeof(*ri));
+    struct zc_req *ri = req_alloc();
     if (!ri) return;
     ri->kind = ZC_MPI_REQ_NBC;
     ri->comm = comm_id(comm);

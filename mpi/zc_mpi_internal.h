@@ -74,11 +74,14 @@ enum zc_mpi_how {
 
 enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC };
 
+#define ZC_MPI_PENDING 12 /* events a call batches (zc_loc_put takes at most 14 at once) */
 struct zc_mpi_call {
     struct zc_thread *t;
     uint64_t t0;
     uint32_t fn;
     bool events; /* MPI events are recorded (top-level call, tracing on) */
+    int n;
+    struct zc_ev ev[ZC_MPI_PENDING];
 };
 
 bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# MPI wrapper cost, measured side by side in one run (median of BENCH_REPS runs, alternating):
+# a loop of 0-byte MPI_Irecv + MPI_Isend + MPI_Waitall(2) per iteration, ns per MPI call
+#   self: 1 rank messaging itself (per-call cost without another process)   target <= +80 ns
+#   pair: 2 ranks exchanging                                                 (for reference)
+# without the collector, with it (MPI events recorded), and with it but ZECOLL_ENABLE=0.
+# Usage: bench/mpi_overhead.sh   (BENCH_REPS=5 BENCH_ITERS=200000)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/scripts/setup-deps.sh"
+build=${BENCH_BUILD:-$root/build/bench-release}
+reps=${BENCH_REPS:-5}
+iters=${BENCH_ITERS:-200000}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target zecoll zc_mpi_bench >/dev/null
+app="$build/bench/zc_mpi_bench"
+lib="$build/collector/libzecoll.so"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+
+field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+run() { # run <np> <mode> <variant>
+  local np=$1 mode=$2 v=$3 out
+  case $v in
+    base) out=$("${mpirun[@]}" -np "$np" "$app" "$mode" "$iters") ;;
+    on) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_OUTPUT="$work/t-%p" -x ZECOLL_SUMMARY=0 "$app" "$mode" "$iters") ;;
+    off) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_ENABLE=0 "$app" "$mode" "$iters") ;;
+  esac
+  field "$out" call_ns
+}
+
+echo "zecoll MPI wrapper cost ($(nproc) cores, median of $reps alternating runs, $iters iterations, $(date -u +%F))"
+printf '%-44s %10s %10s %10s %10s %s\n' "ns per MPI call (Irecv/Isend/Waitall)" "without" "with" "delta" "disabled" "target"
+for cfg in "1 self" "2 pair"; do
+  set -- $cfg
+  b=() w=() o=()
+  for _ in $(seq "$reps"); do
+    b+=("$(run "$1" "$2" base)"); w+=("$(run "$1" "$2" on)"); o+=("$(run "$1" "$2" off)")
+  done
+  mb=$(median "${b[@]}") mw=$(median "${w[@]}") mo=$(median "${o[@]}")
+  delta=$(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$mb" "$mw")
+  tgt=$([ "$2" = self ] && echo "<= +80 ns" || echo "(reference)")
+  printf '%-44s %10s %10s %10s %10s %s\n' "$2 ($1 rank(s))" "$mb" "$mw" "$delta" "$mo" "$tgt"
+done
