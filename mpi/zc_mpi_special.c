@@ -37,6 +37,8 @@
 #include <otf2/OTF2_MPI_Collectives.h>
 
 #include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -159,44 +161,98 @@ static int job_otf2_collectives(void *archive) {
 }
 
 /* ---------------------------------------------------------------- clocks */
-/* Rank 0 exchanges ZC_SYNC_ROUNDS ping-pongs with every rank in turn; the round with the shortest
- * round trip gives the offset (rank 0's midpoint minus the rank's reading), uncertain by half
- * that round trip. Readers interpolate between the init and finalize measurements. */
+/* Ranks that share a clock (same kernel boot, hence the same CLOCK_MONOTONIC_RAW; and the same
+ * ZECOLL_CLOCK_SKEW_NS, which simulates separate clocks) have no offset between them: measuring
+ * one would only add its error. Rank 0 exchanges ZC_SYNC_ROUNDS ping-pongs with one rank per
+ * other clock; the round with the shortest round trip gives the offset (rank 0's midpoint minus
+ * the rank's reading), uncertain by half that round trip, and every rank of that clock takes it.
+ * Readers interpolate between the init and finalize measurements. */
 #define ZC_SYNC_ROUNDS 16
 #define ZC_SYNC_TAG 0x7a63
 
-static void clock_sync(void) {
-    struct zc_clock_offset o = {zc_now(), 0, 0.0};
-    if (zc_job.rank == 0) {
-        for (uint32_t r = 1; r < zc_job.size; r++) {
-            uint64_t best = UINT64_MAX, t_r = 0, t_best = 0;
-            int64_t off = 0;
-            for (int k = 0; k < ZC_SYNC_ROUNDS; k++) {
-                uint64_t t0 = zc_now();
-                PMPI_Send(&t0, 1, MPI_UINT64_T, (int)r, ZC_SYNC_TAG, priv);
-                PMPI_Recv(&t_r, 1, MPI_UINT64_T, (int)r, ZC_SYNC_TAG, priv, MPI_STATUS_IGNORE);
-                uint64_t t1 = zc_now();
-                if (t1 - t0 < best) {
-                    best = t1 - t0;
-                    off = (int64_t)(t0 + (t1 - t0) / 2 - t_r);
-                    t_best = t_r;
-                }
-            }
-            int64_t msg[3] = {off, (int64_t)best, (int64_t)t_best};
-            PMPI_Send(msg, 3, MPI_INT64_T, (int)r, ZC_SYNC_TAG + 1, priv);
+static uint64_t clock_identity(void) {
+    char id[128] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(id, sizeof(id), f)) gethostname(id, sizeof(id) - 1);
+    if (f) fclose(f);
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = id; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h ^ (uint64_t)zc_clock_skew;
+}
+
+static int64_t ping_pong(int peer, uint64_t *rtt, uint64_t *t_peer_best) {
+    uint64_t best = UINT64_MAX, t_r = 0;
+    int64_t off = 0;
+    for (int k = 0; k < ZC_SYNC_ROUNDS; k++) {
+        uint64_t t0 = zc_now();
+        PMPI_Send(&t0, 1, MPI_UINT64_T, peer, ZC_SYNC_TAG, priv);
+        PMPI_Recv(&t_r, 1, MPI_UINT64_T, peer, ZC_SYNC_TAG, priv, MPI_STATUS_IGNORE);
+        uint64_t t1 = zc_now();
+        if (t1 - t0 < best) {
+            best = t1 - t0;
+            off = (int64_t)(t0 + (t1 - t0) / 2 - t_r);
+            *t_peer_best = t_r;
         }
-    } else {
+    }
+    *rtt = best;
+    return off;
+}
+
+static void clock_sync(void) {
+    uint32_t size = zc_job.size, rank = zc_job.rank;
+    uint64_t mine = clock_identity(), *ids = rank == 0 ? calloc(size, sizeof(uint64_t)) : NULL;
+    /* per rank: role (1 = measured), then offset, stddev (ns), local time of the measurement */
+    int64_t *res = rank == 0 ? calloc((size_t)size * 4, sizeof(int64_t)) : NULL, my[4] = {0, 0, 0, 0};
+    int ok = rank != 0 || (ids && res);
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, priv);
+    if (!ok) { /* rank 0 out of memory: no offsets, every rank agrees */
+        free(ids);
+        free(res);
+        return;
+    }
+    PMPI_Gather(&mine, 1, MPI_UINT64_T, ids, 1, MPI_UINT64_T, 0, priv);
+    if (rank == 0)
+        for (uint32_t r = 1; r < size; r++) {
+            uint32_t first = r;
+            for (uint32_t q = 0; q < r && first == r; q++)
+                if (ids[q] == ids[r]) first = q;
+            res[4 * r] = ids[r] != ids[0] && first == r; /* measure the first rank of each other clock */
+        }
+    PMPI_Scatter(res, 4, MPI_INT64_T, my, 4, MPI_INT64_T, 0, priv);
+    if (rank == 0) {
+        for (uint32_t r = 1; r < size; r++) {
+            if (!res[4 * r]) continue;
+            uint64_t rtt = 0, t_r = 0;
+            res[4 * r + 1] = ping_pong((int)r, &rtt, &t_r);
+            res[4 * r + 2] = (int64_t)(rtt / 2);
+            res[4 * r + 3] = (int64_t)t_r;
+        }
+        uint64_t now = zc_now();
+        for (uint32_t r = 0; r < size; r++) {
+            if (ids[r] == ids[0]) { /* rank 0's clock */
+                res[4 * r + 1] = res[4 * r + 2] = 0;
+                res[4 * r + 3] = (int64_t)now;
+                continue;
+            }
+            for (uint32_t q = 0; q < r; q++) /* the measured rank of this clock */
+                if (ids[q] == ids[r] && res[4 * q]) {
+                    memcpy(&res[4 * r + 1], &res[4 * q + 1], 3 * sizeof(int64_t));
+                    break;
+                }
+        }
+    } else if (my[0]) {
         for (int k = 0; k < ZC_SYNC_ROUNDS; k++) {
             uint64_t t;
             PMPI_Recv(&t, 1, MPI_UINT64_T, 0, ZC_SYNC_TAG, priv, MPI_STATUS_IGNORE);
             t = zc_now();
             PMPI_Send(&t, 1, MPI_UINT64_T, 0, ZC_SYNC_TAG, priv);
         }
-        int64_t msg[3];
-        PMPI_Recv(msg, 3, MPI_INT64_T, 0, ZC_SYNC_TAG + 1, priv, MPI_STATUS_IGNORE);
-        o = (struct zc_clock_offset){(uint64_t)msg[2], msg[0], (double)msg[1] / 2};
     }
-    if (zc_job.noffsets < 2) zc_job.offsets[zc_job.noffsets++] = o;
+    PMPI_Scatter(res, 4, MPI_INT64_T, my, 4, MPI_INT64_T, 0, priv);
+    free(ids);
+    free(res);
+    if (zc_job.noffsets < 2)
+        zc_job.offsets[zc_job.noffsets++] = (struct zc_clock_offset){(uint64_t)my[3], my[1], (double)my[2]};
 }
 
 /* ---------------------------------------------------------------- init / finalize */

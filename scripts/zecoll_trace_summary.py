@@ -24,16 +24,26 @@ def main():
     busy = collections.defaultdict(list)
     open_ = {}
     streams, threads = set(), set()
+    msgs = [0, 0]  # point-to-point messages sent, bytes
+    colls = collections.defaultdict(lambda: [0, 0])  # operation -> records (one per rank), bytes sent
     with otf2.reader.open(path) as tr:
+        ranks = sum(1 for g in tr.definitions.location_groups if g.location_group_type == otf2.LocationGroupType.PROCESS)
         for loc, ev in tr.events:
             k = type(ev).__name__
             gpu = loc.type == otf2.LocationType.GPU
-            (streams if gpu else threads).add(loc.name)
+            (streams if gpu else threads).add(loc._ref)
             if k == "Enter":
                 open_.setdefault(loc._ref, []).append((ev.region.name, ev.time, None))
             elif k in ("RmaGet", "RmaPut") and open_.get(loc._ref):
                 n, t, _ = open_[loc._ref][-1]
                 open_[loc._ref][-1] = (n, t, ev.bytes)
+            elif k in ("MpiSend", "MpiIsend"):
+                msgs[0] += 1
+                msgs[1] += ev.msg_length
+            elif k in ("MpiCollectiveEnd", "NonBlockingCollectiveComplete"):
+                c = colls[str(ev.collective_op).split(".")[-1]]
+                c[0] += 1
+                c[1] += ev.size_sent
             elif k == "Leave" and open_.get(loc._ref):
                 n, t, b = open_[loc._ref].pop()
                 d = ev.time - t
@@ -50,7 +60,7 @@ def main():
                 elif n != "zecoll buffer flush":
                     api[n][0] += 1
                     api[n][1] += d
-    print(f"  {len(threads)} host thread(s), {len(streams)} device stream location(s)")
+    print(f"  {ranks} process(es), {len(threads)} host thread(s), {len(streams)} device stream location(s)")
     for dev, iv in sorted(busy.items()):
         iv.sort()
         union, cur_s, cur_e = 0, None, None
@@ -74,6 +84,9 @@ def main():
         print(f"  {'transfer':<52} {'count':>6} {'bytes':>12} {'GB/s':>7}")
         for n, (c, b, d) in sorted(xfer.items(), key=lambda kv: -kv[1][1]):
             print(f"  {n[:52]:<52} {c:>6} {b:>12} {b / d if d else 0:>7.2f}")
+    if msgs[0] or colls:
+        print(f"  MPI: {msgs[0]} point-to-point messages, {msgs[1]} bytes; collectives (records on all ranks):"
+              + "".join(f" {op} {n} ({b} B sent)" for op, (n, b) in sorted(colls.items())))
     if api:
         print(f"  {'slowest host API calls (total)':<40} {'calls':>7} {'total us':>11}")
         for n, (c, d) in sorted(api.items(), key=lambda kv: -kv[1][1])[:top]:

@@ -3,7 +3,7 @@
 """Judge a zecoll OTF2 archive against zesim's ground-truth log.
 
   check_trace.py run --app BIN [--arg A ...] --zesim LIB --libdir DIR --work DIR [--env K=V ...]
-  check_trace.py check --truth FILE --trace ARCHIVE_DIR [--facts FILE]
+  check_trace.py check --truth FILE --trace ARCHIVE_DIR [--facts FILE] [--rank R]
 
 `run` executes the program under the collector on zesim (ZECOLL_STRICT=1: any internal collector
 error aborts) and then checks. The checks:
@@ -133,23 +133,28 @@ def app_ops(ops, facts):
     return merged
 
 
-def read_archive(c, path):
+def read_archive(c, path, rank=None):
+    """rank: only that MPI rank's locations (zecoll's location ids carry the rank in their low
+    32 bits), for judging one rank of a job-wide archive against that rank's truth log."""
     import otf2
+    mine = (lambda loc: True) if rank is None else (lambda loc: (loc._ref & 0xffffffff) == rank)
     records, host_callsites, gpu_locs = [], {}, {}
     stacks, last_ts = collections.defaultdict(list), {}
     open_rec = {}
     with otf2.reader.open(path) as tr:
         defs = tr.definitions
         for loc in defs.locations:
-            if loc.type == otf2.LocationType.GPU:
+            if loc.type == otf2.LocationType.GPU and mine(loc):
                 dev_name = loc.group.system_tree_parent.name
                 dev = int(dev_name.rsplit("[", 1)[1].rstrip("]")) if "[" in dev_name else -1
                 gpu_locs[loc.name] = dev
-        names = collections.Counter(loc.name for loc in defs.locations)
+        names = collections.Counter(loc.name for loc in defs.locations if mine(loc))
         for n, k in names.items():
             if k > 1:
                 c.fail(f"{k} locations are named '{n}'")
         for loc, ev in tr.events:
+            if not mine(loc):
+                continue
             t = ev.time
             key = loc._ref
             if t < last_ts.get(key, 0):
@@ -227,7 +232,7 @@ def assign(cost):
     return [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
 
 
-def check(c, truth_path, trace_dir, facts):
+def check(c, truth_path, trace_dir, facts, rank=None):
     archive = os.path.join(trace_dir, "traces.otf2")
     if not os.path.exists(archive):
         c.fail(f"no archive at {archive}")
@@ -237,7 +242,7 @@ def check(c, truth_path, trace_dir, facts):
         c.fail(f"otf2-print --silent -Werror: rc {p.returncode}: {(p.stderr or p.stdout)[:500]}")
     devices, ops = load_truth(truth_path)
     try:
-        records, host_cs = read_archive(c, archive)
+        records, host_cs = read_archive(c, archive, rank)
     except Exception as e:  # the reader refusing the archive is a finding, not a crash
         c.fail(f"python3-otf2 reader failed: {e!r}")
         return
@@ -438,13 +443,14 @@ def main():
     k.add_argument("--truth", required=True)
     k.add_argument("--trace", required=True)
     k.add_argument("--facts")
+    k.add_argument("--rank", type=int, help="judge only this rank's locations (MPI job archive)")
     a = ap.parse_args()
     if a.cmd == "run":
         c = run(a)
     else:
         c = Checker()
         facts = json.load(open(a.facts)) if a.facts else None
-        check(c, a.truth, a.trace, facts)
+        check(c, a.truth, a.trace, facts, a.rank)
     for n in c.notes:
         print("# " + n)
     for f in c.failures[:40]:

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* Fortran entry points of MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol (both
+ * manglings: mpi_<name>_ for mpif.h and `use mpi`, mpi_<name>_f08_ for `use mpi_f08`), and the
+ * helpers of the generated Fortran entry points (zc_mpi_fortran_gen.c). Open MPI's Fortran layer
+ * calls PMPI_* directly, so without these a Fortran program reaches none of the C wrappers
+ * (mpi/fortran.md). The init/finalize steps are the ones the C MPI_Init/MPI_Finalize take
+ * (zc_mpi_init_done, zc_mpi_finalize_prepare in zc_mpi_special.c). */
+#include "zc_mpi_fortran.h"
+#include "zc_mpi_gen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* Status-ignore sentinels: MPI_F_STATUS(ES)_IGNORE (libmpi.so) point to the Fortran sentinels
+ * mpi_fortran_status(es)_ignore_, which mpif.h programs own (common blocks) and which mpi_f08's
+ * MPI_STATUS(ES)_IGNORE are bound to (BIND(C), defined in libmpi_usempif08.so and libmpi.so): the
+ * dynamic linker gives every user the same address. Both are checked. */
+#pragma weak MPI_F_STATUS_IGNORE
+#pragma weak MPI_F_STATUSES_IGNORE
+extern MPI_Fint mpi_fortran_status_ignore_[];
+extern MPI_Fint mpi_fortran_statuses_ignore_[];
+#pragma weak mpi_fortran_status_ignore_
+#pragma weak mpi_fortran_statuses_ignore_
+
+/* ---------------------------------------------------------------- helpers of the generated code */
+bool zc_mpi_f_status_ignored(const MPI_Fint *st) {
+    if (!st) return false;
+    if (&MPI_F_STATUS_IGNORE != NULL && st == MPI_F_STATUS_IGNORE) return true;
+    return mpi_fortran_status_ignore_ != NULL && st == mpi_fortran_status_ignore_;
+}
+
+bool zc_mpi_f_statuses_ignored(const MPI_Fint *sts) {
+    if (!sts) return false;
+    if (&MPI_F_STATUSES_IGNORE != NULL && sts == MPI_F_STATUSES_IGNORE) return true;
+    return mpi_fortran_statuses_ignore_ != NULL && sts == mpi_fortran_statuses_ignore_;
+}
+
+MPI_Fint *zc_mpi_f_statuses(MPI_Fint *stack, int n_stack, MPI_Fint *fsts, int n) {
+    if (!zc_mpi_f_statuses_ignored(fsts)) return fsts;
+    if (n <= n_stack) return stack;
+    MPI_Fint *s = malloc((size_t)n * ZC_F_STATUS_SIZE * sizeof(MPI_Fint));
+    return s ? s : fsts; /* out of memory: MPI ignores them, completions carry no status */
+}
+
+MPI_Status *zc_mpi_f_status_array(MPI_Status *stack, int n_stack, const MPI_Fint *fsts, int n) {
+    if (n <= 0 || !fsts || zc_mpi_f_statuses_ignored(fsts)) return NULL;
+    MPI_Status *s = n <= n_stack ? stack : malloc((size_t)n * sizeof(*s));
+    if (!s) return NULL;
+    for (int i = 0; i < n; i++)
+        if (PMPI_Status_f2c(fsts + (size_t)i * ZC_F_STATUS_SIZE, &s[i]) != MPI_SUCCESS)
+            s[i].MPI_SOURCE = MPI_PROC_NULL; /* nothing the recorder trusts */
+    return s;
+}
+
+const MPI_Status *zc_mpi_f_status(MPI_Status *st, const MPI_Fint *fst) {
+    if (!fst || zc_mpi_f_status_ignored(fst) || PMPI_Status_f2c(fst, st) != MPI_SUCCESS) return NULL;
+    return st;
+}
+
+MPI_Request *zc_mpi_f_requests(MPI_Request *stack, int n_stack, const MPI_Fint *freqs, int n) {
+    if (n <= 0 || !freqs) return NULL;
+    MPI_Request *r = n <= n_stack ? stack : malloc((size_t)n * sizeof(*r));
+    if (r)
+        for (int i = 0; i < n; i++) r[i] = PMPI_Request_f2c(freqs[i]);
+    return r;
+}
+
+int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n) {
+    if (n <= 0 || !findices) return NULL;
+    int *x = n <= n_stack ? stack : malloc((size_t)n * sizeof(*x));
+    if (x)
+        for (int i = 0; i < n; i++) x[i] = (int)findices[i] - 1;
+    return x;
+}
+
+/* How many entries of a per-peer array the collective helpers of zc_mpi.c read on comm: the
+ * (remote) group size, or for neighbourhood collectives the in/out neighbours as zc_mpi.c's
+ * neighbors() counts them. Must stay in step with coll_bytes() there. */
+static void coll_peers(MPI_Comm comm, int neighbor, int *nin, int *nout) {
+    int size = 1, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &size);
+    else PMPI_Comm_size(comm, &size);
+    *nin = *nout = size;
+    if (!neighbor) return;
+    int topo = MPI_UNDEFINED, rank = 0;
+    *nin = *nout = 0;
+    PMPI_Topo_test(comm, &topo);
+    PMPI_Comm_rank(comm, &rank);
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        *nin = *nout = 2 * nd;
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, rank, nin);
+        *nout = *nin;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int w = 0;
+        PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
+    }
+}
+
+MPI_Datatype *zc_mpi_f_types(MPI_Datatype *stack, int n_stack, const MPI_Fint *ftypes, MPI_Comm comm, int neighbor,
+                             bool recv_side) {
+    if (!ftypes || !comm) return NULL;
+    int nin = 0, nout = 0;
+    coll_peers(comm, neighbor, &nin, &nout);
+    int n = recv_side ? nin : nout;
+    if (n <= 0) return NULL;
+    MPI_Datatype *t = n <= n_stack ? stack : malloc((size_t)n * sizeof(*t));
+    if (t)
+        for (int i = 0; i < n; i++) t[i] = PMPI_Type_f2c(ftypes[i]); /* invalid handle: NULL, 0 bytes */
+    return t;
+}
+
+void zc_mpi_f_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Fint *fst) {
+    MPI_Status st;
+    const MPI_Status *s = zc_mpi_f_status(&st, fst);
+    if (s && comm) zc_mpi_ev_recv(c, t, comm, s);
+}
+
+/* ---------------------------------------------------------------- init, finalize, pcontrol */
+typedef void zc_ft_ierr(MPI_Fint *ierror);
+typedef void zc_ft_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+typedef void zc_ft_pcontrol(MPI_Fint *level);
+/* Open MPI's Fortran profiling entries (libmpi_mpifh.so, libmpi_usempif08.so) */
+extern zc_ft_ierr pmpi_init_, pmpi_init_f08_, pmpi_finalize_, pmpi_finalize_f08_;
+extern zc_ft_init_thread pmpi_init_thread_, pmpi_init_thread_f08_;
+extern zc_ft_pcontrol pmpi_pcontrol_, pmpi_pcontrol_f08_;
+#pragma weak pmpi_init_
+#pragma weak pmpi_init_f08_
+#pragma weak pmpi_init_thread_
+#pragma weak pmpi_init_thread_f08_
+#pragma weak pmpi_finalize_
+#pragma weak pmpi_finalize_f08_
+#pragma weak pmpi_pcontrol_
+#pragma weak pmpi_pcontrol_f08_
+/* ours */
+zc_ft_ierr mpi_init_, mpi_init_f08_, mpi_finalize_, mpi_finalize_f08_;
+zc_ft_init_thread mpi_init_thread_, mpi_init_thread_f08_;
+zc_ft_pcontrol mpi_pcontrol_, mpi_pcontrol_f08_;
+
+/* p (MPI_Init) or pt (MPI_Init_thread), as resolved; both NULL: no Fortran MPI library at all. */
+static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
+    if (!p && !pt) {
+        if (ierror) *ierror = MPI_ERR_INTERN;
+        return;
+    }
+    if (!zc_mpi_linked()) { /* libmpi came after us (dlopen): pass through, as the C MPI_Init does */
+        if (pt) pt(required, provided, ierror);
+        else p(ierror);
+        return;
+    }
+    MPI_Fint own = MPI_SUCCESS, *e = ierror ? ierror : &own; /* mpi_f08: ierror is optional */
+    uint64_t t0 = zc_now();
+    if (pt) pt(required, provided, e);
+    else p(e);
+    int saved = errno;
+    uint64_t t1 = zc_now();
+    if (*e == MPI_SUCCESS) zc_mpi_init_done(pt ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
+    errno = saved;
+}
+
+static void f_finalize(zc_ft_ierr *p, MPI_Fint *ierror) {
+    if (!p) {
+        if (ierror) *ierror = MPI_ERR_INTERN;
+        return;
+    }
+    if (zc_mpi_linked()) {
+        int saved = errno;
+        zc_mpi_finalize_prepare();
+        errno = saved;
+    }
+    p(ierror);
+}
+
+static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
+    if (!p) return;
+    struct zc_mpi_call c;
+    if (!zc_mpi_linked() || !zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) {
+        p(level);
+        return;
+    }
+    p(level);
+    int saved = errno;
+    zc_mpi_end(&c);
+    errno = saved;
+}
+
+__attribute__((visibility("default"))) void mpi_init_(MPI_Fint *ierror) {
+    zc_ft_ierr *p;
+    ZC_F_RESOLVE(p, pmpi_init_);
+    f_init(p, NULL, NULL, NULL, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_init_f08_(MPI_Fint *ierror) {
+    zc_ft_ierr *p;
+    ZC_F_RESOLVE(p, pmpi_init_f08_);
+    f_init(p, NULL, NULL, NULL, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
+    zc_ft_init_thread *p;
+    ZC_F_RESOLVE(p, pmpi_init_thread_);
+    f_init(NULL, p, required, provided, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
+                                                                MPI_Fint *ierror) {
+    zc_ft_init_thread *p;
+    ZC_F_RESOLVE(p, pmpi_init_thread_f08_);
+    f_init(NULL, p, required, provided, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_finalize_(MPI_Fint *ierror) {
+    zc_ft_ierr *p;
+    ZC_F_RESOLVE(p, pmpi_finalize_);
+    f_finalize(p, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_finalize_f08_(MPI_Fint *ierror) {
+    zc_ft_ierr *p;
+    ZC_F_RESOLVE(p, pmpi_finalize_f08_);
+    f_finalize(p, ierror);
+}
+
+/* MPI_PCONTROL(LEVEL) has no ierror in either binding */
+__attribute__((visibility("default"))) void mpi_pcontrol_(MPI_Fint *level) {
+    zc_ft_pcontrol *p;
+    ZC_F_RESOLVE(p, pmpi_pcontrol_);
+    f_pcontrol(p, level);
+}
+
+__attribute__((visibility("default"))) void mpi_pcontrol_f08_(MPI_Fint *level) {
+    zc_ft_pcontrol *p;
+    ZC_F_RESOLVE(p, pmpi_pcontrol_f08_);
+    f_pcontrol(p, level);
+}
