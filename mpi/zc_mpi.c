@@ -327,6 +327,8 @@ void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const 
  * handle, but once MPI frees it another thread may get the same handle for a new request before
  * this one has recorded the completion (MPI_THREAD_MULTIPLE). */
 struct zc_req {
+    struct zc_req *next; /* other records under the same handle; the spare list */
+    const void *owner;   /* the thread that started it (zc_thread) */
     enum zc_mpi_req_kind kind;
     uint32_t comm;
     MPI_Datatype type;
@@ -339,7 +341,12 @@ struct zc_req {
     uint32_t root;
 };
 
+/* Handles are not unique among live requests: Open MPI returns one predefined, already
+ * completed request for every MPI_Isend it completes at once. Each handle maps to a chain of
+ * records; a completion takes one of them, the calling thread's if there is one (the request
+ * ids of a thread's location must pair up), else any (they are alike: sends that completed). */
 static struct zc_map reqs = ZC_MAP_INIT;
+static pthread_mutex_t reqs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Records are recycled per thread: a request's life is a few hundred ns in a halo loop. */
 #define ZC_REQ_SPARE 64
@@ -349,7 +356,7 @@ static _Thread_local int nspare __attribute__((tls_model("initial-exec")));
 static struct zc_req *req_alloc(void) {
     struct zc_req *r = spare_reqs;
     if (!r) return calloc(1, sizeof(*r));
-    spare_reqs = *(struct zc_req **)r;
+    spare_reqs = r->next;
     nspare--;
     memset(r, 0, sizeof(*r));
     return r;
@@ -361,7 +368,7 @@ static void req_free(struct zc_req *r) {
         free(r);
         return;
     }
-    *(struct zc_req **)r = spare_reqs;
+    r->next = spare_reqs;
     spare_reqs = r;
     nspare++;
 }
@@ -393,7 +400,10 @@ static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
 
 static void insert(MPI_Request req, struct zc_req *ri) {
     int err = 0;
-    req_free(zc_map_put(&reqs, req, ri, &err));
+    pthread_mutex_lock(&reqs_lock);
+    ri->next = zc_map_get(&reqs, req);
+    zc_map_put(&reqs, req, ri, &err);
+    pthread_mutex_unlock(&reqs_lock);
     if (err) req_free(ri);
 }
 
@@ -409,17 +419,41 @@ void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count,
     ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? bytes_of(count, t) : 0;
     ri->peer = peer;
     ri->tag = tag;
+    ri->owner = c->t;
     /* persistent requests are inactive until MPI_Start */
     if (!persistent(ri)) activate(c, ri);
     insert(req, ri);
 }
 
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
+    /* persistent requests have handles of their own */
+    pthread_mutex_lock(&reqs_lock);
     struct zc_req *ri = zc_map_get(&reqs, req);
     if (ri) activate(c, ri);
+    pthread_mutex_unlock(&reqs_lock);
 }
 
-struct zc_req *zc_mpi_take(MPI_Request req) { return req == MPI_REQUEST_NULL ? NULL : zc_map_del(&reqs, req); }
+struct zc_req *zc_mpi_take(MPI_Request req) {
+    if (req == MPI_REQUEST_NULL) return NULL;
+    const void *me = zc_thread_get();
+    int err = 0;
+    pthread_mutex_lock(&reqs_lock);
+    struct zc_req *head = zc_map_get(&reqs, req), *ri = head, *prev = NULL;
+    while (ri && ri->owner != me && ri->next) {
+        prev = ri;
+        ri = ri->next;
+    }
+    if (ri && ri->owner != me) { /* none of ours: take the first */
+        prev = NULL;
+        ri = head;
+    }
+    if (ri && prev) prev->next = ri->next;
+    else if (ri && ri->next) zc_map_put(&reqs, req, ri->next, &err); /* replacing never allocates */
+    else if (ri) zc_map_del(&reqs, req);
+    pthread_mutex_unlock(&reqs_lock);
+    if (ri) ri->next = NULL;
+    return ri;
+}
 
 struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *r, int n) {
     struct zc_req **ris = n <= n_stack ? stack : malloc((size_t)n * sizeof(*ris));
@@ -526,11 +560,13 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
     }
 }
 
-void zc_mpi_req_forget(MPI_Request req) { req_free(zc_map_del(&reqs, req)); }
+void zc_mpi_req_forget(MPI_Request req) { req_free(zc_mpi_take(req)); }
 
 void zc_mpi_req_cancelled(MPI_Request req) {
+    pthread_mutex_lock(&reqs_lock);
     struct zc_req *ri = zc_map_get(&reqs, req);
     if (ri) ri->cancelled = true;
+    pthread_mutex_unlock(&reqs_lock);
 }
 
 /* ---------------------------------------------------------------- collectives */
@@ -663,6 +699,7 @@ void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI
     struct zc_req *ri = req_alloc();
     if (!ri) return;
     ri->kind = ZC_MPI_REQ_NBC;
+    ri->owner = c->t;
     ri->comm = comm_id(comm);
     ri->op = op;
     ri->root = otf2_root(op, root);

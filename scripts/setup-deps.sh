@@ -11,6 +11,7 @@ pkgs=(
   libotf2-trace-dev otf2-tools python3-otf2          # OTF2 writer, otf2-print, Python reader
   libpapi-dev papi-tools                             # PAPI counters
   libyaml-dev                                        # YAML configuration
+  hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
 )
 
 missing=()
