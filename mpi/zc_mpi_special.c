@@ -37,6 +37,7 @@
 #include <otf2/OTF2_MPI_Collectives.h>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <errno.h>
@@ -52,7 +53,31 @@ static bool linked;         /* libmpi was there when we were loaded: the weak re
 static bool launched;       /* started by an MPI launcher */
 static atomic_bool init_seen;
 
-void *zc_mpi_resolve(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+/* The PMPI function `name` of an MPI library loaded after us. Python's extension modules are
+ * loaded RTLD_LOCAL, so their libmpi is not in the global scope that RTLD_DEFAULT searches:
+ * every loaded object is asked in turn (dlsym on an object also searches its dependencies). */
+struct resolve_arg {
+    const char *name;
+    void *p;
+};
+
+static int resolve_in(struct dl_phdr_info *info, size_t size, void *arg) {
+    struct resolve_arg *a = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return 0;
+    a->p = dlsym(h, a->name);
+    dlclose(h); /* only drops the reference RTLD_NOLOAD took; the object stays loaded */
+    return a->p != NULL;
+}
+
+void *zc_mpi_resolve(const char *name) {
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (p) return p;
+    struct resolve_arg a = {name, NULL};
+    dl_iterate_phdr(resolve_in, &a);
+    return a.p;
+}
 
 /* Before MPI_Init an MPI program is not yet a job: events wait for the job's archive if MPI
  * will come (the program links libmpi and a launcher started it). A program that never calls

@@ -12,6 +12,7 @@ pkgs=(
   libpapi-dev papi-tools                             # PAPI counters
   libyaml-dev                                        # YAML configuration
   hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
+  python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
 )
 
 missing=()
