@@ -576,8 +576,15 @@ static uint64_t sum_bytes(const int *counts, int n, MPI_Datatype t, const MPI_Da
     return s;
 }
 
-/* Neighbours a process sends to (out) and receives from (in) on a topology communicator. */
-static void neighbors(MPI_Comm comm, int *in, int *out) {
+/* Entries of a collective's per-peer arrays on comm: the (remote) group size, or for neighbourhood
+ * collectives the neighbours it receives from (in) and sends to (out). */
+void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out) {
+    int size = 1, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &size);
+    else PMPI_Comm_size(comm, &size);
+    *in = *out = size;
+    if (!neighbor) return;
     int topo = MPI_UNDEFINED, rank = 0;
     *in = *out = 0;
     PMPI_Topo_test(comm, &topo);
@@ -605,8 +612,7 @@ static void coll_bytes(OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int sc
     if (inter) PMPI_Comm_remote_size(comm, &size);
     else PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    nin = nout = size;
-    if (neighbor) neighbors(comm, &nin, &nout);
+    zc_mpi_coll_peers(comm, neighbor, &nin, &nout);
     bool is_root = inter ? root == MPI_ROOT : root == rank;
     uint64_t sb = bytes_of(scount, stype), rb = bytes_of(rcount, rtype);
     *sent = *recvd = 0;

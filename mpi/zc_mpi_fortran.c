@@ -42,8 +42,11 @@ MPI_Fint *zc_mpi_f_statuses(MPI_Fint *stack, int n_stack, MPI_Fint *fsts, int n)
     return s ? s : fsts; /* out of memory: MPI ignores them, completions carry no status */
 }
 
+/* PMPI_Status_f2c of either sentinel is an MPI error (fatal under MPI_ERRORS_ARE_FATAL): not called on them */
+static bool sentinel(const MPI_Fint *f) { return zc_mpi_f_status_ignored(f) || zc_mpi_f_statuses_ignored(f); }
+
 MPI_Status *zc_mpi_f_status_array(MPI_Status *stack, int n_stack, const MPI_Fint *fsts, int n) {
-    if (n <= 0 || !fsts || zc_mpi_f_statuses_ignored(fsts)) return NULL;
+    if (n <= 0 || !fsts || sentinel(fsts)) return NULL;
     MPI_Status *s = n <= n_stack ? stack : malloc((size_t)n * sizeof(*s));
     if (!s) return NULL;
     for (int i = 0; i < n; i++)
@@ -53,7 +56,7 @@ MPI_Status *zc_mpi_f_status_array(MPI_Status *stack, int n_stack, const MPI_Fint
 }
 
 const MPI_Status *zc_mpi_f_status(MPI_Status *st, const MPI_Fint *fst) {
-    if (!fst || zc_mpi_f_status_ignored(fst) || PMPI_Status_f2c(fst, st) != MPI_SUCCESS) return NULL;
+    if (!fst || sentinel(fst) || PMPI_Status_f2c(fst, st) != MPI_SUCCESS) return NULL;
     return st;
 }
 
@@ -73,38 +76,11 @@ int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n) 
     return x;
 }
 
-/* How many entries of a per-peer array the collective helpers of zc_mpi.c read on comm: the
- * (remote) group size, or for neighbourhood collectives the in/out neighbours as zc_mpi.c's
- * neighbors() counts them. Must stay in step with coll_bytes() there. */
-static void coll_peers(MPI_Comm comm, int neighbor, int *nin, int *nout) {
-    int size = 1, inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter) PMPI_Comm_remote_size(comm, &size);
-    else PMPI_Comm_size(comm, &size);
-    *nin = *nout = size;
-    if (!neighbor) return;
-    int topo = MPI_UNDEFINED, rank = 0;
-    *nin = *nout = 0;
-    PMPI_Topo_test(comm, &topo);
-    PMPI_Comm_rank(comm, &rank);
-    if (topo == MPI_CART) {
-        int nd = 0;
-        PMPI_Cartdim_get(comm, &nd);
-        *nin = *nout = 2 * nd;
-    } else if (topo == MPI_GRAPH) {
-        PMPI_Graph_neighbors_count(comm, rank, nin);
-        *nout = *nin;
-    } else if (topo == MPI_DIST_GRAPH) {
-        int w = 0;
-        PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
-    }
-}
-
 MPI_Datatype *zc_mpi_f_types(MPI_Datatype *stack, int n_stack, const MPI_Fint *ftypes, MPI_Comm comm, int neighbor,
                              bool recv_side) {
     if (!ftypes || !comm) return NULL;
     int nin = 0, nout = 0;
-    coll_peers(comm, neighbor, &nin, &nout);
+    zc_mpi_coll_peers(comm, neighbor, &nin, &nout);
     int n = recv_side ? nin : nout;
     if (n <= 0) return NULL;
     MPI_Datatype *t = n <= n_stack ? stack : malloc((size_t)n * sizeof(*t));

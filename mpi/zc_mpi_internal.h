@@ -110,6 +110,7 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
                         const MPI_Status *sts);
 void zc_mpi_req_forget(MPI_Request req);
 void zc_mpi_req_cancelled(MPI_Request req);
+void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out);
 void zc_mpi_coll_begin(struct zc_mpi_call *c);
 void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
                      MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,

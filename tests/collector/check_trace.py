@@ -11,7 +11,7 @@ error aborts) and then checks. The checks:
   * on every location timestamps never decrease and Enter/Leave nest and balance;
   * every GPU operation the application executed (from the truth log, minus the collector's own
     commands) appears exactly once as a device record: same kernel name / transfer direction,
-    bytes, start within 1 us, duration within one device tick (+5 ppm of it for the fitted rate);
+    bytes, start within 1 us, duration within one device tick (+20 ppm of it for the fitted rate);
   * all operations of one queue (or immediate engine) land on one stream, and each stream serves
     one queue;
   * every device record's callsite id appears inside the host region of its Append call;
@@ -41,7 +41,7 @@ API = {"copy": "zeCommandListAppendMemoryCopy", "copy_region": "zeCommandListApp
        "barrier": "zeCommandListAppendBarrier", "ranges_barrier": "zeCommandListAppendMemoryRangesBarrier"}
 LETTER = {"host": "H", "device": "D", "shared": "S", "unknown": "M", "image": "I"}
 START_TOL_NS = 1000
-RATE_PPM_TOL = 5
+RATE_PPM_TOL = 20
 
 
 class Checker:
@@ -349,7 +349,8 @@ def check(c, truth_path, trace_dir, facts, rank=None):
             if abs(ds) > START_TOL_NS:
                 c.fail(f"{where}: start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
             # ticks quantise start and end (< one tick together); the rate fitted from the anchors
-            # adds its own error, proportional to the duration (a few ppm in a young run)
+            # adds its own error, proportional to the duration: about a tick over the anchors' span, so
+            # ~10 ppm in the first milliseconds of a run (anchors 1 ms apart), less later
             tol = tick[o["device"]] + 1 + RATE_PPM_TOL * 1e-6 * (o["host_end"] - o["host_start"])
             if abs(dd) > tol:
                 c.fail(f"{where}: duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns + {RATE_PPM_TOL} ppm)")
