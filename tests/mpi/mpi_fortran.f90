@@ -1,6 +1,6 @@
 ! SPDX-License-Identifier: MIT
-! Fortran MPI through `use mpi`: the Fortran bindings of Open MPI call the C PMPI layer, so a
-! tool that wraps the C API sees these calls too.
+! Fortran MPI through `use mpi`: Open MPI's Fortran bindings call the C PMPI layer directly, so
+! only the collector's Fortran entry points (mpi_<name>_, mpi/zc_mpi_fortran.c) see these calls.
 !
 !   - a token of 4 integers goes around the ring 3 times (MPI_Send/MPI_Recv, tag 10 + round);
 !     every rank adds its rank, rank 0 checks the sum after each round;
