@@ -10,6 +10,11 @@ import sys
 
 import otf2
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zc_otf2_compat import patch_intercomm_reading  # noqa: E402
+
+patch_intercomm_reading()
+
 
 def main():
     if len(sys.argv) < 2:

@@ -137,6 +137,9 @@ def read_archive(c, path, rank=None):
     """rank: only that MPI rank's locations (zecoll's location ids carry the rank in their low
     32 bits), for judging one rank of a job-wide archive against that rank's truth log."""
     import otf2
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+    from zc_otf2_compat import patch_intercomm_reading
+    patch_intercomm_reading()
     mine = (lambda loc: True) if rank is None else (lambda loc: (loc._ref & 0xffffffff) == rank)
     records, host_callsites, gpu_locs = [], {}, {}
     stacks, last_ts = collections.defaultdict(list), {}
