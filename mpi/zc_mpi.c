@@ -22,7 +22,8 @@
 
 static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
 static uint32_t fn_region[ZC_MPI_FN_COUNT];
-static atomic_uint_fast64_t next_request = 1;
+/* request ids only need to be unique per location, i.e. per thread */
+static _Thread_local uint64_t next_request __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- calls */
 uint32_t zc_mpi_region(uint32_t fn) {
@@ -47,8 +48,9 @@ static void flush_pending(struct zc_mpi_call *c, uint64_t ts) {
     c->n = 0;
 }
 
-/* n events that must stay in one batch (a complete record and its request id) */
-static void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
+/* n events that must stay in one batch (a complete record and its request id). Inlined, so the
+ * events are built in place: copying a just-written stack struct stalls store forwarding. */
+static inline __attribute__((always_inline)) void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
     if (c->n + n > ZC_MPI_PENDING) flush_pending(c, zc_now()); /* many completions in one call */
     for (int i = 0; i < n; i++) c->ev[c->n++] = ev[i];
 }
@@ -344,9 +346,88 @@ struct zc_req {
 /* Handles are not unique among live requests: Open MPI returns one predefined, already
  * completed request for every MPI_Isend it completes at once. Each handle maps to a chain of
  * records; a completion takes one of them, the calling thread's if there is one (the request
- * ids of a thread's location must pair up), else any (they are alike: sends that completed). */
-static struct zc_map reqs = ZC_MAP_INIT;
+ * ids of a thread's location must pair up), else any (they are alike: sends that completed).
+ *
+ * The table is an open-addressing hash (linear probing, backward-shift deletion). It is locked
+ * only when MPI provides MPI_THREAD_MULTIPLE: at lower levels the application never has two
+ * threads in MPI at once, and every lock is an atomic instruction that waits for the call's
+ * stores to drain (measured: the locks were a third of the cost of a call). */
+struct rt_slot {
+    MPI_Request key; /* NULL: free */
+    struct zc_req *head;
+};
+static struct {
+    struct rt_slot *s;
+    size_t cap, n;
+} rt;
 static pthread_mutex_t reqs_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool reqs_mt; /* set once in MPI_Init, before any wrapper records */
+
+void zc_mpi_set_thread_multiple(bool mt) { reqs_mt = mt; }
+
+static void rt_lock(void) {
+    if (reqs_mt) pthread_mutex_lock(&reqs_lock);
+}
+static void rt_unlock(void) {
+    if (reqs_mt) pthread_mutex_unlock(&reqs_lock);
+}
+
+static size_t rt_hash(MPI_Request k, size_t cap) {
+    uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+static struct rt_slot *rt_find(MPI_Request k) {
+    if (!rt.cap) return NULL;
+    for (size_t i = rt_hash(k, rt.cap);; i = (i + 1) & (rt.cap - 1)) {
+        if (rt.s[i].key == k) return &rt.s[i];
+        if (!rt.s[i].key) return NULL;
+    }
+}
+
+static bool rt_grow(void) {
+    size_t ncap = rt.cap ? 2 * rt.cap : 256;
+    struct rt_slot *ns = calloc(ncap, sizeof(*ns));
+    if (!ns) return false;
+    for (size_t j = 0; j < rt.cap; j++) {
+        if (!rt.s[j].key) continue;
+        size_t i = rt_hash(rt.s[j].key, ncap);
+        while (ns[i].key) i = (i + 1) & (ncap - 1);
+        ns[i] = rt.s[j];
+    }
+    free(rt.s);
+    rt.s = ns;
+    rt.cap = ncap;
+    return true;
+}
+
+/* the slot for k, created empty if absent; NULL when out of memory */
+static struct rt_slot *rt_slot(MPI_Request k) {
+    struct rt_slot *f = rt_find(k);
+    if (f) return f;
+    if ((rt.n + 1) * 2 > rt.cap && !rt_grow()) return NULL;
+    size_t i = rt_hash(k, rt.cap);
+    while (rt.s[i].key) i = (i + 1) & (rt.cap - 1);
+    rt.s[i].key = k;
+    rt.s[i].head = NULL;
+    rt.n++;
+    return &rt.s[i];
+}
+
+static void rt_remove(struct rt_slot *f) {
+    size_t i = (size_t)(f - rt.s);
+    rt.s[i].key = NULL;
+    rt.n--;
+    /* backward shift: move later entries of the probe run into the hole */
+    for (size_t j = (i + 1) & (rt.cap - 1); rt.s[j].key; j = (j + 1) & (rt.cap - 1)) {
+        size_t home = rt_hash(rt.s[j].key, rt.cap);
+        if (((j - home) & (rt.cap - 1)) >= ((j - i) & (rt.cap - 1))) {
+            rt.s[i] = rt.s[j];
+            rt.s[j].key = NULL;
+            i = j;
+        }
+    }
+}
 
 /* Records are recycled per thread: a request's life is a few hundred ns in a halo loop. */
 #define ZC_REQ_SPARE 64
@@ -376,7 +457,7 @@ static void req_free(struct zc_req *r) {
 static bool persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
 static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
-    ri->id = atomic_fetch_add(&next_request, 1);
+    ri->id = ++next_request;
     ri->active = true;
     ri->cancelled = false;
     if (!c->events) return;
@@ -399,12 +480,14 @@ static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
 }
 
 static void insert(MPI_Request req, struct zc_req *ri) {
-    int err = 0;
-    pthread_mutex_lock(&reqs_lock);
-    ri->next = zc_map_get(&reqs, req);
-    zc_map_put(&reqs, req, ri, &err);
-    pthread_mutex_unlock(&reqs_lock);
-    if (err) req_free(ri);
+    rt_lock();
+    struct rt_slot *f = rt_slot(req);
+    if (f) {
+        ri->next = f->head;
+        f->head = ri;
+    }
+    rt_unlock();
+    if (!f) req_free(ri); /* out of memory: this request goes unrecorded */
 }
 
 void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
@@ -427,30 +510,29 @@ void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count,
 
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
     /* persistent requests have handles of their own */
-    pthread_mutex_lock(&reqs_lock);
-    struct zc_req *ri = zc_map_get(&reqs, req);
-    if (ri) activate(c, ri);
-    pthread_mutex_unlock(&reqs_lock);
+    rt_lock();
+    struct rt_slot *f = rt_find(req);
+    if (f && f->head) activate(c, f->head);
+    rt_unlock();
 }
 
 struct zc_req *zc_mpi_take(MPI_Request req) {
     if (req == MPI_REQUEST_NULL) return NULL;
     const void *me = zc_thread_get();
-    int err = 0;
-    pthread_mutex_lock(&reqs_lock);
-    struct zc_req *head = zc_map_get(&reqs, req), *ri = head, *prev = NULL;
-    while (ri && ri->owner != me && ri->next) {
-        prev = ri;
-        ri = ri->next;
+    rt_lock();
+    struct rt_slot *f = rt_find(req);
+    struct zc_req *ri = f ? f->head : NULL, **link = f ? &f->head : NULL;
+    for (struct zc_req **l = link; l && *l; l = &(*l)->next)
+        if ((*l)->owner == me) { /* ours first; else the first */
+            link = l;
+            break;
+        }
+    if (link && *link) {
+        ri = *link;
+        *link = ri->next;
+        if (!f->head) rt_remove(f);
     }
-    if (ri && ri->owner != me) { /* none of ours: take the first */
-        prev = NULL;
-        ri = head;
-    }
-    if (ri && prev) prev->next = ri->next;
-    else if (ri && ri->next) zc_map_put(&reqs, req, ri->next, &err); /* replacing never allocates */
-    else if (ri) zc_map_del(&reqs, req);
-    pthread_mutex_unlock(&reqs_lock);
+    rt_unlock();
     if (ri) ri->next = NULL;
     return ri;
 }
@@ -563,10 +645,10 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
 void zc_mpi_req_forget(MPI_Request req) { req_free(zc_mpi_take(req)); }
 
 void zc_mpi_req_cancelled(MPI_Request req) {
-    pthread_mutex_lock(&reqs_lock);
-    struct zc_req *ri = zc_map_get(&reqs, req);
-    if (ri) ri->cancelled = true;
-    pthread_mutex_unlock(&reqs_lock);
+    rt_lock();
+    struct rt_slot *f = rt_find(req);
+    if (f && f->head) f->head->cancelled = true;
+    rt_unlock();
 }
 
 /* ---------------------------------------------------------------- collectives */

@@ -61,6 +61,7 @@
 #pragma weak PMPI_Scatterv
 #pragma weak PMPI_Allreduce
 #pragma weak PMPI_Comm_split
+#pragma weak PMPI_Query_thread
 
 /* Sentinels for roles a shape does not have (no handle symbol needed). */
 #define MPI_DATATYPE_NULL_ZC ((MPI_Datatype)0)
@@ -109,6 +110,8 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
                         const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
                         const MPI_Status *sts);
 void zc_mpi_req_forget(MPI_Request req);
+/* Whether requests may be completed concurrently (MPI_THREAD_MULTIPLE): set once in MPI_Init. */
+void zc_mpi_set_thread_multiple(bool mt);
 void zc_mpi_req_cancelled(MPI_Request req);
 void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out);
 void zc_mpi_coll_begin(struct zc_mpi_call *c);

@@ -299,6 +299,9 @@ static void after_init(void) {
         return;
     }
     have_priv = true;
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    zc_mpi_set_thread_multiple(level == MPI_THREAD_MULTIPLE);
     int rank = 0, size = 1;
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);
