@@ -117,6 +117,11 @@ struct zc_loc {
     uint64_t otf2_events;  /* as the writer counted them, read before it closes */
     uint64_t rma_match;    /* matching ids of RMA operations on this location */
     void *writer;          /* OTF2_EvtWriter */
+    struct zc_ev *spare;   /* the second buffer: one is filled while the writer thread converts the other */
+    struct zc_ev *inflight_buf; /* handed to the writer thread (inflight_n events) */
+    size_t inflight_n;
+    bool inflight;
+    struct zc_loc *wq_next; /* the writer thread's queue */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
     size_t nheld, cap_held;
     struct zc_loc *next;
@@ -134,8 +139,12 @@ static inline void zc_loc_lock(struct zc_loc *l) {
     }
 }
 static inline void zc_loc_unlock(struct zc_loc *l) { atomic_flag_clear_explicit(&l->busy, memory_order_release); }
-/* Flushes every location (at finalize). */
+/* Flushes every location (at finalize), after the writer thread finished what it was given. */
 void zc_loc_flush_all(void);
+/* Hands loc's full buffer to the writer thread, or writes it out here if that is not possible
+ * (called with loc held). */
+void zc_loc_write_out(struct zc_loc *loc);
+void zc_loc_fork_child(void); /* the child has no writer thread */
 /* Flushes the calling thread's buffer if it is at least half full: called where the app waits
  * anyway (synchronisation), so the conversion to OTF2 stays off the hot path. */
 void zc_loc_flush_own_if_half(void);

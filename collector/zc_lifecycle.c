@@ -256,6 +256,7 @@ static void atfork_child(void) {
         sig_pipe[0] = sig_pipe[1] = -1;
     }
     atomic_flag_test_and_set(&finalizing);
+    zc_loc_fork_child();
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->fork_child) subsystems[i]->fork_child();
 }

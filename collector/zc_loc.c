@@ -2,11 +2,20 @@
 /* Locations (one per host thread, one per device stream lane) and their event buffers. A host
  * thread appends to its own buffer; device streams are appended to by whichever thread drains
  * them. Each location has a busy flag so the finalizer can take a buffer that its owner might
- * still be writing. Buffers are allocated once, when the location is created, so the hot path
- * never allocates. */
+ * still be writing. Buffers are allocated when the location is created, so the hot path never
+ * allocates.
+ *
+ * A full buffer is converted to OTF2 by a writer thread while the location fills its second
+ * buffer (allocated when the first one fills: only busy locations have two). Converting is
+ * about a third of the cost of a recorded call (50 of 150 ns for an MPI call, measured): the
+ * application thread now only swaps buffers. One buffer per location is in flight at a time,
+ * so a location's events reach the archive in order; a location that fills its second buffer
+ * before the writer is done waits (shown by its "zecoll buffer flush" region). Without the
+ * thread (it could not be started, or after fork) buffers are converted in place as before. */
 #include "zc_core.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +77,86 @@ static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     loc->nevents += n;
 }
 
+/* ---------------------------------------------------------------- writer thread */
+static pthread_mutex_t wq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wq_work = PTHREAD_COND_INITIALIZER, wq_done = PTHREAD_COND_INITIALIZER;
+static struct zc_loc *wq_head, *wq_tail;
+static enum { WQ_NONE, WQ_RUNNING, WQ_FAILED } wq_state;
+
+static void *writer_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&wq_lock);
+    for (;;) {
+        while (!wq_head) pthread_cond_wait(&wq_work, &wq_lock);
+        struct zc_loc *l = wq_head;
+        wq_head = l->wq_next;
+        if (!wq_head) wq_tail = NULL;
+        struct zc_ev *buf = l->inflight_buf;
+        size_t n = l->inflight_n;
+        pthread_mutex_unlock(&wq_lock);
+        zc_otf2_write(l, buf, n); /* the OTF2 writer has its own lock */
+        pthread_mutex_lock(&wq_lock);
+        l->spare = buf;
+        l->inflight_buf = NULL;
+        l->inflight = false;
+        pthread_cond_broadcast(&wq_done);
+    }
+    return NULL;
+}
+
+/* wq_lock held */
+static bool writer_start_locked(void) {
+    if (wq_state != WQ_NONE) return wq_state == WQ_RUNNING;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the application's */
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) pthread_detach(t);
+    wq_state = rc == 0 ? WQ_RUNNING : WQ_FAILED;
+    return rc == 0;
+}
+
+/* wq_lock held: until the writer is done with loc's previous buffer */
+static void wait_inflight_locked(struct zc_loc *loc) {
+    while (loc->inflight) pthread_cond_wait(&wq_done, &wq_lock);
+}
+
+void zc_loc_write_out(struct zc_loc *loc) {
+    if (!loc->n) return;
+    pthread_mutex_lock(&wq_lock);
+    wait_inflight_locked(loc);
+    if (!loc->spare && wq_state != WQ_FAILED) loc->spare = malloc(loc->cap * sizeof(*loc->spare));
+    if (loc->spare && zc_active() && writer_start_locked()) {
+        loc->inflight_buf = loc->buf;
+        loc->inflight_n = loc->n;
+        loc->inflight = true;
+        loc->buf = loc->spare;
+        loc->spare = NULL;
+        loc->wq_next = NULL;
+        if (wq_tail) wq_tail->wq_next = loc;
+        else wq_head = loc;
+        wq_tail = loc;
+        pthread_cond_signal(&wq_work);
+        pthread_mutex_unlock(&wq_lock);
+    } else {
+        pthread_mutex_unlock(&wq_lock);
+        zc_otf2_write(loc, loc->buf, loc->n);
+    }
+    loc->n = 0;
+}
+
+/* After fork the child has no writer thread (and runs untraced): never wait for it. */
+void zc_loc_fork_child(void) {
+    pthread_mutex_init(&wq_lock, NULL);
+    pthread_cond_init(&wq_work, NULL);
+    pthread_cond_init(&wq_done, NULL);
+    wq_head = wq_tail = NULL;
+    wq_state = WQ_FAILED;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) l->inflight = false;
+}
+
 void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (n + 2 > ZC_LOC_RESERVE || loc->cap <= 2 * ZC_LOC_RESERVE) { /* cannot happen: batches are small */
         loc->ndropped += n;
@@ -79,8 +168,7 @@ void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     }
     put_events(loc, ev, n);
     uint64_t f0 = zc_now();
-    zc_otf2_write(loc, loc->buf, loc->n);
-    loc->n = 0;
+    zc_loc_write_out(loc);
     if (loc->kind == ZC_LOC_THREAD) {
         uint64_t f1 = zc_now();
         struct zc_ev f[2] = {{f0, ZC_EV_ENTER, zc_region_flush, 0, 0, 0}, {f1, ZC_EV_LEAVE, zc_region_flush, 0, 0, 0}};
@@ -92,6 +180,9 @@ void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 void zc_loc_flush_all(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         zc_loc_lock(l);
+        pthread_mutex_lock(&wq_lock);
+        wait_inflight_locked(l);
+        pthread_mutex_unlock(&wq_lock);
         if (l->n) zc_otf2_write(l, l->buf, l->n);
         l->n = 0;
         zc_loc_unlock(l);
@@ -102,10 +193,7 @@ void zc_loc_flush_own_if_half(void) {
     struct zc_thread *t = zc_thread_get();
     if (!t || t->loc->n < t->loc->cap / 2) return;
     zc_loc_lock(t->loc);
-    if (t->loc->n >= t->loc->cap / 2) {
-        zc_otf2_write(t->loc, t->loc->buf, t->loc->n);
-        t->loc->n = 0;
-    }
+    if (t->loc->n >= t->loc->cap / 2) zc_loc_write_out(t->loc);
     zc_loc_unlock(t->loc);
 }
 
@@ -124,10 +212,7 @@ static void thread_exit(void *arg) {
     if (!t || !t->loc) return;
     struct zc_loc *l = t->loc;
     zc_loc_lock(l);
-    if (l->n && zc_active()) {
-        zc_otf2_write(l, l->buf, l->n);
-        l->n = 0;
-    }
+    if (l->n && zc_active()) zc_loc_write_out(l);
     zc_loc_unlock(l);
 }
 
