@@ -448,11 +448,15 @@ def main():
     k.add_argument("--trace", required=True)
     k.add_argument("--facts")
     k.add_argument("--rank", type=int, help="judge only this rank's locations (MPI job archive)")
+    k.add_argument("--start-tol-ns", type=int, help=f"start tolerance (default {START_TOL_NS} ns; clock "
+                   "offsets between ranks add their measurement error)")
     a = ap.parse_args()
     if a.cmd == "run":
         c = run(a)
     else:
         c = Checker()
+        if a.start_tol_ns:
+            globals()["START_TOL_NS"] = a.start_tol_ns
         facts = json.load(open(a.facts)) if a.facts else None
         check(c, a.truth, a.trace, facts, a.rank)
     for n in c.notes:

@@ -5,7 +5,7 @@
   run_mpi_test.py --mpiexec MPIRUN --np 4 --work DIR [--collector LIB] [--zesim LIB]
                   [--skew S0,S1,...] [--env K=V]... [--preload-first LIB] [--timeout 60]
                   [--skip-if-missing] [--input FILE]... [--expect-output FILE:REGEX]...
-                  [--check=OPTION]... -- PROGRAM [ARGS...]
+                  [--check=OPTION]... [--truth [--start-tol-ns NS]] -- PROGRAM [ARGS...]
 
 Steps:
   1. empty the work directory DIR (the program's working directory), copy the --input files in;
@@ -19,6 +19,8 @@ Steps:
   4. with --collector: require exactly one archive (DIR/trace, or the one DIR/trace* the
      collector created) and run check_mpi_trace.py on it with --ranks N, each --check option, and
      --skew-check --expect-skew S0,... when --skew is given.
+  5. with --truth: zesim logged each rank's ground truth (ZESIM_TRUTH=DIR/truth-%r.jsonl); each
+     rank's device records are judged against it by tests/collector/check_trace.py --rank r.
 Without --collector only steps 1-3 run: the program itself must pass.
 --skip-if-missing: exit 77 (ctest SKIP_RETURN_CODE) when PROGRAM is not installed.
 Exit status: 0 passed, 1 failed, 77 skipped.
@@ -65,6 +67,10 @@ def main():
     ap.add_argument("--check", action="append", default=[], metavar="OPTION",
                     help="option for check_mpi_trace.py (use --check=--expect-region=MPI_Send)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for check_mpi_trace.py")
+    ap.add_argument("--truth", action="store_true",
+                    help="zesim logs each rank's ground truth; every rank's device records are judged "
+                         "against it (tests/collector/check_trace.py check --rank r)")
+    ap.add_argument("--start-tol-ns", type=int, help="start tolerance for --truth (clock offsets add error)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -102,6 +108,8 @@ def main():
         xs.append(f"ZE_ENABLE_ALT_DRIVERS={os.path.abspath(a.zesim)}")
     if a.skew:
         xs.append(f"ZECOLL_CLOCK_SKEW_NS={a.skew}")
+    if a.truth:
+        xs.append(f"ZESIM_TRUTH={os.path.join(work, 'truth-%r.jsonl')}")
     for kv in a.env:
         # sanitizer options add to what the caller exported (scripts/test.sh sets halt_on_error etc.)
         k, _, v = kv.partition("=")
@@ -184,6 +192,17 @@ def main():
     if c.returncode != 0:
         print(f"FAIL: check_mpi_trace.py found problems (exit status {c.returncode})")
         return 1
+    if a.truth:
+        for r in range(a.np):
+            tc = [a.python, os.path.join(HERE, "..", "collector", "check_trace.py"), "check",
+                  "--truth", os.path.join(work, f"truth-{r}.jsonl"), "--trace", anchor_dir, "--rank", str(r)]
+            if a.start_tol_ns:
+                tc += ["--start-tol-ns", str(a.start_tol_ns)]
+            print("# " + " ".join(tc))
+            sys.stdout.flush()
+            if subprocess.run(tc, timeout=max(120.0, 4 * a.timeout)).returncode != 0:
+                print(f"FAIL: rank {r}'s device records do not match its ground truth")
+                return 1
     print("PASS: program and trace")
     return 0
 
