@@ -173,6 +173,11 @@ static int open_locked(void) {
 int zc_otf2_start_job(void) {
     if (!zc_job.mpi) return 0;
     pthread_mutex_lock(&otf2_lock);
+    if (opened && zc_job.size == 1 && archive) {
+        /* a singleton (no launcher) that wrote its archive before MPI_Init: it stays serial */
+        pthread_mutex_unlock(&otf2_lock);
+        return 0;
+    }
     bool ok = !opened && !closed && zc_on(ZC_F_TRACE);
     if (zc_job.rank == 0 && ok && choose_dir() != 0) {
         ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
@@ -197,13 +202,17 @@ int zc_otf2_start_job(void) {
     if (ok && open_local() != 0) ok = false;
     bool all = ok;
     if (zc_job.all_true(&all) != 0) all = false;
-    if (all && zc_job.otf2_collectives(archive) != 0) {
-        ZC_FAIL(ZC_F_TRACE, "cannot set OTF2's MPI collective operations");
-        all = false; /* a failure inside a collective is a failure everywhere */
+    /* each collective step's outcome is agreed on too: a rank that failed inside one must not
+     * leave the others waiting in the next */
+    if (all) {
+        all = zc_job.otf2_collectives(archive) == 0;
+        if (!all) ZC_FAIL(ZC_F_TRACE, "cannot set OTF2's MPI collective operations");
+        if (zc_job.all_true(&all) != 0) all = false;
     }
-    if (all && OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
-        ZC_FAIL(ZC_F_TRACE, "cannot open the event files of %s", archive_dir);
-        all = false;
+    if (all) {
+        all = OTF2_Archive_OpenEvtFiles(archive) == OTF2_SUCCESS;
+        if (!all) ZC_FAIL(ZC_F_TRACE, "cannot open the event files of %s", archive_dir);
+        if (zc_job.all_true(&all) != 0) all = false;
     }
     if (all) {
         write_held_locked();

@@ -757,7 +757,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
         all = b.w;
         sizes[0] = b.n * 8;
     }
-    if (zc_job.rank == 0) {
+    if (!job || zc_job.rank == 0) {
         if (all && sizes && map_sizes) unify_root(archive, all, sizes, &maps, map_sizes);
         else ZC_FAIL(ZC_F_TRACE, "cannot gather the ranks' definitions");
     }

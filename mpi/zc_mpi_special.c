@@ -84,12 +84,13 @@ void *zc_mpi_resolve(const char *name) {
  * MPI_Init writes them to its own archive at exit. */
 bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_seen); }
 
-static int mpi_init(void) {
+/* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
+ * collective steps, including a rank whose collector is off. */
+__attribute__((constructor)) static void mpi_detect(void) {
     linked = PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL;
     const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         if (getenv(vars[i])) launched = true;
-    return 0;
 }
 
 /* The child of a fork is not an MPI process of the job. */
@@ -98,7 +99,7 @@ static void mpi_fork_child(void) {
     job = false;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .init = mpi_init, .fork_child = mpi_fork_child};
+const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {
@@ -309,11 +310,19 @@ static void after_init(void) {
     bool all = zc_active();
     if (job_all_true(&all) != 0) all = false;
     if (!all) {
-        /* ZECOLL_ENABLE differs between ranks (or the collector failed to start on some) */
-        if (zc_active())
-            ZC_WARN("rank %d: the collector is not on in every rank: this rank writes its own archive", rank);
-        zc_mpi_comms_init(rank, size);
-        atomic_store_explicit(&zc_mpi_is_ready, zc_active(), memory_order_release);
+        /* ZECOLL_ENABLE differs between ranks (or the collector failed to start on some): a job's
+         * archive needs every rank, and per-rank archives could not name the other ranks of a
+         * message. The job runs untraced; the first collecting rank says so. */
+        if (zc_active()) {
+            int me = rank, first = rank;
+            PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, priv);
+            if (first == rank)
+                ZC_WARN("the collector is off on some ranks (ZECOLL_ENABLE?): this job is not recorded");
+            for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], false);
+        } else {
+            int me = INT_MAX, first = 0;
+            PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, priv);
+        }
         return;
     }
     struct zc_thread *t = zc_thread_get();
