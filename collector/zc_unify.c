@@ -389,11 +389,6 @@ static uint32_t lstr(const struct rank_defs *r, uint64_t local) {
     return local < r->nstrings ? r->smap[local] : gstr("");
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static OTF2_RegionRole role_of(uint32_t r) {
     switch (r) {
     case ZC_ROLE_WRAPPER: return OTF2_REGION_ROLE_WRAPPER;
@@ -673,8 +668,6 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
     m.groups.elem = sizeof(struct ggroup);
     M = &m;
     struct rank_defs *R = calloc(size, sizeof(*R));
-    size_t total = 0;
-    for (uint32_t r = 0; r < size; r++) total += sizes[r] / 8;
     struct wbuf out = {0};
     if (R) {
         size_t off = 0;
@@ -726,8 +719,6 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
     free(m.group_ht.slot);
     free(m.group_ht.hash);
     M = NULL;
-    (void)total;
-    (void)cmp_u64;
 }
 
 static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t *map, uint64_t n) {
