@@ -35,9 +35,10 @@ uint32_t zc_mpi_region(uint32_t fn) {
 }
 
 /* A call's events go to its thread's location in one batch when it returns: [Enter, events...,
- * Leave]. Events that happen at the call's start (MpiSend, MpiCollectiveBegin) carry the Enter
- * time, the others (receives, requests, completions) the Leave time: one lock and two clock
- * reads per call, whatever it records. ts == 0 marks "the Leave time". */
+ * Leave]. Events of what the call starts (MpiSend, MpiIsend, MpiIrecvRequest, a non-blocking
+ * collective's request, MpiCollectiveBegin) carry the Enter time, those of what it finishes
+ * (receives, completions, tests, MpiCollectiveEnd) the Leave time: one lock and two clock reads
+ * per call, whatever it records. ts == 0 marks "the Leave time". */
 static void flush_pending(struct zc_mpi_call *c, uint64_t ts) {
     for (int i = 0; i < c->n; i++)
         if (!c->ev[i].ts) c->ev[i].ts = ts;
@@ -461,7 +462,9 @@ static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
     ri->active = true;
     ri->cancelled = false;
     if (!c->events) return;
-    struct zc_ev e = {0, 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
+    /* a request starts with the call that starts it: a receive may complete before that call
+     * returns, so the Leave time would put the send after its receive */
+    struct zc_ev e = {c->t0, 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
     switch (ri->kind) {
     case ZC_MPI_REQ_ISEND:
     case ZC_MPI_REQ_PSEND:
