@@ -45,6 +45,16 @@ echo "--- captured: one archive for the job ($out/mpi_halo/traces.otf2; view wit
 /usr/bin/python3 "$root/scripts/zecoll_trace_summary.py" "$out/mpi_halo" --top 6
 echo "--- each rank's device records checked against zesim's ground truth"
 for r in $(seq 0 $((ranks - 1))); do check_one mpi_halo "$out/mpi_halo.truth-$r.jsonl" "$r"; done
+echo "--- the job's MPI records checked (messages matched, collectives, communicators, clocks)"
+if /usr/bin/python3 "$root/tests/mpi/check_mpi_trace.py" "$out/mpi_halo" --ranks "$ranks" --devices \
+     > "$out/mpi_halo.mpi-check.txt"; then
+  echo "  $(grep -c '^ok' "$out/mpi_halo.mpi-check.txt") checks passed;" \
+       "$(grep -o '[0-9]* messages matched' "$out/mpi_halo.mpi-check.txt" | head -1)" \
+       "(details: $out/mpi_halo.mpi-check.txt)"
+else
+  status=1
+  grep -v '^ok' "$out/mpi_halo.mpi-check.txt"
+fi
 for name in vector_add_immediate regular_list_repeat ooo_events copy_engines multithread; do
   ex="$build/examples/ex_$name"
   echo
