@@ -150,8 +150,8 @@ static void uevent_complete(struct zc_rec *r) {
     pthread_mutex_unlock(&uev_lock);
 }
 
-void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
-    pthread_mutex_lock(&uev_lock);
+/* The application event's record, created if absent (NULL when out of memory); uev_lock held. */
+static struct zc_uevent *uevent_locked(ze_event_handle_t ev) {
     struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
     if (!u && (u = calloc(1, sizeof(*u)))) {
         int err;
@@ -161,6 +161,12 @@ void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
             u = NULL;
         }
     }
+    return u;
+}
+
+void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
+    pthread_mutex_lock(&uev_lock);
+    struct zc_uevent *u = uevent_locked(ev);
     if (u) {
         u->rec = r;
         u->have_ts = false;
@@ -172,15 +178,7 @@ void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
 
 void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj) {
     pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
-    if (!u && (u = calloc(1, sizeof(*u)))) {
-        int err;
-        zc_map_put(&zc_ze.uevents, ev, u, &err);
-        if (err) {
-            free(u);
-            u = NULL;
-        }
-    }
+    struct zc_uevent *u = uevent_locked(ev);
     if (u) {
         u->rec = NULL;
         u->have_ts = false;

@@ -17,6 +17,8 @@
 #ifndef ZT_H
 #define ZT_H
 
+#include "zt_truth.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <inttypes.h>
@@ -1046,6 +1048,23 @@ static inline int zt_fork_run(const char *tag, void (*fn)(void *), void *arg, ch
             zt_fail("child '%s' exited with status %d", tag, WEXITSTATUS(st));
     }
     return st;
+}
+
+/**
+ * zt_fork_run(tag, child, arg) and then check(the truth it logged); the loaded truth is freed
+ * after check. A truth log that does not load is a failed result (and check is not called).
+ */
+static inline void zt_fork_check(const char *tag, void (*child)(void *), void *arg,
+                                 void (*check)(const zt_truth *))
+{
+    char truth[1024];
+    zt_fork_run(tag, child, arg, truth, sizeof truth);
+    zt_truth t;
+    char err[256] = "";
+    if (!zt_ok(zt_truth_load(truth, 0, &t, err, sizeof err) == 0, "%s: truth loads (%s)", tag, err))
+        return;
+    check(&t);
+    zt_truth_free(&t);
 }
 
 #endif /* ZT_H */

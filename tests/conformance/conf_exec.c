@@ -518,26 +518,13 @@ static void check_queue(const zt_truth *t)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-static void run(const char *tag, void (*child)(void *), void (*check)(const zt_truth *))
-{
-    char truth[1024];
-    zt_fork_run(tag, child, NULL, truth, sizeof truth);
-    zt_truth t;
-    char err[256] = "";
-    if (!zt_ok(zt_truth_load(truth, 0, &t, err, sizeof err) == 0, "%s: truth loads (%s)", tag,
-               err))
-        return;
-    check(&t);
-    zt_truth_free(&t);
-}
-
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     sh = zt_shm(sizeof *sh);
-    run("async", child_async, check_async);
-    run("order", child_order, check_order);
-    run("copy", child_copy, check_copy);
-    run("queue", child_queue, check_queue);
+    zt_fork_check("async", child_async, NULL, check_async);
+    zt_fork_check("order", child_order, NULL, check_order);
+    zt_fork_check("copy", child_copy, NULL, check_copy);
+    zt_fork_check("queue", child_queue, NULL, check_queue);
     return zt_done();
 }

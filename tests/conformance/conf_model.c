@@ -271,23 +271,11 @@ static void check_wait_reset(const zt_truth *t)
     }
 }
 
-static void run(const char *tag, void (*fn)(void *), void (*chk)(const zt_truth *))
-{
-    char truth[1024];
-    zt_fork_run(tag, fn, NULL, truth, sizeof truth);
-    zt_truth t;
-    char err[256] = "";
-    if (zt_ok(zt_truth_load(truth, 0, &t, err, sizeof err) == 0, "truth loads (%s)", err)) {
-        chk(&t);
-        zt_truth_free(&t);
-    }
-}
-
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     sh = zt_shm(sizeof *sh);
-    run("model", child, check);
-    run("wait_reset", child_wait_reset, check_wait_reset);
+    zt_fork_check("model", child, NULL, check);
+    zt_fork_check("wait_reset", child_wait_reset, NULL, check_wait_reset);
     return zt_done();
 }

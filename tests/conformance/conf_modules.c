@@ -419,13 +419,6 @@ int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     sh = zt_shm(sizeof *sh);
-    char truth[1024];
-    zt_fork_run("modules", child, NULL, truth, sizeof truth);
-    zt_truth t;
-    char err[256] = "";
-    if (zt_ok(zt_truth_load(truth, 0, &t, err, sizeof err) == 0, "truth loads (%s)", err)) {
-        check(&t);
-        zt_truth_free(&t);
-    }
+    zt_fork_check("modules", child, NULL, check);
     return zt_done();
 }
