@@ -24,6 +24,7 @@ import collections
 import glob
 import json
 import os
+import math
 import re
 import subprocess
 import sys
@@ -235,6 +236,20 @@ def assign(cost):
     return [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
 
 
+OFFSET_RE = re.compile(r"^CLOCK_OFFSET\s+(\d+)\s+Time:\s*(\d+),\s*Offset:\s*([+-]?\d+),\s*StdDev:\s*([0-9.eE+-]+)")
+
+
+def offset_error_bound(archive, rank):
+    """Largest clock-offset uncertainty (ns) written for this rank's locations (otf2-print -C)."""
+    p = subprocess.run(["otf2-print", "-C", "--silent", archive], capture_output=True, text=True)
+    bound = 0.0
+    for line in p.stdout.splitlines():
+        m = OFFSET_RE.match(line.strip())
+        if m and (int(m.group(1)) & 0xffffffff) == rank:
+            bound = max(bound, float(m.group(4)))
+    return bound
+
+
 def check(c, truth_path, trace_dir, facts, rank=None):
     archive = os.path.join(trace_dir, "traces.otf2")
     if not os.path.exists(archive):
@@ -250,6 +265,16 @@ def check(c, truth_path, trace_dir, facts, rank=None):
         c.fail(f"python3-otf2 reader failed: {e!r}")
         return
     want = app_ops(ops, facts)
+    start_tol = START_TOL_NS
+    if rank is not None:
+        # Another rank's clock is mapped onto rank 0's by the offsets the collector measured with
+        # ping-pongs; each is uncertain by at most half its round trip, which the collector writes
+        # as the offset's standard deviation (the bound, not a statistical estimate). Readers
+        # interpolate between the init and finalize offsets, so the error anywhere in between is
+        # at most the larger of the two bounds: that is what this rank's starts may add.
+        bound = offset_error_bound(archive, rank)
+        start_tol += math.ceil(bound)
+        c.note(f"start tolerance {start_tol} ns: {START_TOL_NS} ns + this rank's clock-offset bound {bound:.0f} ns")
 
     # the program's own account of what it ran
     if facts and "expected" in facts:
@@ -330,9 +355,9 @@ def check(c, truth_path, trace_dir, facts, rank=None):
         used = [False] * len(g)
         pairs = []
         for o in e:
-            i = bisect.bisect_left(starts, o["host_start"] - 20 * START_TOL_NS)
+            i = bisect.bisect_left(starts, o["host_start"] - 20 * start_tol)
             best, bestd = None, None
-            while i < len(g) and starts[i] <= o["host_start"] + 20 * START_TOL_NS:
+            while i < len(g) and starts[i] <= o["host_start"] + 20 * start_tol:
                 r = g[i]
                 if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
                     d = abs(r["start"] - o["host_start"]) + abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
@@ -349,7 +374,7 @@ def check(c, truth_path, trace_dir, facts, rank=None):
             ds = r["start"] - o["host_start"]
             dd = (r["end"] - r["start"]) - (o["host_end"] - o["host_start"])
             worst_s, worst_d = max(worst_s, abs(ds)), max(worst_d, abs(dd))
-            if abs(ds) > START_TOL_NS:
+            if abs(ds) > start_tol:
                 c.fail(f"{where}: start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
             # ticks quantise start and end (< one tick together); the rate fitted from the anchors
             # adds its own error, proportional to the duration: about a tick over the anchors' span, so

@@ -982,7 +982,9 @@ class Checker:
                     want = (sk[0] - sk[r]) * ns  # corrected = raw + offset, raw_r = true + skew_r
                     for t, off, sd in per_rank[r]:
                         got = off - interp_offset(per_rank[0], t)
-                        if abs(got - want) > tol:
+                        # sd is half the shortest ping-pong round trip: a bound on the offset's
+                        # error (the peer read its clock inside that round trip), not a guess
+                        if abs(got - want) > tol + sd * ns:
                             errs.append(f"rank {r}: offset {got:+.0f} ticks relative to rank 0 at t={t}, expected "
                                         f"{want:+.0f} (injected skew {sk[r]} ns, rank 0 {sk[0]} ns)")
         self.tap.result("clock offsets for every location", errs, notes)
@@ -1107,7 +1109,8 @@ def main(argv=None):
                     help="a clock skew was injected: raw timestamps must violate causality, corrected ones not")
     ap.add_argument("--expect-skew", type=parse_skews, metavar="S0,S1,...",
                     help="injected per-rank skews in ns (ZECOLL_CLOCK_SKEW_NS); offsets must undo them")
-    ap.add_argument("--skew-tol-ns", type=int, default=500000, help="tolerance of --expect-skew (default 500 us)")
+    ap.add_argument("--skew-tol-ns", type=int, default=1,
+                    help="tolerance of --expect-skew beyond each offset's own error bound (default 1 ns: rounding)")
     ap.add_argument("--causality-tol-ns", type=int, default=20000,
                     help="causality tolerance in ns, added to the offsets' standard deviations (default 20 us)")
     ap.add_argument("--no-causality", action="store_true", help="skip the causality check")
