@@ -350,8 +350,14 @@ def check(c, truth_path, trace_dir, facts, rank=None):
         if len(e) != len(g):
             c.fail(f"{where}: {len(e)} executed, {len(g)} recorded")
             continue
-        # pair each operation with the closest unclaimed record (same bytes for transfers)
-        starts = [r["start"] for r in g]
+        # pair each operation with the closest unclaimed record (same bytes for transfers). Another
+        # rank's records are all shifted by its clock offset's error (up to the bound above): take
+        # that common shift out before pairing (the median of in-order differences; the
+        # device-to-host mapping is monotonic), or two operations closer together than twice the
+        # shift could each claim the other's record.
+        diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
+        shift = diffs[len(diffs) // 2] if diffs else 0
+        starts = [r["start"] - shift for r in g]
         used = [False] * len(g)
         pairs = []
         for o in e:
@@ -360,7 +366,8 @@ def check(c, truth_path, trace_dir, facts, rank=None):
             while i < len(g) and starts[i] <= o["host_start"] + 20 * start_tol:
                 r = g[i]
                 if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
-                    d = abs(r["start"] - o["host_start"]) + abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
+                    d = abs(r["start"] - shift - o["host_start"]) + \
+                        abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
                     if bestd is None or d < bestd:
                         best, bestd = i, d
                 i += 1
