@@ -44,15 +44,16 @@ static int class_match(const unsigned char *name, size_t len, unsigned char c) {
 enum { BR_NO, BR_YES, BR_FAIL, BR_LITERAL };
 
 /* The bracket expression starting after '[' at p, against byte c: BR_YES/BR_NO with *end after
- * the closing ']'; BR_FAIL: no match here (an unknown class, a trailing backslash, or an
- * unterminated bracket one of whose members matched: glibc's fnmatch fails those);
- * BR_LITERAL: unterminated and nothing matched, so '[' is an ordinary byte. */
+ * the closing ']'; BR_FAIL: no match here (an unknown class, a range or backslash with nothing
+ * after it, met before a member matched); BR_LITERAL: no closing ']', so '[' is an ordinary byte.
+ * As glibc's fnmatch (2.36): members are tried in order, and after the first one that matches
+ * the rest is only scanned for the closing ']'. */
 static int bracket(const unsigned char *p, unsigned char c, const unsigned char **end) {
     bool neg = *p == '!' || *p == '^', hit = false;
     if (neg) p++;
     for (bool first = true;; first = false) {
         unsigned char lo = *p;
-        if (!lo) return hit ? BR_FAIL : BR_LITERAL;
+        if (!lo) return BR_LITERAL;
         if (lo == ']' && !first) {
             *end = p + 1;
             return hit != neg ? BR_YES : BR_NO;
@@ -62,9 +63,11 @@ static int bracket(const unsigned char *p, unsigned char c, const unsigned char 
             const unsigned char *q = p + 1;
             while (*q >= 'a' && *q <= 'z') q++;
             if (q > p + 1 && q[0] == ':' && q[1] == ']') {
-                int m = class_match(p + 1, (size_t)(q - p - 1), c);
-                if (m < 0) return BR_FAIL;
-                hit |= m;
+                if (!hit) {
+                    int m = class_match(p + 1, (size_t)(q - p - 1), c);
+                    if (m < 0) return BR_FAIL;
+                    hit = m;
+                }
                 p = q + 2;
                 continue;
             }
@@ -73,8 +76,10 @@ static int bracket(const unsigned char *p, unsigned char c, const unsigned char 
             if (!*p) return BR_FAIL;
             lo = *p++;
         }
+        if (hit) continue; /* only looking for the end now */
         unsigned char hi = lo;
-        if (p[0] == '-' && p[1] && p[1] != ']') { /* a range */
+        if (p[0] == '-' && p[1] != ']') { /* a range ("[a-" with nothing after fails) */
+            if (!p[1]) return BR_FAIL;
             p++;
             hi = *p++;
             if (hi == '\\') {
