@@ -187,16 +187,21 @@ static int closest(const char *key, const char *const *cand, const size_t *clen,
 }
 
 /* "; did you mean 'x'?" for a close candidate, else "; WHAT: a, b, c". */
-static void suggest(char *out, size_t size, const char *key, const char *const *cand, const size_t *clen, size_t ncand,
-                    const char *what) {
+static void suggest_in(char *out, size_t size, const char *prefix, const char *key, const char *const *cand,
+                       const size_t *clen, size_t ncand, const char *what) {
     int bi = closest(key, cand, clen, ncand);
     if (bi >= 0) {
-        snprintf(out, size, "; did you mean '%.*s'?", (int)clen[bi], cand[bi]);
+        snprintf(out, size, "; did you mean '%s%s%.*s'?", prefix, *prefix ? "." : "", (int)clen[bi], cand[bi]);
         return;
     }
     size_t o = (size_t)snprintf(out, size, "; %s: ", what);
     for (size_t i = 0; i < ncand && o < size; i++)
         o += (size_t)snprintf(out + o, size - o, "%s%.*s", i ? ", " : "", (int)clen[i], cand[i]);
+}
+
+static void suggest(char *out, size_t size, const char *key, const char *const *cand, const size_t *clen, size_t ncand,
+                    const char *what) {
+    suggest_in(out, size, "", key, cand, clen, ncand, what);
 }
 
 /* ---------------------------------------------------------------- scalar values */
@@ -516,7 +521,7 @@ static void window_defaults(struct zc_window *w, int kind) {
 }
 
 struct wstate { /* what the checks after a window's keys need */
-    bool has_stop, has_name, has_signal;
+    bool has_stop, has_name, has_signal, sig_ok; /* has_*: the key was given (sig_ok: and is valid) */
     uint32_t stop_line, stop_col, sig_line, sig_col;
 };
 
@@ -593,19 +598,20 @@ static void window_set(struct ctx *x, struct zc_window *w, struct wstate *st, ui
         return;
     }
     case WK_NAME:
+        st->has_name = true;
         if (!*v) {
             report(x, line, col, "window %u: name must not be empty", idx);
             return;
         }
         w->name = astrndup(&x->c->priv->a, v, strlen(v));
-        st->has_name = true;
         return;
     case WK_SIGNAL:
+        st->has_signal = true;
         if (zc_parse_signal(v, &w->signo, err, sizeof(err)) != 0) {
             report(x, line, col, "window %u: %s", idx, err);
             return;
         }
-        st->has_signal = true;
+        st->sig_ok = true;
         st->sig_line = line;
         st->sig_col = col;
         return;
@@ -638,9 +644,9 @@ static void windows_cross_check(struct ctx *x, const struct zc_window *v, const 
                                 uint32_t n) {
     char name[32];
     for (uint32_t i = 0; i < n; i++) {
-        if (!ok[i] || v[i].kind != ZC_WIN_SIGNAL || !st[i].has_signal) continue;
+        if (!ok[i] || v[i].kind != ZC_WIN_SIGNAL || !st[i].sig_ok) continue;
         for (uint32_t j = 0; j < i; j++)
-            if (ok[j] && v[j].kind == ZC_WIN_SIGNAL && st[j].has_signal && v[j].signo == v[i].signo) {
+            if (ok[j] && v[j].kind == ZC_WIN_SIGNAL && st[j].sig_ok && v[j].signo == v[i].signo) {
                 report(x, st[i].sig_line, st[i].sig_col, "window %u: %s already toggles window %u", i + 1,
                        zc_signal_name(v[i].signo, name, sizeof(name)), j + 1);
                 break;
@@ -956,7 +962,7 @@ static void walk_map(struct ctx *x, const struct node *map, const char *prefix) 
             for (ci = 0; ci < ncand; ci++)
                 if (clen[ci] == k->len && !memcmp(cand[ci], k->s, k->len)) break;
         if (ci == ncand) {
-            suggest(sg, sizeof(sg), k->s, cand, clen, ncand, "valid keys here");
+            suggest_in(sg, sizeof(sg), prefix, k->s, cand, clen, ncand, "valid keys here");
             report(x, k->line, k->col, "unknown key '%s%s%s'%s", prefix, *prefix ? "." : "", shorten(k->s, sb, sizeof(sb)), sg);
             continue;
         }
@@ -1070,6 +1076,8 @@ static void windows_from_yaml(struct ctx *x, const struct node *seq, struct zc_w
             if (val->t != N_SCALAR || is_null(val) || memchr(val->s, 0, val->len)) {
                 report(x, val->line, val->col, "window %u: %s: expected a value, got %s", idx, wkeys[key],
                        what(val, wb, sizeof(wb)));
+                if (key == WK_NAME) st[i].has_name = true;
+                if (key == WK_SIGNAL) st[i].has_signal = true;
                 continue;
             }
             window_set(x, w, &st[i], idx, key, val->s, val->line, val->col);
