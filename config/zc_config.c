@@ -1303,8 +1303,9 @@ static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp) {
     return len;
 }
 
-/* A YAML double-quoted scalar that libyaml reads back to the same bytes (bytes that are not
- * UTF-8 become \xNN, i.e. U+00NN: the one lossy case). */
+/* A YAML double-quoted scalar that libyaml reads back to the same bytes: what YAML does not
+ * allow raw, or reads as a line break (U+0085, U+2028, U+2029), is escaped. Bytes that are not
+ * UTF-8 (possible in a variable only) become \xNN, i.e. U+00NN: the one lossy case. */
 static void sb_quote(struct sb *b, const char *s) {
     sb_put(b, "\"", 1);
     const unsigned char *p = (const unsigned char *)s;
@@ -1318,7 +1319,7 @@ static void sb_quote(struct sb *b, const char *s) {
             continue;
         }
         if (cp == '"' || cp == '\\') sb_printf(b, "\\%c", (char)cp);
-        else if (cp == 0x09 || (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) ||
+        else if (cp == 0x09 || (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff && cp != 0x2028 && cp != 0x2029) ||
                  (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || cp >= 0x10000)
             sb_put(b, (const char *)p + i, l);
         else if (cp < 0x100) sb_printf(b, "\\x%02x", cp);
