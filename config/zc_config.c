@@ -129,9 +129,7 @@ struct ctx {
     struct zc_config *c;
     const char *fname; /* file messages: "FNAME:LINE:COL: ..." */
     const char *var;   /* variable messages: "VAR: ..." */
-    bool defer;        /* keep the first message in pending instead (ignored variables) */
-    bool failed;
-    char pending[1024];
+    bool failed;       /* something was reported since the caller cleared it */
 };
 
 __attribute__((format(printf, 4, 5))) static void report(struct ctx *x, uint32_t line, uint32_t col, const char *fmt,
@@ -141,11 +139,6 @@ __attribute__((format(printf, 4, 5))) static void report(struct ctx *x, uint32_t
     va_start(ap, fmt);
     vsnprintf(body, sizeof(body), fmt, ap);
     va_end(ap);
-    if (x->defer) {
-        if (!x->failed) snprintf(x->pending, sizeof(x->pending), "%s", body);
-        x->failed = true;
-        return;
-    }
     x->failed = true;
     if (x->var) snprintf(full, sizeof(full), "%s: %s", x->var, body);
     else if (line) snprintf(full, sizeof(full), "%s:%u:%u: %s", x->fname, line, col, body);
