@@ -1496,7 +1496,7 @@ struct zc_config *zc_config_load(const struct zc_config_opts *o) {
         size_t l = strcspn(*e + 7, "=");
         int k = 0;
         while (k < ZC_K_COUNT && !(strlen(zc_knob_table[k].name) == l && !memcmp(zc_knob_table[k].name, *e + 7, l))) k++;
-        if (k < ZC_K_COUNT || (l == 17 && !memcmp(*e + 7, "CONFIG_REPORTED", 15))) continue;
+        if (k < ZC_K_COUNT || (l == 15 && !memcmp(*e + 7, "CONFIG_REPORTED", 15))) continue;
         const char *cand[ZC_K_COUNT];
         size_t clen[ZC_K_COUNT];
         for (k = 0; k < ZC_K_COUNT; k++) cand[k] = zc_knob_table[k].name, clen[k] = strlen(cand[k]);

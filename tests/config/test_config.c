@@ -296,8 +296,6 @@ static void test_ranges(void) {
             snprintf(prefix, sizeof(prefix), "ZECOLL_%s: expected a", ki->name);
             struct envs e = {{kv}};
             struct zc_config *c = load(NULL, &e);
-            const uint64_t *val = (const uint64_t *)((const char *)&c->knobs + 0); /* see below */
-            (void)val;
             if (i < good) ok(c->nmsgs == 0 && c->origin[k].kind == ZC_ORIGIN_ENV, "%s accepted", kv);
             else
                 ok(c->nignored == 1 && c->nmsgs == 1 && !strncmp(c->msgs[0].text, prefix, strlen(prefix)) &&
@@ -418,6 +416,27 @@ static void test_render(void) {
     zc_config_free(b);
 }
 
+/* ---------------------------------------------------------------- the environment */
+static void test_environment(void) {
+    struct envs e = {{"ZECOLL_CONFIG=/nonexistent/zecoll.yaml"}};
+    struct zc_config_opts o = {.getenv = env_lookup, .ud = &e};
+    struct zc_config *c = zc_config_load(&o);
+    ok(c->nerrors == 1 && !strcmp(msgs(c), "/nonexistent/zecoll.yaml: cannot read the configuration file: No such file or directory\n") &&
+           c->origin[ZC_K_CONFIG].kind == ZC_ORIGIN_ENV && !strcmp(c->knobs.CONFIG, "/nonexistent/zecoll.yaml"),
+       "ZECOLL_CONFIG names a file that is not there: %s", msgs(c));
+    zc_config_free(c);
+    const char *environ_[] = {"PATH=/bin", "ZECOLL_BUFER_EVENTS=1", "ZECOLL_VERBOSE=1", "ZECOLL_CONFIG_REPORTED=x",
+                              "ZECOLL_OUTPUT=x", "ZECOLL_=", NULL};
+    struct zc_config_opts o2 = {.environ = environ_};
+    c = zc_config_load(&o2);
+    ok(c->nerrors == 0 && c->nmsgs == 3 && c->msgs[0].kind == ZC_MSG_WARNING &&
+           !strcmp(msgs(c), "ZECOLL_BUFER_EVENTS is not a zecoll setting; did you mean ZECOLL_BUFFER_EVENTS?\n"
+                            "ZECOLL_VERBOSE is not a zecoll setting (see docs/knobs.md)\n"
+                            "ZECOLL_ is not a zecoll setting (see docs/knobs.md)\n"),
+       "variables that are no setting: a warning each (checker only) %s", msgs(c));
+    zc_config_free(c);
+}
+
 int main(void) {
     test_ranksets();
     test_globs();
@@ -427,6 +446,7 @@ int main(void) {
     test_override();
     test_windows();
     test_render();
+    test_environment();
     printf("1..%d\n", ntests);
     return nfail ? 1 : 0;
 }
