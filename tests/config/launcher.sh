@@ -32,7 +32,7 @@ cat "$work/err"
 ok $rc "zecoll run --config FILE -- app: exit 0"
 head -1 "$work/trace/zecoll-config.yaml" | grep -qF "\"$here/runs/stored.yaml\""
 ok $? "the archive's configuration names the file by its absolute path"
-grep -q '^  events: 4096 *# .*runs/stored.yaml:4$' "$work/trace/zecoll-config.yaml"
+grep -q '^  events: 4096 *# .*runs/stored.yaml:5$' "$work/trace/zecoll-config.yaml"
 ok $? "and holds its values with their origins"
 echo "1..$n"
 [ $fails -eq 0 ]
