@@ -726,7 +726,9 @@ static struct node *yaml_tree(struct ctx *x, struct arena *tmp, const char *data
             }
             break;
         case YAML_ALIAS_EVENT:
-            report(x, line, col, "aliases (*%s) are not supported: write the value out", (const char *)ev.data.alias.anchor);
+            /* most often an unquoted pattern such as *_copy */
+            report(x, line, col, "*%s is a YAML alias, which zecoll does not use: quote a value that starts with * (\"*%s\")",
+                   (const char *)ev.data.alias.anchor, (const char *)ev.data.alias.anchor);
             bad = true;
             break;
         case YAML_SCALAR_EVENT:
