@@ -13,22 +13,19 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- knobs */
-struct zc_knobs {
-#define ZC_KNOB_bool bool
-#define ZC_KNOB_uint uint64_t
-#define ZC_KNOB_size uint64_t
-#define ZC_KNOB_string const char *
-#define ZC_KNOB(name, type, def, doc) ZC_KNOB_##type name;
-#include "zc_knobs.def"
-#undef ZC_KNOB
-};
-extern struct zc_knobs zc_knobs;
+#include "zc_config.h" /* struct zc_knobs, windows, rank sets, kernel patterns (config/) */
 
-/* Reads every ZECOLL_* variable; a bad value is reported (naming the variable) and the default
- * kept. Returns the number of bad values. */
+/* The effective settings (zc_knobs.c): a copy of zc_cfg->knobs, except that an invalid
+ * configuration leaves ENABLE false. zc_cfg is never NULL once zc_knobs_load ran. */
+extern struct zc_knobs zc_knobs;
+extern const struct zc_config *zc_cfg;
+
+/* Loads the configuration (ZECOLL_CONFIG, then every ZECOLL_* variable). Its messages are printed
+ * by the job's launcher rank 0 only (once per job); an invalid configuration turns collection off
+ * (ZECOLL_STRICT=1: aborts). Returns 0, or -1 if the collector must stay off. */
 int zc_knobs_load(void);
-/* One "NAME=value" line per knob into buf (for the trace's effective-configuration record). */
-size_t zc_knobs_format(char *buf, size_t size);
+/* Writes the effective configuration, with origins, to DIR/zecoll-config.yaml (at close; rank 0). */
+void zc_config_store(const char *dir);
 
 /* ---------------------------------------------------------------- logging and failures */
 enum { ZC_LOG_QUIET = 0, ZC_LOG_WARN = 1, ZC_LOG_INFO = 2, ZC_LOG_DEBUG = 3 };

@@ -1,105 +1,117 @@
 /* SPDX-License-Identifier: MIT */
-/* The knob table (config/zc_knobs.def) turned into defaults, environment parsing and the
- * effective-configuration text. No other file calls getenv() for ZECOLL_* settings. */
+/* The collector's side of the configuration (config/): loads it once in the constructor, says
+ * what is wrong with it once per job, and stores the effective configuration in the archive.
+ * No other file calls getenv() for ZECOLL_* settings. */
 #include "zc_core.h"
 
-#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct zc_knobs zc_knobs;
+static struct zc_config *cfg;
+static struct zc_config fallback; /* out of memory at load: collection off */
+const struct zc_config *zc_cfg = &fallback;
 
-enum knob_type { KT_bool, KT_uint, KT_size, KT_string };
+static const char *env_get(const char *name, void *ud) {
+    (void)ud;
+    return getenv(name);
+}
 
-static const struct knob {
-    const char *name;
-    enum knob_type type;
-    const char *def;
-    size_t offset;
-} knobs[] = {
-#define ZC_KNOB(name, type, def, doc) {#name, KT_##type, def, offsetof(struct zc_knobs, name)},
-#include "zc_knobs.def"
-#undef ZC_KNOB
-};
+/* One line, one write(2): ranks' lines never interleave. These messages print whatever
+ * ZECOLL_LOG_LEVEL says: the level itself may be what is wrong. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
+    char buf[2200] = "zecoll: ";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + 8, sizeof(buf) - 9, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = 8 + ((size_t)n < sizeof(buf) - 9 ? (size_t)n : sizeof(buf) - 10);
+    buf[len++] = '\n';
+    ssize_t w = write(2, buf, len);
+    (void)w;
+}
 
-static int parse_u64(const char *v, bool size_suffix, uint64_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || end == v) return -1;
-    if (size_suffix && *end) {
-        unsigned long long mul = 1;
-        switch (toupper((unsigned char)*end)) {
-        case 'K': mul = 1ull << 10; break;
-        case 'M': mul = 1ull << 20; break;
-        case 'G': mul = 1ull << 30; break;
-        default: return -1;
+/* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
+static bool job_leader(void) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *r = getenv(vars[i]);
+        if (r) return !strcmp(r, "0");
+    }
+    return true;
+}
+
+/* Processes started by one that already said it (a shell or launcher that inherited
+ * LD_PRELOAD, then the application) stay quiet: the messages' hash is left in the environment. */
+#define ZC_REPORTED_VAR "ZECOLL_CONFIG_REPORTED"
+static bool reported_before(const struct zc_config *c) {
+    uint64_t h = 1469598103934665603u;
+    for (uint32_t i = 0; i < c->nmsgs; i++)
+        for (const unsigned char *p = (const unsigned char *)c->msgs[i].text;; p++) {
+            h = (h ^ *p) * 1099511628211u;
+            if (!*p) break;
         }
-        end++;
-        if (x > UINT64_MAX / mul) return -1;
-        x *= mul;
-    }
-    if (*end) return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_bool(const char *v, bool *out) {
-    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on")) *out = true;
-    else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off")) *out = false;
-    else return -1;
-    return 0;
-}
-
-static int set_knob(const struct knob *k, const char *v) {
-    void *p = (char *)&zc_knobs + k->offset;
-    switch (k->type) {
-    case KT_bool: return parse_bool(v, p);
-    case KT_uint: return parse_u64(v, false, p);
-    case KT_size: return parse_u64(v, true, p);
-    case KT_string: *(const char **)p = v; return 0;
-    }
-    return -1;
+    char mine[24];
+    snprintf(mine, sizeof(mine), "%016llx", (unsigned long long)h);
+    const char *prev = getenv(ZC_REPORTED_VAR);
+    if (prev && !strcmp(prev, mine)) return true;
+    setenv(ZC_REPORTED_VAR, mine, 1);
+    return false;
 }
 
 int zc_knobs_load(void) {
-    int bad = 0;
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) set_knob(&knobs[i], knobs[i].def);
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-        char var[64];
-        snprintf(var, sizeof(var), "ZECOLL_%s", knobs[i].name);
-        const char *v = getenv(var);
-        if (!v) continue;
-        if (set_knob(&knobs[i], v) != 0) {
-            bad++;
-            set_knob(&knobs[i], knobs[i].def);
-            /* LOG_LEVEL itself may be the bad one: this message always prints */
-            char msg[256];
-            int n = snprintf(msg, sizeof(msg), "zecoll: ignoring %s=\"%s\": expected %s; using the default \"%s\"\n", var, v,
-                             knobs[i].type == KT_bool ? "0 or 1" : knobs[i].type == KT_string ? "a string"
-                             : knobs[i].type == KT_size ? "a size such as 4096, 64K or 1M" : "an unsigned integer",
-                             knobs[i].def);
-            if (n > 0) fputs(msg, stderr);
-        }
+    struct zc_config_opts o = {.getenv = env_get};
+    cfg = zc_config_load(&o);
+    if (!cfg) {
+        zc_knobs.ENABLE = false;
+        zc_knobs.LOG_LEVEL = 1;
+        fallback.knobs = zc_knobs;
+        say("out of memory while reading the configuration: collection is off");
+        return -1;
     }
-    return bad;
+    zc_cfg = cfg;
+    zc_knobs = cfg->knobs;
+    /* ZECOLL_ENABLE=0 in the environment silences everything, a broken file included */
+    bool user_off = !cfg->knobs.ENABLE && cfg->origin[ZC_K_ENABLE].kind == ZC_ORIGIN_ENV;
+    bool speak = cfg->nmsgs && !user_off && job_leader() && !reported_before(cfg);
+    if (speak)
+        for (uint32_t i = 0; i < cfg->nmsgs; i++)
+            say("%s%s", cfg->msgs[i].kind == ZC_MSG_WARNING ? "warning: " : "", cfg->msgs[i].text);
+    if (!cfg->nerrors || user_off) return zc_knobs.ENABLE ? 0 : -1;
+    zc_knobs.ENABLE = false;
+    if (zc_knobs.STRICT) {
+        if (speak) say("the configuration is invalid; ZECOLL_STRICT=1: aborting");
+        abort();
+    }
+    if (speak) say("the configuration is invalid: collection is off, the application runs untraced");
+    return -1;
 }
 
-size_t zc_knobs_format(char *buf, size_t size) {
-    size_t o = 0;
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && o < size; i++) {
-        const void *p = (const char *)&zc_knobs + knobs[i].offset;
-        int n = 0;
-        switch (knobs[i].type) {
-        case KT_bool: n = snprintf(buf + o, size - o, "ZECOLL_%s=%d\n", knobs[i].name, *(const bool *)p); break;
-        case KT_uint:
-        case KT_size: n = snprintf(buf + o, size - o, "ZECOLL_%s=%llu\n", knobs[i].name, (unsigned long long)*(const uint64_t *)p); break;
-        case KT_string: n = snprintf(buf + o, size - o, "ZECOLL_%s=%s\n", knobs[i].name, *(const char *const *)p); break;
-        }
-        if (n < 0) break;
-        o += (size_t)n;
+void zc_config_store(const char *dir) {
+    if (!cfg || !dir || !dir[0]) return;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof(path), "%s/zecoll-config.yaml", dir) >= sizeof(path)) return;
+    char *text = zc_config_render(cfg, true);
+    if (!text) {
+        ZC_WARN("out of memory: the effective configuration is not stored in the archive");
+        return;
     }
-    return o < size ? o : size;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    size_t len = strlen(text), done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    if (fd < 0 || done < len) ZC_WARN("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    if (fd >= 0) close(fd);
+    free(text);
 }

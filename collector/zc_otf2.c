@@ -372,6 +372,7 @@ static void close_locked(void) {
     zc_unify_write(archive, ts_min, ts_max);
     OTF2_Archive_Close(archive);
     archive = NULL;
+    if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
 }
 
 void zc_otf2_finalize(void) {

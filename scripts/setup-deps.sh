@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages zecoll builds and tests with, only those that are missing.
-# Needs root (or sudo) on Debian bookworm; prints what it installs.
+# Needs root (or sudo) on Debian bookworm; prints what it installs. Arguments: more packages.
 set -euo pipefail
 
 pkgs=(
@@ -14,6 +14,7 @@ pkgs=(
   hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
   python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
 )
+pkgs+=("$@") # extra packages a script needs (scripts/fuzz-config.sh: clang for libFuzzer)
 
 missing=()
 for p in "${pkgs[@]}"; do
