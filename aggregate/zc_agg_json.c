@@ -86,8 +86,8 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
         for (uint32_t q = 0; k->top && q < k->top->n; q++) {
             const struct agg_top_ent *t = &k->top->e[q];
             fprintf(f, "%s{\"duration_ns\":%llu,\"rank\":%llu,", q ? "," : "", LLU(t->dur), LLU(t->rank));
-            kv_s(f, "location", rep_loc_name(r, (uint32_t)t->loc), true);
-            fprintf(f, "\"location_id\":%llu,\"start_ns\":%llu}", LLU(t->loc < d->nlocs ? d->locs[t->loc].id : 0),
+            kv_s(f, "location", rep_loc_name(r, agg_loc_index(d, t->loc)), true);
+            fprintf(f, "\"location_id\":%llu,\"start_ns\":%llu}", LLU(t->loc),
                     LLU(t->start > d->t0 ? t->start - d->t0 : 0));
         }
         fputs("]}", f);
@@ -266,10 +266,10 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
         fprintf(f,
                 "%s{\"rank\":%u,\"read\":%s,\"events\":%llu,\"appends_without_record\":%llu,\"records_without_append\":%llu,"
                 "\"reexecutions\":%llu,\"negative_latencies\":%llu,\"negative_latency_max_ns\":%llu,"
-                "\"measurement_off\":%llu,\"measurement_off_ns\":%llu,\"clock_offsets\":%llu",
+                "\"measurement_off\":%llu,\"measurement_off_ns\":%llu,\"clock_offsets\":%llu,\"first_ns\":%llu,\"last_ns\":%llu",
                 i ? ",\n" : "\n", x->rank, x->present ? "true" : "false", LLU(x->events), LLU(x->cs_host_only),
                 LLU(x->cs_dev_only), LLU(x->cs_repeat), LLU(x->lat_negative), LLU(x->lat_negative_max), LLU(x->off_count),
-                LLU(x->off_ns), LLU(x->noffsets));
+                LLU(x->off_ns), LLU(x->noffsets), LLU(x->first), LLU(x->last));
         if (x->noffsets)
             fprintf(f, ",\"offset_first_ns\":%lld,\"offset_last_ns\":%lld,\"stddev_first_ns\":%.1f,\"stddev_last_ns\":%.1f,"
                        "\"drift_ppm\":%.4f",

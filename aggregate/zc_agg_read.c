@@ -463,7 +463,7 @@ static void kernel_done(struct pctx *c, struct lst *l, const struct frame *f, ui
         if (a->sk) agg_sketch_add(a->sk, dur, 1);
         if (!a->top) a->top = calloc(1, sizeof(*a->top));
         if (a->top) {
-            struct agg_top_ent e = {dur, c->rank, l->li, f->t};
+            struct agg_top_ent e = {dur, c->rank, L->id, f->t};
             agg_top_add(a->top, c->s->topk, &e);
         }
     }

@@ -581,7 +581,7 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
                               .cs_dev_only = x->cs_dev_only, .cs_repeat = x->cs_repeat, .lat_negative = x->lat_negative,
                               .lat_negative_max = x->lat_negative_max, .off_count = x->off_count, .off_ns = x->off_ns,
                               .noffsets = x->noffsets, .off_t0 = x->off_t0, .off_t1 = x->off_t1, .off_v0 = x->off_v0,
-                              .off_v1 = x->off_v1};
+                              .off_v1 = x->off_v1, .first = x->first, .last = x->last};
         memcpy(&w->sd0, &x->off_sd0, sizeof(double));
         memcpy(&w->sd1, &x->off_sd1, sizeof(double));
         if (x->noffsets >= 2 && x->off_t1 > x->off_t0)
@@ -739,7 +739,7 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
             for (uint32_t q = 0; x->top && q < x->top->n; q++) {
                 const struct agg_top_ent *t = &x->top->e[q];
                 fprintf(f, "%s %s (rank %llu, %s, at %s)", q ? "," : "", NS(a, t->dur), (unsigned long long)t->rank,
-                        rep_loc_name(r, (uint32_t)t->loc), NS(b, t->start > d->t0 ? t->start - d->t0 : 0));
+                        rep_loc_name(r, agg_loc_index(d, t->loc)), NS(b, t->start > d->t0 ? t->start - d->t0 : 0));
             }
             fputc('\n', f);
         }
@@ -1111,7 +1111,7 @@ int agg_report_csv(const struct agg_report *r, const char *dir, struct agg_err *
             const struct agg_top_ent *t = &r->k[i].top->e[q];
             csv_str(f, r->k[i].name);
             fprintf(f, ",%llu,%llu,", LLU(t->dur), LLU(t->rank));
-            csv_str(f, rep_loc_name(r, (uint32_t)t->loc));
+            csv_str(f, rep_loc_name(r, agg_loc_index(d, t->loc)));
             fprintf(f, ",%llu\n", LLU(t->start > d->t0 ? t->start - d->t0 : 0));
         }
     fclose(f);

@@ -89,7 +89,7 @@ struct r_loc {
 struct r_rankq {
     uint32_t rank;
     uint64_t events, cs_host_only, cs_dev_only, cs_repeat, lat_negative, lat_negative_max, off_count, off_ns;
-    uint64_t noffsets, off_t0, off_t1;
+    uint64_t noffsets, off_t0, off_t1, first, last;
     int64_t off_v0, off_v1;
     double sd0, sd1, drift_ppm;
     bool present;
