@@ -67,6 +67,7 @@ struct agg_loc {
     uint32_t queue;     /* streams: index of the base location of its queue (A8) */
     uint64_t file_size; /* event file bytes (0: none) */
     bool missing;       /* has events by its definition but no event file */
+    bool empty;         /* has events by its definition and an empty event file (truncated) */
 };
 
 struct agg_comm {

@@ -377,8 +377,12 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
         char path[PATH_MAX + 64];
         snprintf(path, sizeof(path), "%s/traces/%llu.evt", dir, (unsigned long long)l->id);
         struct stat st;
-        if (stat(path, &st) == 0) l->file_size = (uint64_t)st.st_size;
-        else l->missing = l->def_events > 0;
+        if (stat(path, &st) == 0) {
+            l->file_size = (uint64_t)st.st_size;
+            l->empty = st.st_size == 0 && l->def_events > 0;
+        } else {
+            l->missing = l->def_events > 0;
+        }
         if (l->proc != AGG_NONE) {
             d->procs[l->proc].nlocs++;
             d->procs[l->proc].bytes += l->file_size;

@@ -525,7 +525,7 @@ int main(int argc, char **argv) {
         free(all);
     }
     if (!bad && me == 0) outputs(&o, &d, &s, &err);
-    bad = agree(&err);
+    if (!bad) bad = agree(&err);
     agg_stats_free(&s);
     agg_defs_free(&d);
     free(owner);

@@ -11,6 +11,7 @@
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define BATCH 65536
 
@@ -725,6 +726,13 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
     uint32_t nsel = 0;
     for (uint32_t i = 0; i < c.nls; i++) {
         const struct agg_loc *L = &d->locs[c.ls[i].li];
+        if (L->empty) {
+            char path[PATH_MAX + 64];
+            evt_path(dir, L->id, path, sizeof(path));
+            agg_err_set(e, path, "empty event file, its definition says %llu events (truncated)",
+                        (unsigned long long)L->def_events);
+            goto out;
+        }
         if (!L->file_size) continue;
         if (OTF2_Reader_SelectLocation(rd, L->id) != OTF2_SUCCESS) {
             agg_err_set(e, anchor, "cannot select location %llu (%s)", (unsigned long long)L->id, agg_otf2_last_error());
@@ -741,8 +749,14 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
             if (!L->file_size) continue;
             char path[PATH_MAX + 64];
             snprintf(path, sizeof(path), "%s/traces/%llu.def", dir, (unsigned long long)L->id);
+            struct stat st;
+            if (stat(path, &st) != 0) continue; /* no local definitions: ids are global, no offsets (reported) */
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, L->id);
-            if (!dr) continue; /* no local definitions: ids are global, no offsets (reported) */
+            if (!dr) {
+                OTF2_DefReaderCallbacks_Delete(dcb);
+                agg_err_set(e, path, "corrupt local definitions (%s)", agg_otf2_last_error());
+                goto out;
+            }
             struct offs lo = {0};
             OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, cb_offset);
             OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &lo);

@@ -586,9 +586,14 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
         memcpy(&w->sd1, &x->off_sd1, sizeof(double));
         if (x->noffsets >= 2 && x->off_t1 > x->off_t0)
             w->drift_ppm = (double)(x->off_v1 - x->off_v0) * 1e6 / (double)(x->off_t1 - x->off_t0);
-        bool any_events = false;
-        for (uint32_t i = 0; q < d->nprocs && i < d->procs[q].nlocs; i++) any_events |= d->locs[d->procs[q].locs[i]].def_events > 0;
-        r->dq_missing_ranks += !x->present || (!x->events && !any_events && d->procs[q].nlocs == 0);
+        /* missing: not read, or every location that should have events lacks its file */
+        uint32_t with_events = 0, missing = 0;
+        for (uint32_t i = 0; q < d->nprocs && i < d->procs[q].nlocs; i++) {
+            const struct agg_loc *L = &d->locs[d->procs[q].locs[i]];
+            with_events += L->def_events > 0;
+            missing += L->missing;
+        }
+        r->dq_missing_ranks += !x->present || (with_events > 0 && missing == with_events);
         r->dq_off_count += x->off_count;
         r->dq_off_ns += x->off_ns;
         r->dq_cs_host_only += x->cs_host_only;

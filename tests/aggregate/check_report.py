@@ -146,6 +146,7 @@ def read_archive(path):
         host_regions = []  # (rank, name, paradigm, dur, bytes, comm, outer)
         off_windows = collections.defaultdict(list)
         first, last, loc_last = {}, {}, {}
+        regions = []
         for loc, ev in tr.events:
             ref = loc._ref
             x = info[ref]
@@ -166,6 +167,7 @@ def read_archive(path):
                 f = st.pop()
                 dur = t - f["t"]
                 reg = f["region"]
+                regions.append((r, ref, reg.name, f["t"], t))
                 if x["stream"]:
                     dev_recs.append({"rank": r, "ref": ref, "name": reg.name, "role": str(reg.region_role),
                                      "start": f["t"], "end": t, "dur": dur, "bytes": f["bytes"], "cs": f["cs"]})
@@ -199,7 +201,7 @@ def read_archive(path):
             for x in w:
                 if x[1] is None:
                     x[1] = loc_last[ref]
-        A.update(dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
+        A.update(regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
                  first=first, last=last, off_windows=off_windows, stacks=stacks)
     return A
 
@@ -553,12 +555,39 @@ def check(C, A, R, truth, expected):
             C.eq("synth: events", R["job"]["events"], E["events"])
 
 
+def us_to_ns(s):
+    a, _, b = s.partition(".")
+    return int(a) * 1000 + int((b + "000")[:3])
+
+
+def check_timeline(C, A, path):
+    """Every region of the archive (offsets applied) is one complete event: pid = rank, tid =
+    location, ts and dur exact to the nanosecond; measurement-off windows as regions too."""
+    with open(path) as f:
+        text = f.read()
+    T = json.loads(text)
+    # the exact decimal strings of ts/dur, in event order (json floats would round)
+    nums = re.findall(r'"ph":"X","pid":(\d+),"tid":\d+,"ts":([0-9.]+),"dur":([0-9.]+),"name":("(?:[^"\\]|\\.)*")', text)
+    got = collections.Counter((int(p), json.loads(n), us_to_ns(ts), us_to_ns(du)) for p, ts, du, n in nums)
+    C.eq("timeline complete events", sum(1 for e in T["traceEvents"] if e.get("ph") == "X"), len(nums))
+    t0 = A["t0"]
+    want = collections.Counter((r, name, max(0, a - t0), max(0, b - t0) - max(0, a - t0)) for r, ref, name, a, b in A["regions"])
+    for ref, w in A["off_windows"].items():
+        for a, b in w:
+            want[(A["info"][ref]["rank"], "measurement off", a - t0, b - a)] += 1
+    C.eq("timeline events (rank, name, start, duration)", sorted((got - want).items())[:5], [])
+    C.eq("timeline events missing", sorted((want - got).items())[:5], [])
+    names = {(e["pid"], e["args"]["name"]) for e in T["traceEvents"] if e.get("name") == "process_name"}
+    C.eq("timeline processes", len(names), len({r for r, *_ in A["regions"]} | set(A["first"])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--archive", required=True)
     ap.add_argument("--report", required=True)
     ap.add_argument("--truth", action="append", default=[], metavar="RANK:FILE")
     ap.add_argument("--expected")
+    ap.add_argument("--timeline", help="Chrome trace JSON written by --timeline (whole trace)")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     with open(a.report) as f:
@@ -571,6 +600,8 @@ def main():
             E = json.load(f)
     C = Checker(a.v)
     check(C, A, R, truth, E)
+    if a.timeline:
+        check_timeline(C, A, a.timeline)
     for b in C.bad[:60]:
         print("FAIL", b)
     if len(C.bad) > 60:
