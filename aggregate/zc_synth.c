@@ -7,7 +7,7 @@
  * of the contract, so that tests/aggregate/check_archive.py is tested on both sides.
  *
  *   zecoll-synth --out DIR [--ranks R] [--queues Q] [--ops N] [--seed S] [--skew] [--off]
- *                [--metrics] [--expected FILE] [--break A2|A8|A12|A14|A15|A16]
+ *                [--metrics] [--expected FILE] [--break A2|A8|A12|A14|A15|A16] [--small-chunks]
  *
  * Rank r: one host thread, Q streams on one device (two ranks per device, eight per host). Queue
  * roles cycle: kernels (k_gemm, k_axpy), copies (H2D, D2H, four sizes), kernels (k_reduce, every
@@ -49,7 +49,7 @@ struct opts {
     const char *out, *expected, *brk;
     uint32_t ranks, queues, ops;
     uint64_t seed;
-    bool skew, off, metrics;
+    bool skew, off, metrics, small_chunks;
 };
 
 static uint64_t mix(uint64_t x) {
@@ -226,6 +226,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--skew")) o.skew = true;
         else if (!strcmp(a, "--off")) o.off = true;
         else if (!strcmp(a, "--metrics")) o.metrics = true;
+        else if (!strcmp(a, "--small-chunks")) o.small_chunks = true; /* OTF2's minimum: cheaper to read (fuzzing) */
         else {
             usage();
             return 2;
@@ -256,7 +257,8 @@ int main(int argc, char **argv) {
         fputs("{\"utilisation\":[", ex);
     }
 
-    OTF2_Archive *ar = OTF2_Archive_Open(o.out, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    OTF2_Archive *ar = OTF2_Archive_Open(o.out, "traces", OTF2_FILEMODE_WRITE, o.small_chunks ? OTF2_CHUNK_SIZE_MIN : 1024 * 1024,
+                                         o.small_chunks ? OTF2_CHUNK_SIZE_MIN : 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar || OTF2_Archive_SetFlushCallbacks(ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
