@@ -628,27 +628,41 @@ struct tab {
     FILE *f;
     const struct col *c;
     int n, namew;
+    bool hide[16];
 };
 
+/* Columns that do not fit the width are left out, from the right (the name column and the first
+ * two value columns always stay). */
 static void tab_start(struct tab *t, FILE *f, const struct col *c, int n, uint32_t width) {
     t->f = f;
     t->c = c;
     t->n = n;
+    memset(t->hide, 0, sizeof(t->hide));
     int fixed = 0;
     for (int i = 0; i < n; i++) fixed += c[i].width ? c[i].width + 1 : 0;
+    for (int i = n - 1; i > 2 && fixed + 16 + 1 > (int)width; i--)
+        if (c[i].width) {
+            t->hide[i] = true;
+            fixed -= c[i].width + 1;
+        }
     t->namew = (int)width - fixed - 1;
     if (t->namew < 16) t->namew = 16;
     if (t->namew > 60) t->namew = 60;
+    bool first = true;
     for (int i = 0; i < n; i++) {
+        if (t->hide[i]) continue;
         int w = c[i].width ? c[i].width : t->namew;
-        fprintf(f, "%s%*s", i ? " " : "", c[i].left ? -w : w, c[i].head);
+        fprintf(f, "%s%*s", first ? "" : " ", c[i].left ? -w : w, c[i].head);
+        first = false;
     }
     fputc('\n', f);
 }
 
 /* cells: one string per column */
 static void tab_row(struct tab *t, const char **cell) {
+    bool first = true;
     for (int i = 0; i < t->n; i++) {
+        if (t->hide[i]) continue;
         int w = t->c[i].width ? t->c[i].width : t->namew;
         char buf[256];
         const char *s = cell[i];
@@ -657,7 +671,8 @@ static void tab_row(struct tab *t, const char **cell) {
             snprintf(buf, sizeof(buf), "%.*s...%s", head, s, s + strlen(s) - (keep - head));
             s = buf;
         }
-        fprintf(t->f, "%s%*s", i ? " " : "", t->c[i].left ? -w : w, s);
+        fprintf(t->f, "%s%*s", first ? "" : " ", t->c[i].left ? -w : w, s);
+        first = false;
     }
     fputc('\n', t->f);
 }

@@ -47,7 +47,7 @@ struct op {
 
 struct opts {
     const char *out, *expected, *brk;
-    uint32_t ranks, queues, ops;
+    uint32_t ranks, queues, ops, slowdown; /* slowdown: k_axpy that many percent slower (for --diff tests) */
     uint64_t seed;
     bool skew, off, metrics, small_chunks;
 };
@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--queues") && v) o.queues = (uint32_t)strtoul(v, NULL, 10), i++;
         else if (!strcmp(a, "--ops") && v) o.ops = (uint32_t)strtoul(v, NULL, 10), i++;
         else if (!strcmp(a, "--seed") && v) o.seed = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--slowdown") && v) o.slowdown = (uint32_t)strtoul(v, NULL, 10), i++;
         else if (!strcmp(a, "--skew")) o.skew = true;
         else if (!strcmp(a, "--off")) o.off = true;
         else if (!strcmp(a, "--metrics")) o.metrics = true;
@@ -308,6 +309,7 @@ int main(int argc, char **argv) {
                         int k = role == 2 ? K_REDUCE : (i % 2 ? K_AXPY : K_GEMM);
                         uint64_t base = kbase[k];
                         if (k == K_GEMM && r == R - 1) base = base * 5 / 4;
+                        if (k == K_AXPY) base = base * (100 + o.slowdown) / 100;
                         dur = base * (95 + h % 11) / 100;
                         x->kind = O_KERNEL;
                         x->region = R_K0 + (uint32_t)k;
