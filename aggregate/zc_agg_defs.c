@@ -44,16 +44,16 @@ void agg_err_set(struct agg_err *e, const char *file, const char *fmt, ...) {
 }
 
 /* ---------------------------------------------------------------- growth */
-static bool grow(void **p, uint32_t *n, uint32_t want, size_t elem) {
+static bool grow(void **p, uint32_t *n, uint64_t want, size_t elem) {
     if (want <= *n) return true;
     if (want > AGG_MAX_ID) return false;
-    uint32_t cap = *n ? *n : 16;
+    uint64_t cap = *n ? *n : 16;
     while (cap < want) cap *= 2;
     void *q = realloc(*p, (size_t)cap * elem);
     if (!q) return false;
     memset((char *)q + (size_t)*n * elem, 0, (size_t)(cap - *n) * elem);
     *p = q;
-    *n = cap;
+    *n = (uint32_t)cap;
     return true;
 }
 
@@ -91,11 +91,11 @@ static OTF2_CallbackCode cb_clock(void *ud, uint64_t res, uint64_t off, uint64_t
 
 static OTF2_CallbackCode cb_string(void *ud, OTF2_StringRef self, const char *s) {
     struct rd *r = ud;
-    if (!grow((void **)&r->d->strings, &r->cap_strings, self + 1, sizeof(char *))) return bad(r, "implausible string id");
+    if (!grow((void **)&r->d->strings, &r->cap_strings, (uint64_t)self + 1, sizeof(char *))) return bad(r, "implausible string id");
     free(r->d->strings[self]);
     r->d->strings[self] = strdup(s ? s : "");
     if (!r->d->strings[self]) return bad(r, "out of memory");
-    if (self + 1 > r->d->nstrings) r->d->nstrings = self + 1;
+    if (self >= r->d->nstrings) r->d->nstrings = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -103,30 +103,30 @@ static OTF2_CallbackCode cb_region(void *ud, OTF2_RegionRef self, OTF2_StringRef
                                    OTF2_StringRef desc, OTF2_RegionRole role, OTF2_Paradigm par, OTF2_RegionFlag fl,
                                    OTF2_StringRef file, uint32_t b, uint32_t e) {
     struct rd *r = ud;
-    if (!grow((void **)&r->d->regions, &r->cap_regions, self + 1, sizeof(struct agg_region)))
+    if (!grow((void **)&r->d->regions, &r->cap_regions, (uint64_t)self + 1, sizeof(struct agg_region)))
         return bad(r, "implausible region id");
     r->d->regions[self] = (struct agg_region){.name = name, .role = (uint8_t)role, .paradigm = (uint8_t)par};
-    if (self + 1 > r->d->nregions) r->d->nregions = self + 1;
+    if (self >= r->d->nregions) r->d->nregions = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode cb_node(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
                                  OTF2_SystemTreeNodeRef parent) {
     struct rd *r = ud;
-    if (!grow((void **)&r->d->nodes, &r->cap_nodes, self + 1, sizeof(struct agg_node)))
+    if (!grow((void **)&r->d->nodes, &r->cap_nodes, (uint64_t)self + 1, sizeof(struct agg_node)))
         return bad(r, "implausible system tree node id");
     r->d->nodes[self] = (struct agg_node){.name = name, .cls = cls, .parent = parent, .defined = true};
-    if (self + 1 > r->d->nnodes) r->d->nnodes = self + 1;
+    if (self >= r->d->nnodes) r->d->nnodes = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode cb_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_LocationGroupType t,
                                    OTF2_SystemTreeNodeRef node, OTF2_LocationGroupRef creator) {
     struct rd *r = ud;
-    if (!grow((void **)&r->d->groups, &r->cap_groups, self + 1, sizeof(struct agg_lgroup)))
+    if (!grow((void **)&r->d->groups, &r->cap_groups, (uint64_t)self + 1, sizeof(struct agg_lgroup)))
         return bad(r, "implausible location group id");
     r->d->groups[self] = (struct agg_lgroup){.name = name, .type = (uint8_t)t, .node = node, .creator = creator, .defined = true};
-    if (self + 1 > r->d->ngroups) r->d->ngroups = self + 1;
+    if (self >= r->d->ngroups) r->d->ngroups = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -134,7 +134,7 @@ static OTF2_CallbackCode cb_loc(void *ud, OTF2_LocationRef self, OTF2_StringRef 
                                 OTF2_LocationGroupRef group) {
     struct rd *r = ud;
     struct agg_defs *d = r->d;
-    if (!grow((void **)&d->locs, &r->nlocs_cap, d->nlocs + 1, sizeof(struct agg_loc))) return bad(r, "too many locations");
+    if (!grow((void **)&d->locs, &r->nlocs_cap, (uint64_t)d->nlocs + 1, sizeof(struct agg_loc))) return bad(r, "too many locations");
     struct agg_loc *l = &d->locs[d->nlocs++];
     memset(l, 0, sizeof(*l));
     l->id = self;
@@ -150,21 +150,21 @@ static OTF2_CallbackCode cb_loc(void *ud, OTF2_LocationRef self, OTF2_StringRef 
 static OTF2_CallbackCode cb_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType t, OTF2_Paradigm p,
                                   OTF2_GroupFlag fl, uint32_t n, const uint64_t *members) {
     struct rd *r = ud;
-    if (!grow((void **)&r->d->group_size, &r->cap_gsize, self + 1, sizeof(uint32_t))) return bad(r, "implausible group id");
+    if (!grow((void **)&r->d->group_size, &r->cap_gsize, (uint64_t)self + 1, sizeof(uint32_t))) return bad(r, "implausible group id");
     r->d->group_size[self] = n;
-    if (self + 1 > r->d->ngroup_size) r->d->ngroup_size = self + 1;
+    if (self >= r->d->ngroup_size) r->d->ngroup_size = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode comm_common(struct rd *r, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef g,
                                      OTF2_GroupRef gb, OTF2_CommRef parent, bool inter) {
-    if (!grow((void **)&r->d->comms, &r->cap_comms, self + 1, sizeof(struct agg_comm)))
+    if (!grow((void **)&r->d->comms, &r->cap_comms, (uint64_t)self + 1, sizeof(struct agg_comm)))
         return bad(r, "implausible communicator id");
     struct agg_comm *c = &r->d->comms[self];
     *c = (struct agg_comm){.name = name, .group = g, .parent = parent, .inter = inter, .defined = true};
     c->size = g < r->d->ngroup_size ? r->d->group_size[g] : 0;
     if (inter && gb < r->d->ngroup_size) c->size += r->d->group_size[gb];
-    if (self + 1 > r->d->ncomms) r->d->ncomms = self + 1;
+    if (self >= r->d->ncomms) r->d->ncomms = self + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -193,7 +193,7 @@ static OTF2_CallbackCode cb_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringR
     int which = strcmp(s, "zecoll::events") == 0 ? 1 : strcmp(s, "zecoll::clamped") == 0 ? 2
               : strcmp(s, "zecoll::dropped") == 0 ? 4 : 0;
     if (!which) return OTF2_CALLBACK_SUCCESS;
-    if (!grow((void **)&r->props, &r->cap_props, r->nprops + 1, sizeof(struct prop))) return bad(r, "too many properties");
+    if (!grow((void **)&r->props, &r->cap_props, (uint64_t)r->nprops + 1, sizeof(struct prop))) return bad(r, "too many properties");
     r->props[r->nprops++] = (struct prop){loc, v.uint64, which};
     return OTF2_CALLBACK_SUCCESS;
 }
