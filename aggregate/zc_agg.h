@@ -222,6 +222,8 @@ struct agg_stats {
     uint32_t nranks, nbins;
     uint32_t topk;
     bool oom;
+    /* direct-mapped memo of recent lookups (entry indices are stable: entries are never removed) */
+    uint32_t memo[1024];
 };
 int agg_stats_init(struct agg_stats *s, uint32_t nranks, uint32_t nbins, uint32_t topk);
 void agg_stats_free(struct agg_stats *s);

@@ -316,6 +316,13 @@ static int outputs(const struct opts *o, const struct agg_defs *d, const struct 
     return rc;
 }
 
+static double cpu_s(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
 static long peak_rss_kib(void) {
     struct rusage ru;
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
@@ -413,7 +420,7 @@ int main(int argc, char **argv) {
     }
     struct agg_read_opts ro = {.timeline = tl, .progress = pg.on ? on_progress : NULL, .progress_ud = &pg};
     uint64_t my_events = 0;
-    double t_read0 = now_s();
+    double t_read0 = now_s(), c_read0 = cpu_s();
     for (uint32_t p = 0; owner && p < d.nprocs && !err.code; p++) {
         if (owner[p] != (uint32_t)me) continue;
         if (agg_read_process(&d, o.archive, p, &s, &ro, &err) != 0) break;
@@ -423,7 +430,7 @@ int main(int argc, char **argv) {
         prog_show(&pg, 0, false);
     }
     prog_show(&pg, 0, true);
-    double t_read = now_s() - t_read0;
+    double t_read = now_s() - t_read0, c_read = cpu_s() - c_read0;
     /* the timeline ranges of this reader's processes: (reader, offset, length), UINT64_MAX elsewhere,
      * so that a MIN reduction gathers them on rank 0 */
     uint64_t *tri = NULL;
@@ -513,13 +520,16 @@ int main(int argc, char **argv) {
     free(tri);
 
     if (o.stats) {
-        double st[3] = {(double)my_events, t_read, (double)peak_rss_kib()};
-        double *all = me == 0 ? calloc(3 * (size_t)nproc, sizeof(double)) : NULL;
-        MPI_Gather(st, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        double st[4] = {(double)my_events, t_read, (double)peak_rss_kib(), c_read};
+        double *all = me == 0 ? calloc(4 * (size_t)nproc, sizeof(double)) : NULL;
+        MPI_Gather(st, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (me == 0 && all) {
             for (int r = 0; r < nproc; r++)
-                fprintf(stderr, "zecoll-aggregate: stats: reader %d: %.0f events in %.3f s (%.0f events/s), peak RSS %.0f KiB\n",
-                        r, all[3 * r], all[3 * r + 1], all[3 * r + 1] > 0 ? all[3 * r] / all[3 * r + 1] : 0.0, all[3 * r + 2]);
+                fprintf(stderr,
+                        "zecoll-aggregate: stats: reader %d: %.0f events in %.3f s, %.3f s CPU (%.0f events/s, %.0f per CPU "
+                        "second), peak RSS %.0f KiB\n",
+                        r, all[4 * r], all[4 * r + 1], all[4 * r + 3], all[4 * r + 1] > 0 ? all[4 * r] / all[4 * r + 1] : 0.0,
+                        all[4 * r + 3] > 0 ? all[4 * r] / all[4 * r + 3] : 0.0, all[4 * r + 2]);
             fprintf(stderr, "zecoll-aggregate: stats: total %.3f s with %d reader(s)\n", now_s() - t_start, nproc);
         }
         free(all);

@@ -372,7 +372,7 @@ int main(int argc, char **argv) {
         c.last = 0;
         uint64_t mpi_ns = 0;
         host_region(&c, T - 20000, T - 10000, R_ZEINIT, 0);
-        uint64_t init_end = T + 50000 + r * 1000ull;
+        uint64_t init_end = T + 50000 + (r % 8) * 1000ull; /* before the first Append (T + 60 us) */
         host_region(&c, T, init_end, R_MPI_INIT, 0);
         mpi_ns += init_end - T;
         for (size_t k = 0; k < na; k++) {
