@@ -80,17 +80,29 @@ static bool ex_first_util = true, ex_first_mpi = true;
 static char *mpi_json;
 static size_t mpi_len, mpi_cap;
 
-static void mpi_add(uint32_t r, uint64_t ns) {
-    char b[64];
-    int n = snprintf(b, sizeof(b), "%s\"%u\":%llu", ex_first_mpi ? "" : ",", r, (unsigned long long)ns);
-    ex_first_mpi = false;
-    if (mpi_len + (size_t)n + 1 > mpi_cap) {
-        mpi_cap = mpi_cap ? 2 * mpi_cap : 4096;
-        mpi_json = realloc(mpi_json, mpi_cap);
-        if (!mpi_json) exit(1);
+static char *span_json;
+static size_t span_len, span_cap;
+
+static void append(char **buf, size_t *len, size_t *cap, const char *b, size_t n) {
+    if (*len + n + 1 > *cap) {
+        *cap = *cap ? 2 * *cap : 4096;
+        while (*len + n + 1 > *cap) *cap *= 2;
+        *buf = realloc(*buf, *cap);
+        if (!*buf) exit(1);
     }
-    memcpy(mpi_json + mpi_len, b, (size_t)n + 1);
-    mpi_len += (size_t)n;
+    memcpy(*buf + *len, b, n + 1);
+    *len += n;
+}
+
+/* a rank's MPI time and its first and last event on rank 0's clock */
+static void mpi_add(uint32_t r, uint64_t ns, uint64_t first, uint64_t last) {
+    char b[128];
+    int n = snprintf(b, sizeof(b), "%s\"%u\":%llu", ex_first_mpi ? "" : ",", r, (unsigned long long)ns);
+    append(&mpi_json, &mpi_len, &mpi_cap, b, (size_t)n);
+    n = snprintf(b, sizeof(b), "%s\"%u\":[%llu,%llu]", ex_first_mpi ? "" : ",", r, (unsigned long long)first,
+                 (unsigned long long)last);
+    append(&span_json, &span_len, &span_cap, b, (size_t)n);
+    ex_first_mpi = false;
 }
 
 struct iv {
@@ -405,7 +417,7 @@ int main(int argc, char **argv) {
         c.nevents[(size_t)r * (Q + 1)] = c.n;
         ex_events += c.n;
         OTF2_Archive_CloseEvtWriter(ar, c.w);
-        if (ex) mpi_add(r, mpi_ns);
+        if (ex) mpi_add(r, mpi_ns, T - 20000, host_last);
         if (off) {
             ex_off_windows += 1 + Q;
             ex_off_ns += (off_b - off_a) * (1 + Q);
@@ -644,11 +656,11 @@ int main(int argc, char **argv) {
         }
         fprintf(ex, "},\n\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"reexecutions\":%llu,"
                     "\"appends_without_record\":%d,\"records_without_append\":%d,\"launch_latency\":[%llu,%llu,%llu],"
-                    "\"events\":%llu,\n\"mpi_ns\":{%s}}\n",
+                    "\"events\":%llu,\n\"mpi_ns\":{%s},\n\"span\":{%s}}\n",
                 (unsigned long long)ex_off_windows, (unsigned long long)ex_off_ns, (unsigned long long)ex_metrics,
                 (unsigned long long)ex_reexec, !strcmp(brk, "A16") ? 1 : 0, !strcmp(brk, "A16") ? 1 : 0, (unsigned long long)ex_lat_n,
                 (unsigned long long)(ex_lat_n ? ex_lat_min : 0), (unsigned long long)ex_lat_max, (unsigned long long)ex_events,
-                mpi_json ? mpi_json : "");
+                mpi_json ? mpi_json : "", span_json ? span_json : "");
         if (fclose(ex) != 0) return 1;
     }
     return 0;

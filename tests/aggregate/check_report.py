@@ -553,6 +553,9 @@ def check(C, A, R, truth, expected):
             C.eq("synth: MPI time per rank", {str(m["rank"]): m["mpi_ns"] for m in R["mpi"]["by_rank"]}, E["mpi_ns"])
         if "events" in E:
             C.eq("synth: events", R["job"]["events"], E["events"])
+        if "span" in E:  # on rank 0's clock: the archive's clock offsets must have undone the skews
+            C.eq("synth: each rank's first and last event, offsets applied",
+                 {str(x["rank"]): [x["first_ns"], x["last_ns"]] for x in dq["ranks"]}, E["span"])
 
 
 def us_to_ns(s):
