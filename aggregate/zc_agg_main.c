@@ -200,7 +200,7 @@ struct prog {
     bool on;
     double t0, last;
     uint64_t done, mine, job;
-    uint32_t procs_done, procs_mine;
+    uint32_t procs_done, procs_mine, locs_done, locs_mine;
 };
 
 static double now_s(void) {
@@ -216,8 +216,9 @@ static void prog_show(struct prog *p, uint64_t in_proc, bool final) {
     p->last = t;
     uint64_t done = p->done + in_proc;
     double rate = t > p->t0 ? (double)done / (t - p->t0) : 0, eta = rate > 0 ? (double)(p->mine - done) / rate : 0;
-    fprintf(stderr, "\rzecoll-aggregate: reader 0 of %d: %u/%u ranks, %.1f/%.1f MiB (job %.1f MiB), %.1f MiB/s, ETA %.0f s   ",
-            nproc, p->procs_done, p->procs_mine, (double)done / 1048576.0, (double)p->mine / 1048576.0,
+    fprintf(stderr, "\rzecoll-aggregate: reader 0 of %d: %u/%u ranks (%u/%u locations), %.1f/%.1f MiB (job %.1f MiB), "
+                    "%.1f MiB/s, ETA %.0f s   ",
+            nproc, p->procs_done, p->procs_mine, p->locs_done, p->locs_mine, (double)done / 1048576.0, (double)p->mine / 1048576.0,
             (double)p->job / 1048576.0, rate / 1048576.0, final ? 0.0 : eta);
     if (final) fputc('\n', stderr);
 }
@@ -416,7 +417,7 @@ int main(int argc, char **argv) {
     struct prog pg = {.on = me == 0 && (o.progress == 1 || (o.progress == -1 && isatty(2))), .t0 = now_s()};
     for (uint32_t p = 0; owner && p < d.nprocs; p++) {
         pg.job += d.procs[p].bytes;
-        if (owner[p] == (uint32_t)me) pg.mine += d.procs[p].bytes, pg.procs_mine++;
+        if (owner[p] == (uint32_t)me) pg.mine += d.procs[p].bytes, pg.procs_mine++, pg.locs_mine += d.procs[p].nlocs;
     }
     struct agg_read_opts ro = {.timeline = tl, .progress = pg.on ? on_progress : NULL, .progress_ud = &pg};
     uint64_t my_events = 0;
@@ -427,6 +428,7 @@ int main(int argc, char **argv) {
         my_events += s.ranks[d.procs[p].rank].events;
         pg.done += d.procs[p].bytes;
         pg.procs_done++;
+        pg.locs_done += d.procs[p].nlocs;
         prog_show(&pg, 0, false);
     }
     prog_show(&pg, 0, true);

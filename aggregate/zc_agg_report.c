@@ -1004,6 +1004,16 @@ int agg_report_csv(const struct agg_report *r, const char *dir, struct agg_err *
         return -1;
     }
     FILE *f;
+    char rp[PATH_MAX + 64];
+    snprintf(rp, sizeof(rp), "%s/README.txt", dir);
+    if ((f = fopen(rp, "w"))) {
+        fprintf(f, "zecoll-aggregate report of %s, one CSV file per table (docs/report-schema.md).\n"
+                   "Times in ns, sizes in bytes, bandwidths in bytes/s, shares as fractions of the denominator named in "
+                   "the JSON report.\nPercentiles (p50_ns, p90_ns, p99_ns, median_bandwidth_Bps): nearest rank from a "
+                   "log-linear sketch, relative error <= %.2f%%.\n",
+                r->archive, 100.0 * AGG_SKETCH_REL_ERROR);
+        fclose(f);
+    }
     if (!(f = csv_open(dir, "kernels",
                        "kernel,calls,total_ns,share_of_kernel_time,mean_ns,min_ns,max_ns,stddev_ns,p50_ns,p90_ns,p99_ns,"
                        "ranks_running,rank_mean_ns,rank_max_ns,slowest_rank,max_over_mean,rank_cv",

@@ -52,7 +52,9 @@ def main():
     for f in ("report.txt", "report.json", "report.html"):
         if not os.path.isfile(f"{w}/out/{f}"):
             fails.append(f"--output: no {f}")
-    got = sorted(f[:-4] for f in os.listdir(f"{w}/out/csv"))
+    got = sorted(f[:-4] for f in os.listdir(f"{w}/out/csv") if f.endswith(".csv"))
+    if "relative error" not in open(f"{w}/out/csv/README.txt").read():
+        fails.append("--output: csv/README.txt does not state the sketch's error")
     if got != sorted(CSV):
         fails.append(f"--output: CSV files {got}")
     same(f"{w}/out/report.json", f"{w}/direct.json", "--output's JSON")
