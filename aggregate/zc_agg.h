@@ -114,6 +114,10 @@ struct agg_defs {
 /* Reads anchor + global definitions of ARCHIVE (the directory or its traces.otf2); stats every
  * event file. 0, or -1 with e filled. */
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e);
+/* agg_defs_read in a child process first: -1 (e names the file) when OTF2 crashes or makes no
+ * progress for stall_s seconds on the anchor or the global definitions; 0 otherwise. Call it
+ * before MPI_Init (it forks). */
+int agg_defs_probe(const char *archive, int stall_s, struct agg_err *e);
 void agg_defs_free(struct agg_defs *d);
 const char *agg_str(const struct agg_defs *d, uint32_t s);
 uint32_t agg_loc_index(const struct agg_defs *d, uint64_t id);

@@ -10,7 +10,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Definitions with ids beyond this are taken as corruption, not as a reason to allocate. */
 #define AGG_MAX_ID (1u << 26)
@@ -41,6 +45,88 @@ void agg_err_set(struct agg_err *e, const char *file, const char *fmt, ...) {
     va_start(va, fmt);
     vsnprintf(e->msg, sizeof(e->msg), fmt, va);
     va_end(va);
+}
+
+/* ---------------------------------------------------------------- probe */
+/* OTF2's reader can loop for a very long time on a corrupt anchor file (a property count read
+ * from the file drives its loops; seen with mutated anchors), or crash inside the library. The
+ * anchor and the global definitions are therefore read once in a child process first: the child
+ * tells through a pipe which file it is reading and that it advances; the parent gives up when
+ * it stalls or dies, and names the file. */
+static int phase_fd = -1;
+
+static void phase(const char *path) {
+    if (phase_fd < 0) return;
+    char b[PATH_MAX + 2];
+    int n = snprintf(b, sizeof(b), "F%s\n", path);
+    if (write(phase_fd, b, (size_t)n) < 0) phase_fd = -1;
+}
+
+static void tick_phase(void) {
+    if (phase_fd >= 0 && write(phase_fd, ".", 1) < 0) phase_fd = -1;
+}
+
+int agg_defs_probe(const char *archive, int stall_s, struct agg_err *e) {
+    int fd[2];
+    if (pipe(fd) != 0) return 0; /* no probe: the real read runs unprotected */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        phase_fd = fd[1];
+        struct agg_defs d;
+        struct agg_err ce = {0};
+        _exit(agg_defs_read(&d, archive, &ce) == 0 ? 0 : 3);
+    }
+    close(fd[1]);
+    char file[PATH_MAX + 2] = "", line[PATH_MAX + 2];
+    size_t ll = 0;
+    int status = 0, waited = 0;
+    for (;;) {
+        struct pollfd p = {fd[0], POLLIN, 0};
+        int pr = poll(&p, 1, 1000);
+        if (pr > 0) {
+            char buf[4096];
+            ssize_t n = read(fd[0], buf, sizeof(buf));
+            if (n > 0) {
+                waited = 0;
+                for (ssize_t i = 0; i < n; i++) {
+                    if (buf[i] == '\n') {
+                        line[ll] = 0;
+                        if (line[0] == 'F') snprintf(file, sizeof(file), "%s", line + 1);
+                        ll = 0;
+                    } else if (buf[i] != '.' || ll) {
+                        if (ll < sizeof(line) - 1) line[ll++] = buf[i];
+                    }
+                }
+                continue;
+            }
+            if (n == 0) break; /* the child is done */
+        }
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            pid = -1;
+            break;
+        }
+        if (pr == 0 && ++waited >= stall_s) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            close(fd[0]);
+            agg_err_set(e, file, "the OTF2 reader makes no progress on this file for %d s (corrupt?)", stall_s);
+            return -1;
+        }
+    }
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        agg_err_set(e, file, "the OTF2 reader crashes on this file (signal %d): corrupt", WTERMSIG(status));
+        return -1;
+    }
+    return 0; /* success, or an error the real read reports itself */
 }
 
 /* ---------------------------------------------------------------- growth */
@@ -91,6 +177,7 @@ static OTF2_CallbackCode cb_clock(void *ud, uint64_t res, uint64_t off, uint64_t
 
 static OTF2_CallbackCode cb_string(void *ud, OTF2_StringRef self, const char *s) {
     struct rd *r = ud;
+    if ((self & 1023) == 0) tick_phase();
     if (!grow((void **)&r->d->strings, &r->cap_strings, (uint64_t)self + 1, sizeof(char *))) return bad(r, "implausible string id");
     free(r->d->strings[self]);
     r->d->strings[self] = strdup(s ? s : "");
@@ -133,6 +220,7 @@ static OTF2_CallbackCode cb_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_St
 static OTF2_CallbackCode cb_loc(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType t, uint64_t nev,
                                 OTF2_LocationGroupRef group) {
     struct rd *r = ud;
+    if ((r->d->nlocs & 1023) == 0) tick_phase();
     struct agg_defs *d = r->d;
     if (!grow((void **)&d->locs, &r->nlocs_cap, (uint64_t)d->nlocs + 1, sizeof(struct agg_loc))) return bad(r, "too many locations");
     struct agg_loc *l = &d->locs[d->nlocs++];
@@ -441,6 +529,7 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
         return -1;
     }
     agg_otf2_errors_capture();
+    phase(anchor);
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         agg_err_set(e, anchor, "not a readable OTF2 anchor file (%s)", agg_otf2_last_error());
@@ -479,7 +568,9 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
+    phase(gdef);
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+    phase(anchor); /* resolving: stats the event files */
     if (r.bad) {
         agg_err_set(e, gdef, "corrupt global definitions (%s)", r.why);
         goto out;

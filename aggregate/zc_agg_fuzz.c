@@ -81,6 +81,7 @@ int zc_agg_fuzz_one(const uint8_t *data, size_t size) {
 
     struct agg_err e = {0};
     struct agg_defs d;
+    if (agg_defs_probe(work, 2, &e) != 0) return 0; /* as zecoll-aggregate does before MPI_Init */
     if (agg_defs_read(&d, work, &e) != 0) return 0;
     struct agg_stats s;
     if (agg_stats_init(&s, d.nranks, 16, 3) == 0) {

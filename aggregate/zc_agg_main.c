@@ -365,10 +365,19 @@ int main(int argc, char **argv) {
             return agg_diff(a, b, &d, stdout);
         }
 
+    /* Before MPI_Init (it forks): the anchor and global definitions read once in a child, which
+     * turns OTF2's hangs and crashes on corrupt ones into an error naming the file. */
+    struct opts o;
+    struct agg_err probe_err = {0};
+    me = -1; /* quiet: the options are parsed (and reported) again below */
+    if (parse_args(argc, argv, &o) == 0) {
+        const char *s = getenv("ZECOLL_AGGREGATE_STALL_S");
+        int stall = s && atoi(s) > 0 ? atoi(s) : 60;
+        agg_defs_probe(o.archive, stall, &probe_err);
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    struct opts o;
     int prc = parse_args(argc, argv, &o);
     if (prc != 0) {
         MPI_Finalize();
@@ -388,10 +397,10 @@ int main(int argc, char **argv) {
         }
     }
     double t_start = now_s();
-    struct agg_err err = {0};
+    struct agg_err err = probe_err;
     struct agg_defs d;
     memset(&d, 0, sizeof(d));
-    bool have_defs = agg_defs_read(&d, o.archive, &err) == 0;
+    bool have_defs = !err.code && agg_defs_read(&d, o.archive, &err) == 0;
     if (agree(&err)) {
         if (have_defs) agg_defs_free(&d);
         MPI_Finalize();

@@ -2,20 +2,23 @@
 # SPDX-License-Identifier: MIT
 """Replay the fuzzing corpus (every input must pass without a crash), or fuzz for a while.
 
-  fuzz_run.py --synth BIN --corpus DIR --work DIR (--replay BIN | --fuzzer BIN [--seconds S])
+  fuzz_run.py --synth BIN --corpus DIR --work DIR (--replay BIN [--mutations N] | --fuzzer BIN [--seconds S])
 
 Both need the base archive the corpus inputs are files of: zecoll-synth writes it (deterministic:
 2 ranks, 2 queues, 8 operations, skews, a measurement-off window, metrics, OTF2's smallest
-chunks). --fuzzer runs libFuzzer on a copy of the corpus with a fixed seed; anything it finds
+chunks). --mutations N replays, instead of the corpus, N deterministic mutations (bit flips, cuts,
+overwritten runs) of each file of the base archive. --fuzzer runs libFuzzer on a copy of the corpus with a fixed seed; anything it finds
 (crash, leak in our code, timeout) fails the test and is left in WORK/artifacts to add to the
 corpus once fixed.
 """
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
 
+TARGETS = ["traces.otf2", "traces.def", "traces/0.evt", "traces/9223372036854775809.evt", "traces/0.def"]
 BASE_ARGS = ["--ranks", "2", "--queues", "2", "--ops", "8", "--skew", "--off", "--metrics", "--small-chunks"]
 
 
@@ -27,6 +30,7 @@ def main():
     ap.add_argument("--replay")
     ap.add_argument("--fuzzer")
     ap.add_argument("--seconds", type=int, default=30)
+    ap.add_argument("--mutations", type=int, default=0)
     a = ap.parse_args()
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -34,9 +38,33 @@ def main():
     base = os.path.join(work, "base")
     subprocess.run([a.synth, "--out", base] + BASE_ARGS, check=True)
     if a.replay:
-        p = subprocess.run([a.replay, base, a.corpus], capture_output=True, text=True, timeout=600)
+        corpus = a.corpus
+        if a.mutations:
+            corpus = os.path.join(work, "mutations")
+            os.makedirs(corpus)
+            rnd = random.Random(20251124)
+            for i, t in enumerate(TARGETS):
+                data = open(os.path.join(base, t), "rb").read()
+                for k in range(a.mutations):
+                    b = bytearray(data)
+                    m = rnd.random()
+                    if m < 0.4:
+                        for _ in range(rnd.randint(1, 8)):
+                            b[rnd.randrange(len(b))] = rnd.randrange(256)
+                    elif m < 0.6:
+                        b = b[:rnd.randrange(len(b))]
+                    elif m < 0.8:
+                        p = rnd.randrange(len(b))
+                        b[p:p + rnd.randint(1, 16)] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 16)))
+                    else:
+                        p = rnd.randrange(len(b))
+                        v = rnd.choice([0, 0xff, 0x7f, 0x80])
+                        for j in range(p, min(len(b), p + rnd.randint(1, 8))):
+                            b[j] = v
+                    open(os.path.join(corpus, f"m{i}-{k:04d}"), "wb").write(bytes([i]) + bytes(b))
+        p = subprocess.run([a.replay, base, corpus], capture_output=True, text=True, timeout=1200)
         print(p.stdout.strip(), p.stderr[-3000:])
-        n = len(os.listdir(a.corpus))
+        n = len(os.listdir(corpus))
         ok = p.returncode == 0 and f"{n} inputs replayed" in p.stdout
         print("ok" if ok else f"FAIL: replay exit {p.returncode}")
         return 0 if ok else 1
