@@ -202,24 +202,35 @@ static const char *str(const struct jv *o, const char *k) {
     return v && v->t == J_STR ? v->str : "";
 }
 
+/* the whole file; NULL on failure (errno set) */
+static char *slurp(FILE *f, size_t *len) {
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (n < cap) break;
+        char *x = realloc(buf, cap * 2);
+        if (!x) break;
+        buf = x;
+        cap *= 2;
+    }
+    if (buf && n == cap) { /* realloc failed */
+        free(buf);
+        buf = NULL;
+    }
+    *len = n;
+    return buf;
+}
+
 static int load(const char *path, struct jv *root, FILE *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(err, "zecoll-aggregate: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    for (size_t k; buf && (k = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += k;
-        if (n == cap) {
-            char *x = realloc(buf, cap *= 2);
-            if (!x) {
-                free(buf);
-                buf = NULL;
-            } else buf = x;
-        }
-    }
+    size_t n = 0;
+    char *buf = slurp(f, &n);
     fclose(f);
     if (!buf) {
         fprintf(err, "zecoll-aggregate: %s: out of memory\n", path);
