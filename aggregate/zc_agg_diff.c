@@ -239,14 +239,13 @@ static int load(const char *path, struct jv *root, FILE *err) {
     struct jp p = {buf, buf + n, 0, false};
     bool ok = jvalue(&p, root);
     ws(&p);
-    long at = (long)(p.s - buf);
-    bool all = p.s == p.end;
-    free(buf);
-    if (!ok || !all || root->t != J_OBJ) {
-        fprintf(err, "zecoll-aggregate: %s: not a JSON report (malformed at byte %ld)\n", path, at);
+    if (!ok || p.s != p.end || root->t != J_OBJ) {
+        fprintf(err, "zecoll-aggregate: %s: not a JSON report (malformed at byte %ld)\n", path, (long)(p.s - buf));
+        free(buf);
         jfree(root);
         return -1;
     }
+    free(buf);
     const struct jv *sv = get(root, "schema_version");
     if (!sv || sv->t != J_NUM || sv->num != AGG_SCHEMA_VERSION || !get(root, "kernels") || !get(root, "job")) {
         fprintf(err, "zecoll-aggregate: %s: not a zecoll-aggregate report of schema_version %d\n", path, AGG_SCHEMA_VERSION);

@@ -242,10 +242,11 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
     fprintf(f,
             "\"unclosed_regions\":%llu,\"leaves_without_enter\":%llu,\"appends_without_record\":%llu,"
             "\"records_without_append\":%llu,\"reexecutions\":%llu,\"negative_latencies\":%llu,"
-            "\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"collector_flush_ns\":%llu,\n"
-            "\"locations\":[",
+            "\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"collector_flush_ns\":%llu,"
+            "\"locations_without_clock_offsets\":%llu,\n\"locations\":[",
             LLU(r->dq_unclosed), LLU(r->dq_badleave), LLU(r->dq_cs_host_only), LLU(r->dq_cs_dev_only), LLU(r->dq_cs_repeat),
-            LLU(r->dq_lat_negative), LLU(r->dq_off_count), LLU(r->dq_off_ns), LLU(r->dq_metrics), LLU(r->dq_flush_ns));
+            LLU(r->dq_lat_negative), LLU(r->dq_off_count), LLU(r->dq_off_ns), LLU(r->dq_metrics), LLU(r->dq_flush_ns),
+            LLU(r->dq_no_offsets));
     for (uint32_t i = 0; i < r->nloc; i++) {
         const struct r_loc *x = &r->loc[i];
         fprintf(f, "%s{\"rank\":%u,", i ? ",\n" : "\n", x->rank);
@@ -257,8 +258,9 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
         else fputs("\"recorded\":null,\"clamped\":null,\"dropped\":null,", f);
         fprintf(f,
                 "\"metrics\":%llu,\"unclosed\":%llu,\"leaves_without_enter\":%llu,\"measurement_off\":%llu,"
-                "\"measurement_off_ns\":%llu,\"missing_file\":%s}",
-                LLU(x->metrics), LLU(x->unclosed), LLU(x->badleave), LLU(x->offcount), LLU(x->offns), x->missing ? "true" : "false");
+                "\"measurement_off_ns\":%llu,\"clock_offsets\":%llu,\"missing_file\":%s}",
+                LLU(x->metrics), LLU(x->unclosed), LLU(x->badleave), LLU(x->offcount), LLU(x->offns), LLU(x->noffsets),
+                x->missing ? "true" : "false");
     }
     fputs("],\n\"ranks\":[", f);
     for (uint32_t i = 0; i < r->nrq; i++) {

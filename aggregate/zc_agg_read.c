@@ -114,6 +114,7 @@ struct lst {
     struct frame *fr;
     uint32_t depth, cap;
     uint64_t nev, limit, nmetric, badleave, offcount, offns, first, last, off_start;
+    uint64_t noffsets; /* clock offsets in its local definitions */
     bool off;
 };
 
@@ -769,6 +770,7 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
                 goto out;
             }
             if (lo.n > offs.n) offs = lo;
+            c.ls[i].noffsets = lo.n;
         }
         OTF2_DefReaderCallbacks_Delete(dcb);
         OTF2_Reader_CloseDefFiles(rd);
@@ -839,6 +841,7 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
             a->x[1] += l->badleave;
             a->x[2] += l->offcount;
             a->x[3] += l->offns;
+            a->bytes = l->noffsets;
         }
     }
     for (uint32_t k = 0; k < c.ndevs; k++) {

@@ -564,7 +564,10 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
             w->badleave = a->x[1];
             w->offcount = a->x[2];
             w->offns = a->x[3];
+            w->noffsets = a->bytes;
         }
+        /* A4: in an MPI job every location with events has its rank's clock offsets */
+        r->dq_no_offsets += d->mpi && w->read > 0 && w->noffsets == 0;
         r->dq_missing_locs += L->missing;
         r->dq_unclosed += w->unclosed;
         r->dq_badleave += w->badleave;
@@ -956,6 +959,9 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
     if (r->dq_lat_negative) fprintf(f, "%llu device starts earlier than their Append (clock conversion error)\n",
                                     (unsigned long long)r->dq_lat_negative);
     if (d->mpi) {
+        if (r->dq_no_offsets)
+            fprintf(f, "%llu locations with events have no clock offsets: their times are on their own clock\n",
+                    (unsigned long long)r->dq_no_offsets);
         fprintf(f, "clock offsets (to rank 0; stddev = measurement uncertainty):");
         uint32_t shown = 0;
         for (uint32_t i = 0; i < r->nrq && shown < 8; i++) {

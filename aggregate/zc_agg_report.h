@@ -83,6 +83,7 @@ struct r_strag {
 struct r_loc {
     uint32_t li, rank;
     uint64_t read, defined, recorded, clamped, dropped, metrics, unclosed, badleave, offcount, offns;
+    uint64_t noffsets;
     bool props, missing;
 };
 
@@ -144,7 +145,7 @@ struct agg_report {
     uint32_t nrq;
     uint64_t dq_missing_ranks, dq_missing_locs, dq_unclosed, dq_badleave, dq_clamped, dq_dropped, dq_metrics;
     uint64_t dq_off_count, dq_off_ns, dq_cs_host_only, dq_cs_dev_only, dq_cs_repeat, dq_lat_negative, dq_short;
-    uint64_t dq_flush_ns;
+    uint64_t dq_flush_ns, dq_no_offsets;
     bool dq_props;
 };
 

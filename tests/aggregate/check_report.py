@@ -28,6 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
+sys.path.insert(0, HERE)
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -105,11 +106,12 @@ class Checker:
 
 
 def read_archive(path):
-    """Everything the checks need, from python3-otf2."""
+    """Everything the checks need, from python3-otf2 (and otf2-print -C for the clock offsets)."""
     import otf2
+    from check_archive import clock_offsets
     from zc_otf2_compat import patch_intercomm_reading
     patch_intercomm_reading()
-    A = {}
+    A = {"offsets": clock_offsets(os.path.join(path, "traces.otf2"))[0]}
     with otf2.reader.open(os.path.join(path, "traces.otf2")) as tr:
         d = tr.definitions
         cp = d.clock_properties
@@ -483,6 +485,7 @@ def check(C, A, R, truth, expected):
         w = A["off_windows"].get(ref, [])
         C.eq(f"location {ref} measurement off", (l["measurement_off"], l["measurement_off_ns"]),
              (len(w), sum(b - a for a, b in w)))
+        C.eq(f"location {ref} clock offsets", l["clock_offsets"], len(A["offsets"].get(ref, [])) if A["counts"][ref] else 0)
 
     # ---- zesim's ground truth, per rank
     for rank, path in truth:
