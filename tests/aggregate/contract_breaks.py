@@ -25,7 +25,7 @@ def main():
     fails = 0
     for rule in [None] + RULES:
         d = os.path.join(a.work, rule or "unbroken")
-        subprocess.run([a.synth, "--out", d, "--ranks", "3", "--queues", "4", "--ops", "30", "--off", "--metrics"]
+        subprocess.run([a.synth, "--out", d, "--ranks", "2", "--queues", "4", "--ops", "12", "--off", "--metrics"]
                        + (["--break", rule] if rule else []), check=True)
         p = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "check_archive.py"), d, "--mpi"], capture_output=True, text=True)
         failed = sorted({l.split()[1].rstrip(":") for l in p.stdout.splitlines() if l.startswith("FAIL")})
