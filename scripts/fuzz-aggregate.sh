@@ -15,7 +15,7 @@ rm -rf "$build/base" "$build/new"
 mkdir -p "$build/artifacts" "$build/new"
 # the base archive the corpus inputs are files of (tests/aggregate/fuzz_run.py writes the same)
 "$build/bin/zecoll-synth" --out "$build/base" --ranks 2 --queues 2 --ops 8 --skew --off --metrics --small-chunks
-export ZC_FUZZ_BASE="$build/base" ASAN_OPTIONS=detect_leaks=0
+export ZC_FUZZ_BASE="$build/base" ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
 "$build/aggregate/zc_agg_fuzz" "$build/new" "$root/tests/aggregate/fuzz_corpus" -max_total_time="$secs" -timeout=20 \
   -rss_limit_mb=2048 -max_len=8192 -len_control=0 -artifact_prefix="$build/artifacts/" -print_final_stats=1 || true
 "$build/aggregate/zc_agg_fuzz" -merge=1 "$root/tests/aggregate/fuzz_corpus" "$build/new"

@@ -72,7 +72,7 @@ def main():
     arts = os.path.join(work, "artifacts")
     shutil.copytree(a.corpus, corpus)
     os.makedirs(arts)
-    env = dict(os.environ, ZC_FUZZ_BASE=base, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="halt_on_error=1")
+    env = dict(os.environ, ZC_FUZZ_BASE=base, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:allocator_may_return_null=1", UBSAN_OPTIONS="halt_on_error=1")
     # OTF2 leaks on some of its own error paths: leak detection would report the library
     p = subprocess.run([a.fuzzer, corpus, f"-max_total_time={a.seconds}", "-seed=1", "-timeout=20", "-rss_limit_mb=2048",
                         "-max_len=8192", "-len_control=0", f"-artifact_prefix={arts}/", "-print_final_stats=1"],
