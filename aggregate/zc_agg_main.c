@@ -42,7 +42,9 @@ static void usage(FILE *f) {
           "      --progress, --no-progress   progress on standard error (default: when it is a terminal)\n"
           "      --stats            reader throughput and peak memory per rank on standard error\n"
           "  -h, --help\n"
-          "Exit status: 0 done; 2 bad input or output (one message names the file); --diff: 1 = regression.\n",
+          "Exit status: 0 done; 2 bad input or output (one message names the file); --diff: 1 = regression.\n"
+          "ZECOLL_AGGREGATE_STALL_S (default 60): seconds without progress after which reading the anchor or the\n"
+          "global definitions is given up (OTF2 can loop on corrupt ones).\n",
           f);
 }
 
