@@ -161,12 +161,16 @@ static void serialize(struct wbuf *b, uint64_t ts_min, uint64_t ts_max) {
         put(b, l->otf2_events);
         put(b, l->group);
         put(b, l->comm_rank);
+        put(b, l->nevents);
+        put(b, l->nclamped);
+        put(b, l->ndropped);
     }
 }
 
 /* ---------------------------------------------------------------- rank 0: merging */
 struct rloc {
     uint64_t id, events, group, comm_rank;
+    uint64_t recorded, clamped, dropped; /* the location's counters (LocationProperty) */
     uint32_t kind, name;
 };
 struct rcomm {
@@ -381,6 +385,9 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
         l->events = get(&b);
         l->group = get(&b);
         l->comm_rank = get(&b);
+        l->recorded = get(&b);
+        l->clamped = get(&b);
+        l->dropped = get(&b);
     }
     return !b.bad;
 }
@@ -530,6 +537,9 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
     uint32_t s_devclass = gstr("Level Zero Device"), s_uuid = gstr("UUID"), s_comm = gstr("L0");
     uint32_t s_win = gstr("L0_WINDOW"), s_empty = gstr(""), s_callsite = gstr("callsite id");
     uint32_t s_mpi = gstr("MPI"), s_self = gstr("MPI_COMM_SELF");
+    /* per-location counters, for readers' data-quality reports (docs/archive.md) */
+    uint32_t s_p_events = gstr("zecoll::events"), s_p_clamped = gstr("zecoll::clamped");
+    uint32_t s_p_dropped = gstr("zecoll::dropped");
     uint32_t *s_proc = calloc(size + 1, sizeof(uint32_t)), *s_hosts = NULL;
     char (*names)[32] = calloc(size + 1, sizeof(*names));
     size_t ngroups_total = 0;
@@ -597,6 +607,17 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
             OTF2_GlobalDefWriter_WriteLocation(
                 g, l->id, l->name, l->kind == ZC_LOC_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
                 l->events, l->group == 0 ? r : R[r].group_base + (uint32_t)l->group - 1);
+        }
+    for (uint32_t r = 0; r < size; r++)
+        for (uint32_t i = 0; R[r].ok && i < R[r].nlocs; i++) {
+            const struct rloc *l = &R[r].locs[i];
+            OTF2_AttributeValue v;
+            v.uint64 = l->recorded;
+            OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_events, OTF2_TYPE_UINT64, v);
+            v.uint64 = l->clamped;
+            OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_clamped, OTF2_TYPE_UINT64, v);
+            v.uint64 = l->dropped;
+            OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_dropped, OTF2_TYPE_UINT64, v);
         }
 
     /* Level Zero communicators: one COMM_LOCATIONS for the paradigm, each rank's locations in

@@ -5,6 +5,8 @@
 # GPU driver, through Debian's real loader) under the collector, which writes one OTF2 archive
 # for the job. It shows what the archive holds and checks each rank's device records against the
 # ground truth zesim logged of everything it executed. Then the single-process examples, same way.
+# It ends with the job's report: zecoll-aggregate (`zecoll report`) reads the archive with two MPI
+# reader ranks and prints the job-wide statistics; the HTML, JSON and CSV forms go next to it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup-deps.sh"
@@ -66,5 +68,15 @@ for name in vector_add_immediate regular_list_repeat ooo_events copy_engines mul
   check_one "$name" "$out/$name.truth.jsonl"
 done
 echo
+echo "=== the main job's report: mpirun -np 2 zecoll report $out/mpi_halo (zecoll-aggregate, 2 reader ranks)"
+report="$out/mpi_halo.report"
+readers=(mpirun -np 2 --oversubscribe)
+[ "$(id -u)" = 0 ] && readers+=(--allow-run-as-root)
+if ! "${readers[@]}" "$build/bin/zecoll" report "$out/mpi_halo" --output "$report" --top 8; then
+  status=1
+  echo "zecoll report failed"
+fi
+echo
 echo "=== demo done: archives and truth logs in $out"
+echo "=== the job's HTML report: $report/report.html (JSON, text and CSV beside it)"
 exit $status

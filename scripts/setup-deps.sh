@@ -13,6 +13,8 @@ pkgs=(
   libyaml-dev                                        # YAML configuration
   hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
   python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
+  chromium                                           # renders zecoll-aggregate's HTML report in its test
+  clang                                              # libFuzzer build of the aggregator's reader path
 )
 pkgs+=("$@") # extra packages a script needs (scripts/fuzz-config.sh: clang for libFuzzer)
 
