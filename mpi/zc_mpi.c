@@ -43,16 +43,15 @@ static void flush_pending(struct zc_mpi_call *c, uint64_t ts) {
     for (int i = 0; i < c->n; i++)
         if (!c->ev[i].ts) c->ev[i].ts = ts;
     struct zc_loc *l = c->t->loc;
-    zc_loc_lock(l);
-    zc_loc_put(l, c->ev, (size_t)c->n);
-    zc_loc_unlock(l);
+    if (zc_own_begin(l)) zc_own_put(l, c->ev, (size_t)c->n);
+    zc_own_end(l);
     c->n = 0;
 }
 
 /* n events that must stay in one batch (a complete record and its request id). Inlined, so the
  * events are built in place: copying a just-written stack struct stalls store forwarding. */
 static inline __attribute__((always_inline)) void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
-    if (c->n + n > ZC_MPI_PENDING) flush_pending(c, zc_now()); /* many completions in one call */
+    if (c->n + n > ZC_MPI_PENDING) flush_pending(c, zc_tick()); /* many completions in one call */
     for (int i = 0; i < n; i++) c->ev[c->n++] = ev[i];
 }
 #define put(c, ev, n) pend(c, ev, n)
@@ -69,7 +68,7 @@ bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
     c->t = NULL;
     if (zc_active() && zc_on(ZC_F_MPI) && (c->t = zc_thread_get()) != NULL) {
         c->events = true;
-        c->t0 = zc_now();
+        c->t0 = zc_tick();
         c->ev[0] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
         c->n = 1;
     }
@@ -81,7 +80,7 @@ void zc_mpi_end(struct zc_mpi_call *c) {
     if (!c->events) return;
     struct zc_ev e = {0, ZC_EV_LEAVE, zc_mpi_region(c->fn), 0, 0, 0};
     pend(c, &e, 1);
-    flush_pending(c, zc_now());
+    flush_pending(c, zc_tick());
 }
 
 /* ---------------------------------------------------------------- helpers */
