@@ -91,6 +91,8 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     bool ticks = loc->kind == ZC_LOC_THREAD;
     if (ticks) zc_tickconv_begin(&tc);
     uint64_t last = loc->last_ts, clamped = 0, events = 0;
+    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the events inside it (zc_core.h) */
+    struct zc_ev *call = NULL;
     for (size_t i = 0; i < n; i++) {
         struct zc_ev *e = &ev[i];
         uint64_t t = ticks ? zc_tickconv(&tc, e->ts) : e->ts;
@@ -101,15 +103,25 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
         e->ts = last = t;
         events++;
         if (e->type == ZC_EV_CALL) {
-            uint64_t t1 = ticks ? zc_tickconv(&tc, e->b) : e->b;
-            if (t1 < last) t1 = last; /* a call's Leave after its Enter: not a clamp of its own */
-            e->b = last = t1;
+            if (ticks) e->b = zc_tickconv(&tc, e->b);
             events += e->c ? 2 : 1;
-            if (e->a == zc_region_flush && loc->kind == ZC_LOC_THREAD) events -= 2; /* ours, not the app's */
+            if (e->a == zc_region_flush && ticks) events -= 2; /* ours, not the app's */
+            if (e->d && i + e->d < n) {
+                leave_at = i + e->d;
+                call = e;
+            } else {
+                if (e->b < last) e->b = last; /* a call's Leave after its Enter: not a clamp of its own */
+                last = e->b;
+            }
         } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
             e->b = zc_tickconv(&tc, e->b);
         } else if (e->type == ZC_EV_MPI_NBC_REQID) {
             events--; /* part of the NonBlockingCollectiveComplete before it */
+        }
+        if (i == leave_at) {
+            if (call->b < last) call->b = last;
+            last = call->b;
+            leave_at = SIZE_MAX;
         }
     }
     loc->last_ts = last;
