@@ -10,7 +10,8 @@
  *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
  *                       back to back on a queue of the copy-only / compute group, one sync at
  *                       the end: the cost of resubmitting a list while it is in flight
- * maxrss_kb is the process's peak resident size (getrusage). */
+ * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
+ * the appended kernel (default 0). */
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,8 +114,12 @@ int main(int argc, char **argv) {
     CK(zeContextCreate(drv, &cd, &ctx));
     long us = argc > 3 ? atol(argv[3]) : 20;
     char text[256];
-    snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=0 ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
-             us * 1000);
+    /* ZC_BENCH_KERNEL_NS: the appended kernel's duration. Longer than an Append keeps zesim's worker
+     * busy, so an Append never has to wake it (a futex call that dominates the time of an Append
+     * to an idle simulated device, bench/README.md) */
+    const char *kns = getenv("ZC_BENCH_KERNEL_NS");
+    snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
+             kns ? atol(kns) : 0L, us * 1000);
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, strlen(text),
                            (const uint8_t *)text, NULL, NULL};
     ze_module_handle_t mod;

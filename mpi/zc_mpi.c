@@ -102,12 +102,6 @@ MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n) {
 }
 
 /* NULL when out of memory: the call then goes untracked */
-MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n) {
-    if (n <= 0 || !reqs) return NULL;
-    MPI_Request *d = n <= n_stack ? stack : malloc((size_t)n * sizeof(*d));
-    if (d) memcpy(d, reqs, (size_t)n * sizeof(*d));
-    return d;
-}
 
 /* ---------------------------------------------------------------- communicators */
 struct comm_info {

@@ -169,7 +169,6 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 void zc_mpi_comm_forget(MPI_Comm comm);
 /* Statuses/requests for the app's ignored or about-to-be-nulled arrays (malloc above n_stack). */
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
-MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n);
 
 /* zc_mpi_special.c */
 extern atomic_bool zc_mpi_is_ready;

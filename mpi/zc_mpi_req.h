@@ -28,6 +28,15 @@ static inline uint64_t zc_mpi_bytes_of(int count, MPI_Datatype t) {
     return (uint64_t)count * (uint64_t)sz;
 }
 
+/* NULL when out of memory: the call then goes untracked */
+static inline MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n) {
+    if (n <= 0 || !reqs) return NULL;
+    MPI_Request *d = n <= n_stack ? stack : malloc((size_t)n * sizeof(*d));
+    if (d)
+        for (int i = 0; i < n; i++) d[i] = reqs[i];
+    return d;
+}
+
 /* ---------------------------------------------------------------- communicators */
 /* The last communicator a thread used, valid while no communicator was registered or forgotten
  * since (handles are recycled): most calls use the one of the call before. */

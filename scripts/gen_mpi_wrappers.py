@@ -191,7 +191,7 @@ def gen_body(e):
     elif shape == "request_free":
         L(f"    zc_mpi_req_forget(*{r['request']});")
     L(f"    {e['ret']} zc_r = {pm}({pass_args});")
-    L("    int zc_errno = errno;")
+    L("    int *zc_ep = &errno, zc_errno = *zc_ep; /* one __errno_location call */")
     ok = "zc_r == MPI_SUCCESS"
     # after the call
     if shape == "recv" or shape in ("sendrecv", "sendrecv_replace"):
@@ -257,7 +257,7 @@ def gen_body(e):
     if multi:
         L("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
         L("    if (zc_ris != zc_ris_stack) free(zc_ris);")
-    L("    errno = zc_errno;")
+    L("    *zc_ep = zc_errno;")
     L("    return zc_r;")
     return lines
 

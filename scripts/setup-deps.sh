@@ -13,6 +13,7 @@ pkgs=(
   libyaml-dev                                        # YAML configuration
   hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
   python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
+  valgrind                                           # callgrind: instruction counts (bench/ir_counts.sh, test bench.ir_guard)
 )
 
 missing=()
