@@ -18,9 +18,9 @@
  * own location without a lock or atomic instruction. That last part needs the finalizer, which
  * takes every buffer, to know that no owner is still writing: the owner marks itself busy with
  * a plain store (an odd sequence number) before it checks that the collector is active; the
- * finalizer clears `active` and runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which puts a
- * full barrier on every running thread, so each owner either saw `active` cleared or is seen
- * busy and waited for. Without membarrier (Linux < 4.14, seccomp) owners lock instead. */
+ * finalizer clears `active` and runs membarrier(MEMBARRIER_CMD_GLOBAL), after which every thread
+ * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
+ * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
 
 #include <linux/membarrier.h>
@@ -237,7 +237,7 @@ void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 
 /* Waits until no owner records on its own location any more (finalize, `active` cleared). */
 static void owners_quiesce(void) {
-    if (!zc_own_locked) syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (!zc_own_locked) syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         if (l->kind != ZC_LOC_THREAD) continue;
         while (atomic_load_explicit(&l->seq, memory_order_acquire) & 1) sched_yield();
@@ -283,7 +283,12 @@ static void thread_exit(void *arg) {
 static void make_key(void) {
     pthread_key_create(&thread_key, thread_exit);
     /* owners record without locks if the finalizer can put a barrier on them (see above) */
-    zc_own_locked = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+    /* MEMBARRIER_CMD_GLOBAL needs no registration: PRIVATE_EXPEDITED does, and a registered
+     * process was measured 5% slower on the 16-core host in a workload of frequent thread
+     * wake-ups (20k kernels of 20 us, the collector recording nothing; bench/README.md). GLOBAL
+     * waits for an RCU grace period (milliseconds), once, at finalize. */
+    long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    zc_own_locked = q < 0 || !(q & MEMBARRIER_CMD_GLOBAL);
 }
 
 struct zc_thread *zc_thread_register(void) {
