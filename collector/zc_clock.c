@@ -170,6 +170,10 @@ static void anchor_if_due(void) {
 void zc_clock_init(void) {
     const char *force = getenv("ZECOLL_HOST_CLOCK"); /* TODO(knob table): HOST_CLOCK auto|tsc|clock_gettime */
     const char *why = NULL;
+    if (force && strcmp(force, "auto") && strcmp(force, "tsc") && strcmp(force, "clock_gettime")) {
+        ZC_WARN("ignoring ZECOLL_HOST_CLOCK=\"%s\": expected auto, tsc or clock_gettime; using auto", force);
+        force = NULL;
+    }
     bool want = tsc_usable(&why);
     if (force && !strcmp(force, "clock_gettime")) want = false, why = "ZECOLL_HOST_CLOCK=clock_gettime";
 #if defined(__x86_64__) || defined(__i386__)
