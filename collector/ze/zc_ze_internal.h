@@ -168,8 +168,8 @@ struct zc_inbox_entry {
 struct zc_inbox_block {
     struct zc_inbox_entry e[ZC_INBOX_BLOCK];
     struct zc_inbox_block *next;
-};
-struct zc_inbox {
+} __attribute__((aligned(64))); /* 4 KiB: aligned_alloc wants a size that is a multiple of 64 */
+struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
     /* the appending thread's */
     struct zc_inbox_block *pb;   /* block being filled */
     uint32_t pi;                 /* entries in it */
