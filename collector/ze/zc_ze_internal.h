@@ -12,9 +12,12 @@
  * lists) until completion is observed at a synchronisation point, is converted to host time
  * and written to the stream's location in start order.
  *
- * Locking: each stream has a mutex for its record queue; lists are used by one thread at a time
- * (the spec requires it) but their templates are read by drains, so they have a mutex too; the
- * event pools have one per context. Lock order: list -> context pool; stream alone. */
+ * Locking: a timed Append takes no lock (issue 7): lists are used by one thread at a time (the
+ * spec requires it), so a list's event pool and templates are that thread's; an immediate list's
+ * operations reach its stream through the list's single-producer inbox. Each stream has a mutex
+ * for its record queue (Execute pushes, drainers) and a drain lock (one drainer at a time, the
+ * inboxes' only consumer); a list's mutex guards the events drainers hand back and its helper
+ * slots; the context pools have one each. Lock order: list -> context pool; stream alone. */
 #ifndef ZC_ZE_INTERNAL_H
 #define ZC_ZE_INTERNAL_H
 
