@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Workloads for bench/collector_overhead.sh. Prints one JSON line with what it measured.
- *   appends N [event]   N kernel appends of a 0 ns kernel on an immediate list, a sync every
+ *   appends N [event]   (after a warm-up batch) N kernel appends of a 0 ns kernel on an immediate list, a sync every
  *                       8192; the time of the append calls alone is reported per append. With
  *                       "event" each append signals one of 64 app events (reset after the sync)
  *   regular N [event]   the same appends recorded into a regular list that is reset every 8192
@@ -10,7 +10,8 @@
  *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
  *                       back to back on a queue of the copy-only / compute group, one sync at
  *                       the end: the cost of resubmitting a list while it is in flight
- * maxrss_kb is the process's peak resident size (getrusage). */
+ * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
+ * the appended kernel (default 0). */
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,66 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The measured loops live in functions of their own so that callgrind can count exactly them
+ * (bench/ir_counts.sh: --toggle-collect=*_measured); *_warm run the same loop first, so pools,
+ * caches and buffers are warm as in a running application. */
+struct imm_run {
+    ze_command_list_handle_t l;
+    ze_kernel_handle_t k;
+    const ze_group_count_t *g;
+    ze_event_handle_t *evs;
+    int nev;
+    ze_event_handle_t sync;
+    int with_event;
+};
+
+static inline __attribute__((always_inline)) double imm_loop(const struct imm_run *r, long n) {
+    double in_appends = 0;
+    for (long i = 0; i < n;) {
+        long batch = n - i < 8192 ? n - i : 8192;
+        double t0 = now();
+        for (long b = 0; b < batch; b++)
+            CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
+        in_appends += now() - t0;
+        i += batch;
+        /* wait for the batch, as an application synchronising now and then does */
+        CK(zeCommandListAppendBarrier(r->l, r->sync, 0, NULL));
+        CK(zeEventHostSynchronize(r->sync, UINT64_MAX));
+        CK(zeEventHostReset(r->sync));
+        for (int e = 0; r->with_event && e < r->nev; e++) CK(zeEventHostReset(r->evs[e]));
+    }
+    return in_appends;
+}
+__attribute__((noipa)) static double imm_warm(const struct imm_run *r, long n) { return imm_loop(r, n); }
+double imm_measured(const struct imm_run *r, long n);
+__attribute__((noipa)) double imm_measured(const struct imm_run *r, long n) { return imm_loop(r, n); }
+
+struct reg_run {
+    ze_command_list_handle_t l;
+    ze_kernel_handle_t k;
+    const ze_group_count_t *g;
+    ze_event_handle_t *evs;
+    int nev;
+    int with_event;
+};
+
+static inline __attribute__((always_inline)) double reg_loop(const struct reg_run *r, long n) {
+    double in_appends = 0;
+    for (long i = 0; i < n;) {
+        long batch = n - i < 8192 ? n - i : 8192;
+        double t0 = now();
+        for (long b = 0; b < batch; b++)
+            CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
+        in_appends += now() - t0;
+        i += batch;
+        CK(zeCommandListReset(r->l));
+    }
+    return in_appends;
+}
+__attribute__((noipa)) static double reg_warm(const struct reg_run *r, long n) { return reg_loop(r, n); }
+double reg_measured(const struct reg_run *r, long n);
+__attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { return reg_loop(r, n); }
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute\n");
@@ -53,8 +114,12 @@ int main(int argc, char **argv) {
     CK(zeContextCreate(drv, &cd, &ctx));
     long us = argc > 3 ? atol(argv[3]) : 20;
     char text[256];
-    snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=0 ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
-             us * 1000);
+    /* ZC_BENCH_KERNEL_NS: the appended kernel's duration. Longer than an Append keeps zesim's worker
+     * busy, so an Append never has to wake it (a futex call that dominates the time of an Append
+     * to an idle simulated device, bench/README.md) */
+    const char *kns = getenv("ZC_BENCH_KERNEL_NS");
+    snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
+             kns ? atol(kns) : 0L, us * 1000);
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, strlen(text),
                            (const uint8_t *)text, NULL, NULL};
     ze_module_handle_t mod;
@@ -80,19 +145,9 @@ int main(int argc, char **argv) {
     double in_appends = 0;
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
-        for (long i = 0; i < n;) {
-            long batch = n - i < 8192 ? n - i : 8192;
-            double t0 = now();
-            for (long b = 0; b < batch; b++)
-                CK(zeCommandListAppendLaunchKernel(l, k, &g, with_event ? evs[b % NEV] : NULL, 0, NULL));
-            in_appends += now() - t0;
-            i += batch;
-            /* wait for the batch, as an application synchronising now and then does */
-            CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
-            CK(zeEventHostSynchronize(ev, UINT64_MAX));
-            CK(zeEventHostReset(ev));
-            for (int e = 0; with_event && e < NEV; e++) CK(zeEventHostReset(evs[e]));
-        }
+        struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event};
+        if (n > 0) imm_warm(&ir, n < 8192 ? n : 8192); /* pools and caches warm, as in a running app */
+        in_appends = imm_measured(&ir, n);
     } else if (!strcmp(mode, "execs")) {
         uint32_t ord = argc > 3 && !strcmp(argv[3], "copy") ? 1 : 0; /* zesim: group 1 is copy-only */
         ze_command_queue_desc_t rq = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ord, 0, 0,
@@ -119,15 +174,9 @@ int main(int argc, char **argv) {
         ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
         ze_command_list_handle_t rl;
         CK(zeCommandListCreate(ctx, dev, &ld, &rl));
-        for (long i = 0; i < n;) {
-            long batch = n - i < 8192 ? n - i : 8192;
-            double t0 = now();
-            for (long b = 0; b < batch; b++)
-                CK(zeCommandListAppendLaunchKernel(rl, k, &g, with_event ? evs[b % NEV] : NULL, 0, NULL));
-            in_appends += now() - t0;
-            i += batch;
-            CK(zeCommandListReset(rl));
-        }
+        struct reg_run rr = {rl, k, &g, evs, NEV, with_event};
+        if (n > 0) reg_warm(&rr, n < 8192 ? n : 8192);
+        in_appends = reg_measured(&rr, n);
         CK(zeCommandListDestroy(rl));
     } else {
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));

@@ -55,15 +55,41 @@ static inline bool zc_on(enum zc_feature f) {
     return atomic_load_explicit(&zc_feature_on[f], memory_order_relaxed);
 }
 
+extern atomic_bool zc_is_active; /* zc_active() */
+
 /* ---------------------------------------------------------------- host clock */
 /* CLOCK_MONOTONIC_RAW is the host side of zeDeviceGetGlobalTimestamps, so device times map onto
- * the same axis. */
+ * the same axis; every time in the archive is on it (ns). zc_now() reads it (~30 ns); hot paths
+ * read zc_tick() instead (zc_clock.c): the TSC where it is usable, converted to
+ * CLOCK_MONOTONIC_RAW when the buffer is written, or the same ns as zc_now() where it is not.
+ * Events of THREAD locations carry ticks, events of DEVICE locations ns; anything that needs a
+ * time now (deadlines, anchors, clock offsets) uses zc_now(). */
 extern int64_t zc_clock_skew; /* ZECOLL_CLOCK_SKEW_NS (tests only), 0 otherwise */
+extern bool zc_tsc;           /* ticks are TSC cycles (set once by zc_clock_init) */
 static inline uint64_t zc_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)zc_clock_skew;
 }
+static inline uint64_t zc_tick(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(zc_tsc, 1)) return __builtin_ia32_rdtsc();
+#endif
+    return zc_now();
+}
+void zc_clock_init(void); /* constructor, before anything is recorded */
+/* Converts ticks to ns, mostly in increasing order; zc_tickconv_begin first takes an anchor if
+ * the newest is stale, so every tick read before it converts between two anchors. */
+struct zc_tickconv {
+    size_t n;         /* anchors seen (0: ticks are ns) */
+    uint64_t lo, hi;  /* the current segment [lo, hi) */
+    uint64_t base, base_ns;
+    double slope;     /* ns per tick */
+};
+void zc_tickconv_begin(struct zc_tickconv *c);
+uint64_t zc_tickconv(struct zc_tickconv *c, uint64_t tick);
+uint64_t zc_tick_to_ns(uint64_t tick); /* one conversion */
+double zc_clock_error_bound_ns(void);  /* half the widest anchor read window (tests, docs) */
 
 /* ---------------------------------------------------------------- events and locations */
 enum zc_ev_type {
@@ -89,6 +115,9 @@ enum zc_ev_type {
     ZC_EV_MPI_NBC_REQUEST,  /* d = request id */
     ZC_EV_MPI_NBC_COMPLETE, /* as COLL_END; always followed by ZC_EV_MPI_NBC_REQID in the same put */
     ZC_EV_MPI_NBC_REQID,    /* d = request id of the NBC_COMPLETE before it */
+    /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
+     * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
+    ZC_EV_CALL,
 };
 
 struct zc_ev {
@@ -101,18 +130,22 @@ struct zc_ev {
 enum zc_loc_kind { ZC_LOC_THREAD, ZC_LOC_DEVICE };
 
 struct zc_loc {
+    /* the owner's cache line: what a put touches (nothing here is written by another thread
+     * while the owner records, so recording shares no line with the writer thread) */
+    struct zc_ev *buf;
+    size_t n, lim;         /* events in buf; a put beyond lim takes the slow path (zc_loc_put_slow) */
+    _Atomic uint64_t seq;  /* thread locations: odd while the owner records (see zc_loc.c) */
+    atomic_flag busy;      /* device locations (and thread locations without membarrier): held while appending or flushing */
+    size_t cap;
     uint64_t id;           /* OTF2 location id */
     enum zc_loc_kind kind;
     uint32_t comm_rank;    /* index in the process's L0 communicator (RMA remote) */
-    char name[64];
     uint32_t group;        /* location-group index, see zc_defs_* */
-    atomic_flag busy;      /* held while appending or flushing */
-    struct zc_ev *buf;
-    size_t n, cap;
-    uint64_t last_ts;      /* clamp: OTF2 drops events earlier than the previous one */
+    /* the writer's side: touched when a buffer is converted and written */
+    uint64_t last_ts __attribute__((aligned(64))); /* clamp: OTF2 drops events earlier than the previous one */
     uint64_t nevents, nclamped, ndropped;
     uint64_t otf2_events;  /* as the writer counted them, read before it closes */
-    uint64_t rma_match;    /* matching ids of RMA operations on this location */
+    uint64_t rma_match;    /* matching ids of RMA operations on this location (drainers, locked) */
     void *writer;          /* OTF2_EvtWriter */
     struct zc_ev *spare;   /* the second buffer: one is filled while the writer thread converts the other */
     struct zc_ev *inflight_buf; /* handed to the writer thread (inflight_n events) */
@@ -121,6 +154,7 @@ struct zc_loc {
     struct zc_loc *wq_next; /* the writer thread's queue */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
     size_t nheld, cap_held;
+    char name[64];
     struct zc_loc *next;
 };
 
@@ -128,9 +162,12 @@ struct zc_loc {
 struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name);
 /* The same with a given buffer size in events (0 = ZECOLL_BUFFER_EVENTS). */
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap);
-/* Appends n events; flushes the buffer to the archive first if it is full. The caller owns loc
- * for the duration (zc_loc_lock) unless it is the owning thread's own location. */
+/* Appends n events (n <= 14); flushes the buffer to the archive first if it is full. The caller
+ * owns loc for the duration (zc_loc_lock); a thread records on its own location with
+ * zc_own_begin/zc_own_end instead. */
 void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
+/* The part of a put that writes the buffer out (buffer full). */
+void zc_loc_put_slow(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 static inline void zc_loc_lock(struct zc_loc *l) {
     while (atomic_flag_test_and_set_explicit(&l->busy, memory_order_acquire)) {
     }
@@ -149,13 +186,51 @@ struct zc_loc *zc_loc_list(void);
 
 /* ---------------------------------------------------------------- threads */
 struct zc_thread {
-    uint32_t index;
     struct zc_loc *loc;
     uint64_t callsites; /* per-thread callsite counter */
+    uint32_t index;
+    uint32_t comm_rank; /* loc->comm_rank */
 };
 /* The calling thread's record, registering it on first use. NULL while the collector is off or
- * when registration failed. */
-struct zc_thread *zc_thread_get(void);
+ * when registration failed. initial-exec: no __tls_get_addr on the hot path; the pointer is
+ * (nearly) all the TLS we use, so the static TLS surplus suffices even when libzecoll.so
+ * arrives by dlopen. */
+extern _Thread_local struct zc_thread *zc_tls_thread __attribute__((tls_model("initial-exec")));
+struct zc_thread *zc_thread_register(void);
+static inline struct zc_thread *zc_thread_get(void) {
+    struct zc_thread *t = zc_tls_thread;
+    return __builtin_expect(t != NULL, 1) ? t : zc_thread_register();
+}
+
+/* Recording on the calling thread's own location, without a lock or any atomic instruction:
+ *   if (zc_own_begin(l)) { ...zc_own_put / zc_own_slot...; } zc_own_end(l);
+ * zc_own_begin marks the location busy (its sequence odd) and then checks that the collector is
+ * still active; the finalizer clears `active`, runs membarrier() (a barrier on every thread) and
+ * waits for odd sequences, so it never takes a buffer its owner is writing (zc_loc.c). Where
+ * membarrier is not available the owner takes the location's lock instead. */
+extern bool zc_own_locked;
+static inline bool zc_own_begin(struct zc_loc *l) {
+    if (__builtin_expect(zc_own_locked, 0)) zc_loc_lock(l);
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the finalizer's membarrier orders the rest */
+    return atomic_load_explicit(&zc_is_active, memory_order_relaxed);
+}
+static inline void zc_own_end(struct zc_loc *l) {
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_release);
+    if (__builtin_expect(zc_own_locked, 0)) zc_loc_unlock(l);
+}
+/* n events into the own location (between zc_own_begin and zc_own_end) */
+static inline void zc_own_put(struct zc_loc *l, const struct zc_ev *ev, size_t n) {
+    if (__builtin_expect(l->n + n <= l->lim, 1)) {
+        struct zc_ev *d = &l->buf[l->n];
+        for (size_t i = 0; i < n; i++) d[i] = ev[i];
+        l->n += n;
+    } else {
+        zc_loc_put_slow(l, ev, n);
+    }
+}
 
 /* ---------------------------------------------------------------- definitions */
 /* Local definitions, unique per process; ids are dense from 0 in creation order. Thread safe. */
@@ -240,7 +315,9 @@ struct zc_subsystem {
 };
 extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem;
 
-bool zc_active(void);   /* initialised, enabled and not yet finalized */
+extern atomic_bool zc_is_active;
+/* initialised, enabled and not yet finalized */
+static inline bool zc_active(void) { return atomic_load_explicit(&zc_is_active, memory_order_acquire); }
 uint64_t zc_start_time(void);
 uint32_t zc_rank(void);
 void zc_finalize(void); /* idempotent */

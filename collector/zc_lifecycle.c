@@ -21,13 +21,13 @@ static const struct zc_subsystem *const subsystems[] = {
 };
 #define NSUB (sizeof(subsystems) / sizeof(subsystems[0]))
 
-static atomic_bool active, finalized;
+atomic_bool zc_is_active; /* zc_core.h: read inline by zc_own_begin */
+static atomic_bool finalized;
 static atomic_flag finalizing = ATOMIC_FLAG_INIT;
 static uint64_t start_ns;
 struct zc_job zc_job = {.size = 1};
 int64_t zc_clock_skew;
 
-bool zc_active(void) { return atomic_load_explicit(&active, memory_order_acquire); }
 uint64_t zc_start_time(void) { return start_ns; }
 uint32_t zc_rank(void) { return zc_job.rank; }
 
@@ -110,7 +110,7 @@ void zc_finalize(void) {
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->pre_finalize) subsystems[i]->pre_finalize();
     /* events after this point (other threads still running) are not recorded */
-    atomic_store_explicit(&active, false, memory_order_release);
+    atomic_store_explicit(&zc_is_active, false, memory_order_release);
     for (size_t i = NSUB; i-- > 0;)
         if (subsystems[i]->finalize) subsystems[i]->finalize();
     atomic_store(&finalized, true);
@@ -247,7 +247,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
 /* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
  * events, so the child runs untraced (an exec'd program starts its own collector). */
 static void atfork_child(void) {
-    atomic_store(&active, false);
+    atomic_store(&zc_is_active, false);
     /* the watcher stayed in the parent: the child's signals go straight to the app's handlers */
     if (sig_pipe[1] >= 0) {
         real_sigaction(SIGTERM, &old_term, NULL);
@@ -272,13 +272,14 @@ __attribute__((constructor)) static void zc_constructor(void) {
     zc_knobs_load();
     if (!zc_knobs.ENABLE) return;
     set_clock_skew();
+    zc_clock_init();
     for (size_t i = 0; i < NSUB; i++) {
         if (subsystems[i]->init && subsystems[i]->init() != 0) {
             ZC_WARN("layer %s did not initialise; collection is off", subsystems[i]->name);
             return;
         }
     }
-    atomic_store_explicit(&active, true, memory_order_release);
+    atomic_store_explicit(&zc_is_active, true, memory_order_release);
     atexit(at_exit);
     install_signals();
     pthread_atfork(NULL, NULL, atfork_child);

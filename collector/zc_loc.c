@@ -11,8 +11,22 @@
  * application thread now only swaps buffers. One buffer per location is in flight at a time,
  * so a location's events reach the archive in order; a location that fills its second buffer
  * before the writer is done waits (shown by its "zecoll buffer flush" region). Without the
- * thread (it could not be started, or after fork) buffers are converted in place as before. */
+ * thread (it could not be started, or after fork) buffers are converted in place as before.
+ *
+ * Recording costs the application thread a copy into its own buffer and nothing else: timestamps
+ * stay TSC ticks, clamping and counting wait for the writer (loc_emit), and a thread writes its
+ * own location without a lock or atomic instruction. That last part needs the finalizer, which
+ * takes every buffer, to know that no owner is still writing: the owner marks itself busy with
+ * a plain store (an odd sequence number) before it checks that the collector is active; the
+ * finalizer clears `active` and runs membarrier(MEMBARRIER_CMD_GLOBAL), after which every thread
+ * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
+ * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The last ZC_LOC_RESERVE slots are kept for the batch that fills the buffer: it is stored
+ * first, then the buffer is written out, and only then does a thread location record the flush
+ * itself as a region, after the events it wrote (a call's events are stored when it returns, so
+ * a flush region placed before them would push their times). */
+#define ZC_LOC_RESERVE 16
+
+bool zc_own_locked;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zc_loc *_Atomic locs;
 static uint32_t next_comm_rank, next_thread, next_stream;
@@ -35,6 +56,7 @@ struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char 
     if (!l) return NULL;
     l->cap = cap ? cap : zc_knobs.BUFFER_EVENTS;
     if (l->cap < 1024) l->cap = 1024;
+    l->lim = l->cap - ZC_LOC_RESERVE;
     l->buf = malloc(l->cap * sizeof(*l->buf));
     if (!l->buf) {
         free(l);
@@ -57,24 +79,55 @@ struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char 
     return l;
 }
 
-/* The last ZC_LOC_RESERVE slots are kept for the batch that fills the buffer: it is stored
- * first, then the buffer is written out, and only then does a thread location record the flush
- * itself as a region, after the events it wrote (a call's events are stored when it returns, so
- * a flush region placed before them would push their times). */
-#define ZC_LOC_RESERVE 16
-
 static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    for (size_t i = 0; i < n; i++) loc->buf[loc->n++] = ev[i];
+}
+
+/* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
+ * event older than its predecessor; it is clamped instead and counted) and counts the events.
+ * One buffer per location at a time (the writer thread's, or the in-place writer's). */
+static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
+    struct zc_tickconv tc;
+    bool ticks = loc->kind == ZC_LOC_THREAD;
+    if (ticks) zc_tickconv_begin(&tc);
+    uint64_t last = loc->last_ts, clamped = 0, events = 0;
+    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the events inside it (zc_core.h) */
+    struct zc_ev *call = NULL;
     for (size_t i = 0; i < n; i++) {
-        struct zc_ev *d = &loc->buf[loc->n++];
-        *d = ev[i];
-        /* OTF2 drops an event older than its predecessor; clamp instead and count it */
-        if (d->ts < loc->last_ts) {
-            d->ts = loc->last_ts;
-            loc->nclamped++;
+        struct zc_ev *e = &ev[i];
+        uint64_t t = ticks ? zc_tickconv(&tc, e->ts) : e->ts;
+        if (t < last) {
+            t = last;
+            clamped++;
         }
-        loc->last_ts = d->ts;
+        e->ts = last = t;
+        events++;
+        if (e->type == ZC_EV_CALL) {
+            if (ticks) e->b = zc_tickconv(&tc, e->b);
+            events += e->c ? 2 : 1;
+            if (e->a == zc_region_flush && ticks) events -= 2; /* ours, not the app's */
+            if (e->d && i + e->d < n) {
+                leave_at = i + e->d;
+                call = e;
+            } else {
+                if (e->b < last) e->b = last; /* a call's Leave after its Enter: not a clamp of its own */
+                last = e->b;
+            }
+        } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
+            e->b = zc_tickconv(&tc, e->b);
+        } else if (e->type == ZC_EV_MPI_NBC_REQID) {
+            events--; /* part of the NonBlockingCollectiveComplete before it */
+        }
+        if (i == leave_at) {
+            if (call->b < last) call->b = last;
+            last = call->b;
+            leave_at = SIZE_MAX;
+        }
     }
-    loc->nevents += n;
+    loc->last_ts = last;
+    loc->nclamped += clamped;
+    loc->nevents += events;
+    zc_otf2_write(loc, ev, n);
 }
 
 /* ---------------------------------------------------------------- writer thread */
@@ -94,7 +147,7 @@ static void *writer_main(void *arg) {
         struct zc_ev *buf = l->inflight_buf;
         size_t n = l->inflight_n;
         pthread_mutex_unlock(&wq_lock);
-        zc_otf2_write(l, buf, n); /* the OTF2 writer has its own lock */
+        loc_emit(l, buf, n); /* the OTF2 writer has its own lock */
         pthread_mutex_lock(&wq_lock);
         l->spare = buf;
         l->inflight_buf = NULL;
@@ -142,7 +195,7 @@ void zc_loc_write_out(struct zc_loc *loc) {
         pthread_mutex_unlock(&wq_lock);
     } else {
         pthread_mutex_unlock(&wq_lock);
-        zc_otf2_write(loc, loc->buf, loc->n);
+        loc_emit(loc, loc->buf, loc->n);
     }
     loc->n = 0;
 }
@@ -157,33 +210,48 @@ void zc_loc_fork_child(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) l->inflight = false;
 }
 
-void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+void zc_loc_put_slow(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (n + 2 > ZC_LOC_RESERVE || loc->cap <= 2 * ZC_LOC_RESERVE) { /* cannot happen: batches are small */
         loc->ndropped += n;
         return;
     }
-    if (loc->n + n <= loc->cap - ZC_LOC_RESERVE) {
+    if (loc->n + n <= loc->lim) {
         put_events(loc, ev, n);
         return;
     }
     put_events(loc, ev, n);
-    uint64_t f0 = zc_now();
+    uint64_t f0 = zc_tick();
     zc_loc_write_out(loc);
     if (loc->kind == ZC_LOC_THREAD) {
-        uint64_t f1 = zc_now();
-        struct zc_ev f[2] = {{f0, ZC_EV_ENTER, zc_region_flush, 0, 0, 0}, {f1, ZC_EV_LEAVE, zc_region_flush, 0, 0, 0}};
-        put_events(loc, f, 2);
-        loc->nevents -= 2; /* the collector's own events are not the application's */
+        uint64_t f1 = zc_tick();
+        /* the collector's own region: not counted as the application's (loc_emit counts calls) */
+        struct zc_ev f = {f0, ZC_EV_CALL, zc_region_flush, f1, 0, 0};
+        put_events(loc, &f, 1);
+    }
+}
+
+void zc_loc_put(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    if (loc->n + n <= loc->lim) put_events(loc, ev, n);
+    else zc_loc_put_slow(loc, ev, n);
+}
+
+/* Waits until no owner records on its own location any more (finalize, `active` cleared). */
+static void owners_quiesce(void) {
+    if (!zc_own_locked) syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        if (l->kind != ZC_LOC_THREAD) continue;
+        while (atomic_load_explicit(&l->seq, memory_order_acquire) & 1) sched_yield();
     }
 }
 
 void zc_loc_flush_all(void) {
+    owners_quiesce();
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         zc_loc_lock(l);
         pthread_mutex_lock(&wq_lock);
         wait_inflight_locked(l);
         pthread_mutex_unlock(&wq_lock);
-        if (l->n) zc_otf2_write(l, l->buf, l->n);
+        if (l->n) loc_emit(l, l->buf, l->n);
         l->n = 0;
         zc_loc_unlock(l);
     }
@@ -192,15 +260,12 @@ void zc_loc_flush_all(void) {
 void zc_loc_flush_own_if_half(void) {
     struct zc_thread *t = zc_thread_get();
     if (!t || t->loc->n < t->loc->cap / 2) return;
-    zc_loc_lock(t->loc);
-    if (t->loc->n >= t->loc->cap / 2) zc_loc_write_out(t->loc);
-    zc_loc_unlock(t->loc);
+    if (zc_own_begin(t->loc) && t->loc->n >= t->loc->cap / 2) zc_loc_write_out(t->loc);
+    zc_own_end(t->loc);
 }
 
 /* ---------------------------------------------------------------- threads */
-/* initial-exec: no __tls_get_addr on the hot path; the pointer is all the TLS we use, so the
- * static TLS surplus suffices even when libzecoll.so arrives by dlopen. */
-static _Thread_local struct zc_thread *tls_thread __attribute__((tls_model("initial-exec")));
+_Thread_local struct zc_thread *zc_tls_thread __attribute__((tls_model("initial-exec")));
 static _Thread_local bool tls_registering __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -211,16 +276,24 @@ static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
     if (!t || !t->loc) return;
     struct zc_loc *l = t->loc;
-    zc_loc_lock(l);
-    if (l->n && zc_active()) zc_loc_write_out(l);
-    zc_loc_unlock(l);
+    if (zc_own_begin(l) && l->n) zc_loc_write_out(l);
+    zc_own_end(l);
 }
 
-static void make_key(void) { pthread_key_create(&thread_key, thread_exit); }
+static void make_key(void) {
+    pthread_key_create(&thread_key, thread_exit);
+    /* owners record without locks if the finalizer can put a barrier on them (see above) */
+    /* MEMBARRIER_CMD_GLOBAL needs no registration: PRIVATE_EXPEDITED does, and a registered
+     * process was measured 5% slower on the 16-core host in a workload of frequent thread
+     * wake-ups (20k kernels of 20 us, the collector recording nothing; bench/README.md). GLOBAL
+     * waits for an RCU grace period (milliseconds), once, at finalize. */
+    long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    zc_own_locked = q < 0 || !(q & MEMBARRIER_CMD_GLOBAL);
+}
 
-struct zc_thread *zc_thread_get(void) {
-    struct zc_thread *t = tls_thread;
-    if (__builtin_expect(t != NULL, 1)) return t;
+struct zc_thread *zc_thread_register(void) {
+    struct zc_thread *t = zc_tls_thread;
+    if (t) return t;
     if (!zc_active() || tls_registering) return NULL;
     tls_registering = true;
     pthread_once(&key_once, make_key);
@@ -233,12 +306,13 @@ struct zc_thread *zc_thread_get(void) {
         } else {
             /* named after the index the registry gave it, so names are unique like ids */
             t->index = (uint32_t)(t->loc->id >> 32);
+            t->comm_rank = t->loc->comm_rank;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
             pthread_setspecific(thread_key, t);
         }
     }
-    tls_thread = t;
+    zc_tls_thread = t;
     tls_registering = false;
     return t;
 }

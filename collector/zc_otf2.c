@@ -303,7 +303,14 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         loc->writer = w;
     }
     OTF2_ErrorCode e = OTF2_SUCCESS;
+    size_t leave_at = SIZE_MAX;
+    const struct zc_ev *call = NULL;
     for (size_t i = 0; i < n && e == OTF2_SUCCESS; i++) {
+        if (i > leave_at) { /* the end of a call's events (a record may have taken the next one too) */
+            e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
+            leave_at = SIZE_MAX;
+            if (e != OTF2_SUCCESS) break;
+        }
         const struct zc_ev *x = &ev[i];
         if (x->ts < ts_min) ts_min = x->ts;
         if (x->ts > ts_max) ts_max = x->ts;
@@ -315,6 +322,17 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
         case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
         case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
+        case ZC_EV_CALL: /* a whole host call (zc_core.h): its Leave follows the d records inside it */
+            e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
+            if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, zc_param_callsite, x->c);
+            if (x->d && i + x->d < n) {
+                leave_at = i + x->d;
+                call = x;
+            } else if (e == OTF2_SUCCESS) {
+                e = OTF2_EvtWriter_Leave(w, NULL, x->b, x->a);
+            }
+            if (x->b > ts_max) ts_max = x->b;
+            break;
         case ZC_EV_MPI_SEND:
             e = OTF2_EvtWriter_MpiSend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
             break;
@@ -348,6 +366,7 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         default: break;
         }
     }
+    if (e == OTF2_SUCCESS && leave_at != SIZE_MAX) e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
     if (e != OTF2_SUCCESS)
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }

@@ -20,78 +20,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local int tls_depth __attribute__((tls_model("initial-exec")));
-static uint32_t fn_region[ZC_MPI_FN_COUNT];
+_Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
+uint32_t zc_mpi_region_cache[ZC_MPI_FN_COUNT];
 /* request ids only need to be unique per location, i.e. per thread */
-static _Thread_local uint64_t next_request __attribute__((tls_model("initial-exec")));
+_Thread_local uint64_t zc_mpi_next_request __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- calls */
 uint32_t zc_mpi_region(uint32_t fn) {
-    uint32_t r = __atomic_load_n(&fn_region[fn], __ATOMIC_RELAXED);
+    uint32_t r = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     if (r) return r - 1;
     r = zc_def_region(zc_mpi_fn_names[fn], (enum zc_region_role)zc_mpi_fn_role[fn], ZC_PARADIGM_MPI);
-    __atomic_store_n(&fn_region[fn], r + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&zc_mpi_region_cache[fn], r + 1, __ATOMIC_RELAXED);
     return r;
 }
 
-/* A call's events go to its thread's location in one batch when it returns: [Enter, events...,
- * Leave]. Events of what the call starts (MpiSend, MpiIsend, MpiIrecvRequest, a non-blocking
- * collective's request, MpiCollectiveBegin) carry the Enter time, those of what it finishes
- * (receives, completions, tests, MpiCollectiveEnd) the Leave time: one lock and two clock reads
- * per call, whatever it records. ts == 0 marks "the Leave time". */
-static void flush_pending(struct zc_mpi_call *c, uint64_t ts) {
-    for (int i = 0; i < c->n; i++)
-        if (!c->ev[i].ts) c->ev[i].ts = ts;
+/* A call's events go to its thread's location in one batch when it returns: one ZC_EV_CALL
+ * record (Enter and Leave) holding the events inside it. Events of what the call starts (MpiSend,
+ * MpiIsend, MpiIrecvRequest, a non-blocking collective's request, MpiCollectiveBegin) carry the
+ * Enter time, those of what it finishes (receives, completions, tests, MpiCollectiveEnd) the
+ * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
+
+/* The thread's first call: register it. */
+bool zc_mpi_begin_slow(struct zc_mpi_call *c) {
+    c->t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+    c->events = c->t != NULL;
+    if (c->events) c->t0 = zc_tick();
+    return true;
+}
+
+/* Many completions in one call: Enter and the events so far go out now, the rest at the end. */
+void zc_mpi_flush_split(struct zc_mpi_call *c) {
+    uint64_t now = zc_tick();
     struct zc_loc *l = c->t->loc;
-    zc_loc_lock(l);
-    zc_loc_put(l, c->ev, (size_t)c->n);
-    zc_loc_unlock(l);
+    if (zc_own_begin(l)) {
+        if (!c->split) {
+            struct zc_ev e = {c->t0, ZC_EV_ENTER, zc_mpi_region(c->fn), 0, 0, 0};
+            zc_own_put(l, &e, 1);
+        }
+        for (int i = 0; i < c->n; i++)
+            if (!c->ev[i].ts) c->ev[i].ts = now;
+        zc_own_put(l, c->ev, (size_t)c->n);
+    }
+    zc_own_end(l);
+    c->split = true;
     c->n = 0;
+}
+
+/* The region not yet defined, a split call, or the buffer full. */
+void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1) {
+    uint32_t region = zc_mpi_region(c->fn);
+    struct zc_loc *l = c->t->loc;
+    for (int i = 0; i < c->n; i++)
+        if (!c->ev[i].ts) c->ev[i].ts = t1;
+    if (zc_own_begin(l)) {
+        if (c->split) {
+            struct zc_ev e = {t1, ZC_EV_LEAVE, region, 0, 0, 0};
+            zc_own_put(l, c->ev, (size_t)c->n);
+            zc_own_put(l, &e, 1);
+        } else {
+            struct zc_ev ev[1 + ZC_MPI_PENDING];
+            ev[0] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, 0, (uint64_t)c->n};
+            memcpy(&ev[1], c->ev, (size_t)c->n * sizeof(*ev));
+            zc_own_put(l, ev, 1 + (size_t)c->n);
+        }
+    }
+    zc_own_end(l);
 }
 
 /* n events that must stay in one batch (a complete record and its request id). Inlined, so the
  * events are built in place: copying a just-written stack struct stalls store forwarding. */
 static inline __attribute__((always_inline)) void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
-    if (c->n + n > ZC_MPI_PENDING) flush_pending(c, zc_now()); /* many completions in one call */
+    if (__builtin_expect(c->n + n > ZC_MPI_PENDING, 0)) zc_mpi_flush_split(c);
     for (int i = 0; i < n; i++) c->ev[c->n++] = ev[i];
 }
 #define put(c, ev, n) pend(c, ev, n)
-
-/* Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
- * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
- * Tracked without events: tracing off or paused; requests and communicators are still followed,
- * so that what is recorded later is attributed right. */
-bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
-    if (!zc_mpi_ready() || tls_depth > 0) return false;
-    tls_depth++;
-    c->fn = fn;
-    c->events = false;
-    c->t = NULL;
-    if (zc_active() && zc_on(ZC_F_MPI) && (c->t = zc_thread_get()) != NULL) {
-        c->events = true;
-        c->t0 = zc_now();
-        c->ev[0] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
-        c->n = 1;
-    }
-    return true;
-}
-
-void zc_mpi_end(struct zc_mpi_call *c) {
-    tls_depth--;
-    if (!c->events) return;
-    struct zc_ev e = {0, ZC_EV_LEAVE, zc_mpi_region(c->fn), 0, 0, 0};
-    pend(c, &e, 1);
-    flush_pending(c, zc_now());
-}
-
 /* ---------------------------------------------------------------- helpers */
-static uint64_t bytes_of(int count, MPI_Datatype t) {
-    if (count <= 0 || t == MPI_DATATYPE_NULL_ZC) return 0;
-    int sz = 0;
-    if (PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0) return 0;
-    return (uint64_t)count * (uint64_t)sz;
-}
-
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n) {
     if (n <= n_stack) return stack;
     MPI_Status *s = malloc((size_t)n * sizeof(*s));
@@ -99,12 +102,6 @@ MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n) {
 }
 
 /* NULL when out of memory: the call then goes untracked */
-MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n) {
-    if (n <= 0 || !reqs) return NULL;
-    MPI_Request *d = n <= n_stack ? stack : malloc((size_t)n * sizeof(*d));
-    if (d) memcpy(d, reqs, (size_t)n * sizeof(*d));
-    return d;
-}
 
 /* ---------------------------------------------------------------- communicators */
 struct comm_info {
@@ -116,12 +113,8 @@ struct comm_info {
 static struct zc_map comms = ZC_MAP_INIT;
 /* The last communicator a thread used, valid while no communicator was registered or forgotten
  * since (handles are recycled): most calls use the one of the call before. */
-static atomic_uint_fast64_t comm_epoch = 1;
-static _Thread_local struct {
-    MPI_Comm comm;
-    uint32_t id;
-    uint64_t epoch;
-} last_comm __attribute__((tls_model("initial-exec")));
+atomic_uint_fast64_t zc_mpi_comm_epoch = 1;
+_Thread_local struct zc_mpi_last_comm zc_mpi_last_comm __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint64_t hash;
@@ -192,7 +185,7 @@ static uint32_t comm_register(MPI_Comm comm, const char *name, const char *key, 
     ci->id = id;
     ci->key_hash = fnv(key, keylen, 1469598103934665603ull);
     int err;
-    atomic_fetch_add(&comm_epoch, 1);
+    atomic_fetch_add(&zc_mpi_comm_epoch, 1);
     free(zc_map_put(&comms, comm, ci, &err));
     if (err) free(ci);
     return id;
@@ -206,14 +199,13 @@ void zc_mpi_comms_init(int rank, int size) {
 /* A communicator we did not see created (made inside MPI, or by a call the spec does not list):
  * its key is its members and how many such ones this process saw, which ranks agree on as long
  * as they meet them in the same order. */
-static uint32_t comm_id(MPI_Comm comm) {
-    uint64_t ep = atomic_load_explicit(&comm_epoch, memory_order_acquire);
-    if (last_comm.comm == comm && last_comm.epoch == ep) return last_comm.id;
+uint32_t zc_mpi_comm_id_slow(MPI_Comm comm) {
+    uint64_t ep = atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire);
     struct comm_info *ci = zc_map_get(&comms, comm);
     if (ci) {
-        last_comm.comm = comm;
-        last_comm.id = ci->id;
-        last_comm.epoch = ep;
+        zc_mpi_last_comm.comm = comm;
+        zc_mpi_last_comm.id = ci->id;
+        zc_mpi_last_comm.epoch = ep;
         return ci->id;
     }
     uint32_t n = 0;
@@ -244,7 +236,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
         /* a split with MPI_UNDEFINED: the parent's creation count must still move, or this rank
          * and the others would disagree on the next communicator made from it */
         if (collective_on_parent) {
-            (void)comm_id(parent);
+            (void)zc_mpi_comm_id(parent);
             pthread_mutex_lock(&comm_lock);
             struct comm_info *pi = zc_map_get(&comms, parent);
             if (pi) pi->creations++;
@@ -263,7 +255,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
     int kl;
     uint32_t parent_id = ZC_NO_ID;
     if (collective_on_parent) {
-        parent_id = comm_id(parent); /* make sure the parent is known */
+        parent_id = zc_mpi_comm_id(parent); /* make sure the parent is known */
         pthread_mutex_lock(&comm_lock);
         struct comm_info *pi = zc_map_get(&comms, parent);
         uint64_t ph = pi ? pi->key_hash : 0, seq = pi ? pi->creations++ : 0;
@@ -303,16 +295,15 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 
 void zc_mpi_comm_forget(MPI_Comm comm) {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
-    atomic_fetch_add(&comm_epoch, 1);
+    atomic_fetch_add(&zc_mpi_comm_epoch, 1);
     free(zc_map_del(&comms, comm));
 }
 
 /* ---------------------------------------------------------------- point to point */
-static uint64_t peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer << 32) | (uint32_t)tag; }
 
 void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
     if (!c->events || peer == MPI_PROC_NULL) return;
-    struct zc_ev e = {c->t0, ZC_EV_MPI_SEND, comm_id(comm), bytes_of(count, t), peer_tag(peer, tag), 0};
+    struct zc_ev e = {c->t0, ZC_EV_MPI_SEND, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(peer, tag), 0};
     put(c, &e, 1);
 }
 
@@ -320,299 +311,86 @@ void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const 
     if (!c->events || !st || st->MPI_SOURCE == MPI_PROC_NULL) return;
     int count = 0;
     if (PMPI_Get_count(st, t, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
-    struct zc_ev e = {0, ZC_EV_MPI_RECV, comm_id(comm), bytes_of(count, t), peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
+    struct zc_ev e = {0, ZC_EV_MPI_RECV, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
     put(c, &e, 1);
 }
 
 /* ---------------------------------------------------------------- requests */
-/* A completing call takes the requests it is given out of the table before it calls MPI and puts
- * back those that did not complete: while a request is active nobody else can be handed its
- * handle, but once MPI frees it another thread may get the same handle for a new request before
- * this one has recorded the completion (MPI_THREAD_MULTIPLE). */
-struct zc_req {
-    struct zc_req *next; /* other records under the same handle; the spare list */
-    const void *owner;   /* the thread that started it (zc_thread) */
-    enum zc_mpi_req_kind kind;
-    uint32_t comm;
-    MPI_Datatype type;
-    uint64_t bytes; /* sends; collectives: sent */
-    uint64_t recvd; /* collectives: received */
-    int peer, tag;
-    uint64_t id;    /* request id of the current activation */
-    bool active, cancelled;
-    OTF2_CollectiveOp op;
-    uint32_t root;
-};
+/* The hot parts are in zc_mpi_req.h, inlined into the generated wrappers. */
+struct zc_mpi_rt zc_mpi_rt;
+pthread_mutex_t zc_mpi_reqs_lock = PTHREAD_MUTEX_INITIALIZER;
+bool zc_mpi_reqs_mt;
+_Thread_local struct zc_req *zc_mpi_spare_reqs __attribute__((tls_model("initial-exec")));
+_Thread_local int zc_mpi_nspare __attribute__((tls_model("initial-exec")));
 
-/* Handles are not unique among live requests: Open MPI returns one predefined, already
- * completed request for every MPI_Isend it completes at once. Each handle maps to a chain of
- * records; a completion takes one of them, the calling thread's if there is one (the request
- * ids of a thread's location must pair up), else any (they are alike: sends that completed).
- *
- * The table is an open-addressing hash (linear probing, backward-shift deletion). It is locked
- * only when MPI provides MPI_THREAD_MULTIPLE: at lower levels the application never has two
- * threads in MPI at once, and every lock is an atomic instruction that waits for the call's
- * stores to drain (measured: the locks were a third of the cost of a call). */
-struct rt_slot {
-    MPI_Request key; /* NULL: free */
-    struct zc_req *head;
-};
-static struct {
-    struct rt_slot *s;
-    size_t cap, n;
-} rt;
-static pthread_mutex_t reqs_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool reqs_mt; /* set once in MPI_Init, before any wrapper records */
+void zc_mpi_set_thread_multiple(bool mt) { zc_mpi_reqs_mt = mt; }
 
-void zc_mpi_set_thread_multiple(bool mt) { reqs_mt = mt; }
-
-static void rt_lock(void) {
-    if (reqs_mt) pthread_mutex_lock(&reqs_lock);
-}
-static void rt_unlock(void) {
-    if (reqs_mt) pthread_mutex_unlock(&reqs_lock);
-}
-
-static size_t rt_hash(MPI_Request k, size_t cap) {
-    uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 20) & (cap - 1);
-}
-
-static struct rt_slot *rt_find(MPI_Request k) {
-    if (!rt.cap) return NULL;
-    for (size_t i = rt_hash(k, rt.cap);; i = (i + 1) & (rt.cap - 1)) {
-        if (rt.s[i].key == k) return &rt.s[i];
-        if (!rt.s[i].key) return NULL;
-    }
-}
-
-static bool rt_grow(void) {
-    size_t ncap = rt.cap ? 2 * rt.cap : 256;
-    struct rt_slot *ns = calloc(ncap, sizeof(*ns));
+/* Rehash at the same or twice the size, keeping only handles with records. */
+bool zc_mpi_rt_grow(void) {
+    size_t live = 0;
+    for (size_t j = 0; j < zc_mpi_rt.cap; j++) live += zc_mpi_rt.s[j].key && zc_mpi_rt.s[j].head;
+    size_t ncap = zc_mpi_rt.cap ? zc_mpi_rt.cap : 256;
+    while ((live + 1) * 4 > ncap) ncap *= 2;
+    struct zc_rt_slot *ns = calloc(ncap, sizeof(*ns));
     if (!ns) return false;
-    for (size_t j = 0; j < rt.cap; j++) {
-        if (!rt.s[j].key) continue;
-        size_t i = rt_hash(rt.s[j].key, ncap);
+    for (size_t j = 0; j < zc_mpi_rt.cap; j++) {
+        if (!zc_mpi_rt.s[j].key || !zc_mpi_rt.s[j].head) continue;
+        size_t i = zr_hash(zc_mpi_rt.s[j].key, ncap);
         while (ns[i].key) i = (i + 1) & (ncap - 1);
-        ns[i] = rt.s[j];
+        ns[i] = zc_mpi_rt.s[j];
     }
-    free(rt.s);
-    rt.s = ns;
-    rt.cap = ncap;
+    free(zc_mpi_rt.s);
+    zc_mpi_rt.s = ns;
+    zc_mpi_rt.cap = ncap;
+    zc_mpi_rt.n = live;
     return true;
-}
-
-/* the slot for k, created empty if absent; NULL when out of memory */
-static struct rt_slot *rt_slot(MPI_Request k) {
-    struct rt_slot *f = rt_find(k);
-    if (f) return f;
-    if ((rt.n + 1) * 2 > rt.cap && !rt_grow()) return NULL;
-    size_t i = rt_hash(k, rt.cap);
-    while (rt.s[i].key) i = (i + 1) & (rt.cap - 1);
-    rt.s[i].key = k;
-    rt.s[i].head = NULL;
-    rt.n++;
-    return &rt.s[i];
-}
-
-static void rt_remove(struct rt_slot *f) {
-    size_t i = (size_t)(f - rt.s);
-    rt.s[i].key = NULL;
-    rt.n--;
-    /* backward shift: move later entries of the probe run into the hole */
-    for (size_t j = (i + 1) & (rt.cap - 1); rt.s[j].key; j = (j + 1) & (rt.cap - 1)) {
-        size_t home = rt_hash(rt.s[j].key, rt.cap);
-        if (((j - home) & (rt.cap - 1)) >= ((j - i) & (rt.cap - 1))) {
-            rt.s[i] = rt.s[j];
-            rt.s[j].key = NULL;
-            i = j;
-        }
-    }
-}
-
-/* Records are recycled per thread: a request's life is a few hundred ns in a halo loop. */
-#define ZC_REQ_SPARE 64
-static _Thread_local struct zc_req *spare_reqs __attribute__((tls_model("initial-exec")));
-static _Thread_local int nspare __attribute__((tls_model("initial-exec")));
-
-static struct zc_req *req_alloc(void) {
-    struct zc_req *r = spare_reqs;
-    if (!r) return calloc(1, sizeof(*r));
-    spare_reqs = r->next;
-    nspare--;
-    memset(r, 0, sizeof(*r));
-    return r;
-}
-
-static void req_free(struct zc_req *r) {
-    if (!r) return;
-    if (nspare >= ZC_REQ_SPARE) {
-        free(r);
-        return;
-    }
-    r->next = spare_reqs;
-    spare_reqs = r;
-    nspare++;
-}
-
-static bool persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
-
-static void activate(struct zc_mpi_call *c, struct zc_req *ri) {
-    ri->id = ++next_request;
-    ri->active = true;
-    ri->cancelled = false;
-    if (!c->events) return;
-    /* a request starts with the call that starts it: a receive may complete before that call
-     * returns, so the Leave time would put the send after its receive */
-    struct zc_ev e = {c->t0, 0, ri->comm, ri->bytes, peer_tag(ri->peer, ri->tag), ri->id};
-    switch (ri->kind) {
-    case ZC_MPI_REQ_ISEND:
-    case ZC_MPI_REQ_PSEND:
-        if (ri->peer == MPI_PROC_NULL) return;
-        e.type = ZC_EV_MPI_ISEND;
-        break;
-    case ZC_MPI_REQ_IRECV:
-    case ZC_MPI_REQ_PRECV:
-        e.type = ZC_EV_MPI_IRECV_REQUEST;
-        break;
-    case ZC_MPI_REQ_NBC:
-        e.type = ZC_EV_MPI_NBC_REQUEST;
-        break;
-    }
-    put(c, &e, 1);
-}
-
-static void insert(MPI_Request req, struct zc_req *ri) {
-    rt_lock();
-    struct rt_slot *f = rt_slot(req);
-    if (f) {
-        ri->next = f->head;
-        f->head = ri;
-    }
-    rt_unlock();
-    if (!f) req_free(ri); /* out of memory: this request goes unrecorded */
-}
-
-void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
-                    MPI_Comm comm, MPI_Request req) {
-    /* a request started untraced is not followed: its completion is then not recorded either */
-    if (!c->events || req == MPI_REQUEST_NULL) return;
-    struct zc_req *ri = req_alloc();
-    if (!ri) return;
-    ri->kind = kind;
-    ri->comm = comm_id(comm);
-    ri->type = t;
-    ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? bytes_of(count, t) : 0;
-    ri->peer = peer;
-    ri->tag = tag;
-    ri->owner = c->t;
-    /* persistent requests are inactive until MPI_Start */
-    if (!persistent(ri)) activate(c, ri);
-    insert(req, ri);
 }
 
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
     /* persistent requests have handles of their own */
-    rt_lock();
-    struct rt_slot *f = rt_find(req);
-    if (f && f->head) activate(c, f->head);
-    rt_unlock();
+    zr_lock();
+    struct zc_rt_slot *f = zr_find(req);
+    if (f && f->head) zr_activate(c, f->head);
+    zr_unlock();
 }
 
-struct zc_req *zc_mpi_take(MPI_Request req) {
-    if (req == MPI_REQUEST_NULL) return NULL;
-    const void *me = zc_thread_get();
-    rt_lock();
-    struct rt_slot *f = rt_find(req);
-    struct zc_req *ri = f ? f->head : NULL, **link = f ? &f->head : NULL;
-    for (struct zc_req **l = link; l && *l; l = &(*l)->next)
-        if ((*l)->owner == me) { /* ours first; else the first */
-            link = l;
-            break;
-        }
-    if (link && *link) {
-        ri = *link;
-        *link = ri->next;
-        if (!f->head) rt_remove(f);
-    }
-    rt_unlock();
-    if (ri) ri->next = NULL;
-    return ri;
-}
+struct zc_req *zc_mpi_take(MPI_Request req) { return zr_take(req, zc_thread_get()); }
 
-struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *r, int n) {
-    struct zc_req **ris = n <= n_stack ? stack : malloc((size_t)n * sizeof(*ris));
-    if (!ris) return NULL; /* out of memory: these completions go unrecorded */
-    for (int i = 0; i < n; i++) ris[i] = zc_mpi_take(r[i]);
-    return ris;
-}
-
-static void completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, const MPI_Status *st) {
-    if (c->events && ri->active) {
-        int cancelled = 0;
-        if (ri->cancelled && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
-        struct zc_ev e[2] = {{0, 0, ri->comm, 0, 0, ri->id}, {0, 0, 0, 0, 0, 0}};
-        size_t n = 1;
-        if (cancelled) {
-            e[0].type = ZC_EV_MPI_REQUEST_CANCELLED;
-        } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
-            e[0].type = ZC_EV_MPI_ISEND_COMPLETE;
-            if (ri->peer == MPI_PROC_NULL) n = 0;
-        } else if (ri->kind == ZC_MPI_REQ_NBC) {
-            e[0].type = ZC_EV_MPI_NBC_COMPLETE;
-            e[0].b = ri->bytes;
-            e[0].c = ri->recvd;
-            e[0].d = ((uint64_t)ri->op << 32) | ri->root;
-            e[1] = (struct zc_ev){0, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
-            n = 2;
-        } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
-            int count = 0;
-            if (PMPI_Get_count(st, ri->type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
-            e[0].type = ZC_EV_MPI_IRECV;
-            e[0].b = bytes_of(count, ri->type);
-            e[0].c = peer_tag(st->MPI_SOURCE, st->MPI_TAG);
-        } else {
-            n = 0; /* a receive from MPI_PROC_NULL: nothing was received */
-        }
-        if (n) put(c, e, n);
-    }
-    ri->active = false;
-    if (persistent(ri)) insert(before, ri); /* inactive until the next MPI_Start */
-    else req_free(ri);
+bool zc_mpi_need_status(struct zc_req *const *ris, int n) {
+    for (int i = 0; ris && i < n; i++)
+        if (ris[i] && (ris[i]->kind == ZC_MPI_REQ_IRECV || ris[i]->kind == ZC_MPI_REQ_PRECV || ris[i]->cancelled)) return true;
+    return false;
 }
 
 static void not_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, bool tested) {
-    if (tested && c->events && ri->active) {
-        struct zc_ev e = {0, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
-        put(c, &e, 1);
-    }
-    insert(before, ri);
+    if (tested && c->events && ri->active) *zc_mpi_pend_slots(c, 1) = (struct zc_ev){0, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
+    zr_insert(before, ri);
 }
 
 /* After a call that failed: a request whose handle MPI reset to MPI_REQUEST_NULL completed (its
  * status is not reliable, so no receive details), the others are put back. */
 static void settle_failed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after) {
-    if (after == MPI_REQUEST_NULL && !persistent(ri)) completed(c, before, ri, MPI_STATUS_IGNORE);
-    else insert(before, ri);
+    if (after == MPI_REQUEST_NULL && !zr_persistent(ri)) zr_completed(c, before, ri, MPI_STATUS_IGNORE);
+    else zr_insert(before, ri);
+}
+
+/* Anything but every request completing (a test that found some pending, a failure). */
+void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
+                            const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
+    for (int i = 0; i < n; i++) {
+        if (!ris[i]) continue;
+        if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
+        else if (flag) zr_completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
+        else not_completed(c, before[i], ris[i], test);
+    }
 }
 
 void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
                        bool test, const MPI_Status *st) {
     if (!ri) return;
     if (rc != MPI_SUCCESS) settle_failed(c, before, ri, after);
-    else if (flag) completed(c, before, ri, st);
+    else if (flag) zr_completed(c, before, ri, st);
     else not_completed(c, before, ri, test);
-}
-
-void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
-                       const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
-    if (!ris) return;
-    for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
-        if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
-        else if (flag) completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
-        else not_completed(c, before[i], ris[i], test);
-    }
 }
 
 void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
@@ -621,7 +399,7 @@ void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct 
     for (int i = 0; i < n; i++) {
         if (!ris[i]) continue;
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
-        else if (flag && i == index) completed(c, before[i], ris[i], st);
+        else if (flag && i == index) zr_completed(c, before[i], ris[i], st);
         else not_completed(c, before[i], ris[i], test && i == 0); /* one test record per call */
     }
 }
@@ -634,7 +412,7 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
         for (int k = 0; k < outcount; k++) {
             int i = indices[k];
             if (i >= 0 && i < n && ris[i]) {
-                completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
+                zr_completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
                 ris[i] = NULL;
             }
         }
@@ -645,19 +423,19 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
     }
 }
 
-void zc_mpi_req_forget(MPI_Request req) { req_free(zc_mpi_take(req)); }
+void zc_mpi_req_forget(MPI_Request req) { zr_free(zc_mpi_take(req)); }
 
 void zc_mpi_req_cancelled(MPI_Request req) {
-    rt_lock();
-    struct rt_slot *f = rt_find(req);
+    zr_lock();
+    struct zc_rt_slot *f = zr_find(req);
     if (f && f->head) f->head->cancelled = true;
-    rt_unlock();
+    zr_unlock();
 }
 
 /* ---------------------------------------------------------------- collectives */
 static uint64_t sum_bytes(const int *counts, int n, MPI_Datatype t, const MPI_Datatype *types) {
     uint64_t s = 0;
-    for (int i = 0; counts && i < n; i++) s += bytes_of(counts[i], types ? types[i] : t);
+    for (int i = 0; counts && i < n; i++) s += zc_mpi_bytes_of(counts[i], types ? types[i] : t);
     return s;
 }
 
@@ -699,7 +477,7 @@ static void coll_bytes(OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int sc
     PMPI_Comm_rank(comm, &rank);
     zc_mpi_coll_peers(comm, neighbor, &nin, &nout);
     bool is_root = inter ? root == MPI_ROOT : root == rank;
-    uint64_t sb = bytes_of(scount, stype), rb = bytes_of(rcount, rtype);
+    uint64_t sb = zc_mpi_bytes_of(scount, stype), rb = zc_mpi_bytes_of(rcount, rtype);
     *sent = *recvd = 0;
     switch (op) {
     case OTF2_COLLECTIVE_OP_BARRIER: break;
@@ -749,7 +527,7 @@ static void coll_bytes(OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int sc
         break;
     case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
         *sent = sum_bytes(rcounts, size, stype != MPI_DATATYPE_NULL_ZC ? stype : rtype, NULL);
-        *recvd = rcounts ? bytes_of(rcounts[rank < size ? rank : 0], rtype) : 0;
+        *recvd = rcounts ? zc_mpi_bytes_of(rcounts[rank < size ? rank : 0], rtype) : 0;
         break;
     case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
         *sent = (uint64_t)size * rb;
@@ -778,7 +556,7 @@ void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, 
     if (!c->events) return;
     uint64_t sent, recvd;
     coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
-    struct zc_ev e = {0, ZC_EV_MPI_COLL_END, comm_id(comm), sent, recvd,
+    struct zc_ev e = {0, ZC_EV_MPI_COLL_END, zc_mpi_comm_id(comm), sent, recvd,
                       ((uint64_t)op << 32) | otf2_root(op, root)};
     put(c, &e, 1);
 }
@@ -787,16 +565,17 @@ void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI
                   MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req) {
     if (!c->events || req == MPI_REQUEST_NULL) return;
-    struct zc_req *ri = req_alloc();
+    struct zc_req *ri = zr_alloc();
     if (!ri) return;
+    memset(ri, 0, sizeof(*ri));
     ri->kind = ZC_MPI_REQ_NBC;
     ri->owner = c->t;
-    ri->comm = comm_id(comm);
+    ri->comm = zc_mpi_comm_id(comm);
     ri->op = op;
     ri->root = otf2_root(op, root);
     /* the counts are read now: the app may reuse its arrays before completion */
     coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &ri->bytes,
                &ri->recvd);
-    activate(c, ri);
-    insert(req, ri);
+    zr_activate(c, ri);
+    zr_insert(req, ri);
 }

@@ -81,29 +81,73 @@ struct zc_mpi_call {
     uint64_t t0;
     uint32_t fn;
     bool events; /* MPI events are recorded (top-level call, tracing on) */
+    bool split;  /* more events than ZC_MPI_PENDING: Enter and the first ones already written */
     int n;
-    struct zc_ev ev[ZC_MPI_PENDING];
+    struct zc_ev ev[ZC_MPI_PENDING]; /* the events inside the call's region; ts 0 = the Leave time */
 };
 
-bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn);
+/* Inlined into every wrapper: a recorded call costs two TSC reads, a TLS load, and one
+ * ZC_EV_CALL record plus its events in the thread's own buffer, no lock and no atomic
+ * instruction (zc_core.h: zc_own_begin).
+ * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
+ * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
+ * Tracked without events: tracing off or paused; requests and communicators are still followed,
+ * so that what is recorded later is attributed right. */
+extern _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
+extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
-void zc_mpi_end(struct zc_mpi_call *c);
+bool zc_mpi_begin_slow(struct zc_mpi_call *c);
+void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1);
+static inline bool zc_mpi_ready(void);
+static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
+    if (__builtin_expect(!zc_mpi_ready() || zc_mpi_depth > 0, 0)) return false;
+    zc_mpi_depth = 1;
+    c->fn = fn;
+    c->n = 0;
+    c->split = false;
+    struct zc_thread *t = zc_tls_thread;
+    c->t = t;
+    c->events = t && zc_active() && zc_on(ZC_F_MPI);
+    if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c);
+    if (c->events) c->t0 = zc_tick();
+    return true;
+}
+static inline __attribute__((always_inline)) void zc_mpi_end(struct zc_mpi_call *c) {
+    zc_mpi_depth = 0;
+    if (!c->events) return;
+    uint64_t t1 = zc_tick();
+    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[c->fn], __ATOMIC_RELAXED);
+    struct zc_loc *l = c->t->loc;
+    int n = c->n;
+    if (__builtin_expect(region != 0 && !c->split && l->n + 1 + (size_t)n <= l->lim, 1)) {
+        if (zc_own_begin(l)) {
+            struct zc_ev *d = &l->buf[l->n];
+            d[0] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, (uint64_t)n};
+            for (int i = 0; i < n; i++) {
+                d[1 + i] = c->ev[i];
+                if (!c->ev[i].ts) d[1 + i].ts = t1;
+            }
+            l->n += 1 + (size_t)n;
+        }
+        zc_own_end(l);
+        return;
+    }
+    zc_mpi_end_slow(c, t1);
+}
 
 void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm);
 void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st);
 struct zc_req;
-void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
-                    MPI_Comm comm, MPI_Request req);
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req);
 /* Completion: the requests are taken out of the table before the call and settled after it:
  * recorded as completed (flag), or put back (a test record if test). rc is the call's result;
  * before/after are the handles before the call and as MPI left them. */
 struct zc_req *zc_mpi_take(MPI_Request req);
-struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *reqs, int n);
+/* Whether completing these records needs their statuses (receives, cancelled requests): if not,
+ * an application that ignores statuses lets MPI skip them for us too. */
+bool zc_mpi_need_status(struct zc_req *const *ris, int n);
 void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
                        bool test, const MPI_Status *st);
-void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
-                       const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts);
 void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                        const MPI_Request *after, int rc, int flag, bool test, int index, const MPI_Status *st);
 void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
@@ -125,12 +169,12 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 void zc_mpi_comm_forget(MPI_Comm comm);
 /* Statuses/requests for the app's ignored or about-to-be-nulled arrays (malloc above n_stack). */
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
-MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack, const MPI_Request *reqs, int n);
 
 /* zc_mpi_special.c */
 extern atomic_bool zc_mpi_is_ready;
 /* MPI initialised by the app, our state set up, not finalizing */
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
+
 /* Shared by the C and Fortran entry points of MPI_Init, MPI_Init_thread and MPI_Finalize: after
  * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; t0/t1 around the PMPI
  * call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was loaded with the
@@ -143,5 +187,7 @@ void zc_mpi_comms_init(int rank, int size);
 /* A PMPI function when libmpi came by dlopen after us (mpi4py): the weak references are NULL and
  * every wrapper passes through to what this returns (NULL: not found). */
 void *zc_mpi_resolve(const char *name);
+
+#include "zc_mpi_req.h"
 
 #endif

@@ -286,10 +286,9 @@ static void record_region(uint32_t fn, uint64_t t0, uint64_t t1) {
     struct zc_thread *t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
     if (!t) return;
     uint32_t r = zc_mpi_region(fn);
-    struct zc_ev e[2] = {{t0, ZC_EV_ENTER, r, 0, 0, 0}, {t1, ZC_EV_LEAVE, r, 0, 0, 0}};
-    zc_loc_lock(t->loc);
-    zc_loc_put(t->loc, e, 2);
-    zc_loc_unlock(t->loc);
+    struct zc_ev e = {t0, ZC_EV_CALL, r, t1, 0, 0}; /* ticks (zc_tick) */
+    if (zc_own_begin(t->loc)) zc_own_put(t->loc, &e, 1);
+    zc_own_end(t->loc);
 }
 
 static void after_init(void) {
@@ -349,13 +348,13 @@ void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1) {
 bool zc_mpi_linked(void) { return linked; }
 
 void zc_mpi_finalize_prepare(void) {
-    uint64_t t0 = zc_now();
+    uint64_t t0 = zc_tick();
     if (job) {
         /* the region is recorded before the archive closes: it covers the collector's close */
         clock_sync();
         bool ok = zc_active();
         if (job_all_true(&ok) != 0) ok = false;
-        record_region(ZC_MPI_MPI_Finalize, t0, zc_now());
+        record_region(ZC_MPI_MPI_Finalize, t0, zc_tick());
         atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
         zc_job.closing = ok;
         if (!ok && zc_job.rank == 0)
@@ -372,10 +371,10 @@ void zc_mpi_finalize_prepare(void) {
 }
 
 static int init_common(int *argc, char ***argv, int required, int *provided, bool thread) {
-    uint64_t t0 = zc_now();
+    uint64_t t0 = zc_tick();
     int r = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     int e = errno;
-    uint64_t t1 = zc_now();
+    uint64_t t1 = zc_tick();
     if (r == MPI_SUCCESS) zc_mpi_init_done(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
     errno = e;
     return r;

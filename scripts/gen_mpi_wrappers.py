@@ -155,13 +155,6 @@ def gen_body(e):
     st = r.get("status")
     sts = r.get("statuses")
     pass_args = args
-    if st:
-        L(f"    MPI_Status zc_st_own, *zc_st = {st} != MPI_STATUS_IGNORE ? {st} : &zc_st_own;")
-        pass_args = re.sub(rf"\b{st}\b", "zc_st", pass_args)
-    if sts:
-        L(f"    MPI_Status zc_sts_stack[16], *zc_sts = {sts};")
-        L(f"    if ({sts} == MPI_STATUSES_IGNORE) zc_sts = zc_mpi_statuses(zc_sts_stack, 16, {r['n']});")
-        pass_args = re.sub(rf"\b{sts}\b", "zc_sts", pass_args)
     multi = shape in ("waitall", "testall", "waitany", "testany", "waitsome", "testsome")
     if shape in ("wait", "test"):
         L(f"    MPI_Request zc_before = *{r['request']};")
@@ -171,6 +164,19 @@ def gen_body(e):
         L(f"    MPI_Request zc_reqs_stack[16], *zc_reqs = zc_mpi_copy_requests(zc_reqs_stack, 16, {r['requests']}, {r['n']});")
         L("    struct zc_req *zc_ris_stack[16], **zc_ris = zc_reqs ? zc_mpi_take_all(zc_ris_stack, 16, zc_reqs, "
           f"{r['n']}) : NULL;")
+    # statuses the application ignores are asked of MPI only when a completion needs them
+    if st:
+        L(f"    MPI_Status zc_st_own, *zc_st = {st} != MPI_STATUS_IGNORE ? {st} : &zc_st_own;")
+        if shape in ("wait", "test"):
+            L(f"    if ({st} == MPI_STATUS_IGNORE && !zc_mpi_need_status(&zc_ri, 1)) zc_st = MPI_STATUS_IGNORE;")
+        elif shape in ("waitany", "testany"):
+            L(f"    if ({st} == MPI_STATUS_IGNORE && !zc_mpi_need_status(zc_ris, zc_ris ? {r['n']} : 0)) zc_st = MPI_STATUS_IGNORE;")
+        pass_args = re.sub(rf"\b{st}\b", "zc_st", pass_args)
+    if sts:
+        L(f"    MPI_Status zc_sts_stack[16], *zc_sts = {sts};")
+        L(f"    if ({sts} == MPI_STATUSES_IGNORE && zc_mpi_need_status(zc_ris, zc_ris ? {r['n']} : 0))")
+        L(f"        zc_sts = zc_mpi_statuses(zc_sts_stack, 16, {r['n']});")
+        pass_args = re.sub(rf"\b{sts}\b", "zc_sts", pass_args)
     # before the call
     if shape == "send":
         L(f"    zc_mpi_ev_send(&c, {r['count']}, {r['datatype']}, {r['peer']}, {r['tag']}, {r['comm']});")
@@ -185,7 +191,7 @@ def gen_body(e):
     elif shape == "request_free":
         L(f"    zc_mpi_req_forget(*{r['request']});")
     L(f"    {e['ret']} zc_r = {pm}({pass_args});")
-    L("    int zc_errno = errno;")
+    L("    int *zc_ep = &errno, zc_errno = *zc_ep; /* one __errno_location call */")
     ok = "zc_r == MPI_SUCCESS"
     # after the call
     if shape == "recv" or shape in ("sendrecv", "sendrecv_replace"):
@@ -251,7 +257,7 @@ def gen_body(e):
     if multi:
         L("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
         L("    if (zc_ris != zc_ris_stack) free(zc_ris);")
-    L("    errno = zc_errno;")
+    L("    *zc_ep = zc_errno;")
     L("    return zc_r;")
     return lines
 

@@ -15,6 +15,7 @@ pkgs=(
   python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
   chromium                                           # renders zecoll-aggregate's HTML report in its test
   clang                                              # libFuzzer build of the aggregator's reader path
+  valgrind                                           # callgrind: instruction counts (bench/ir_counts.sh, test bench.ir_guard)
 )
 pkgs+=("$@") # extra packages a script needs (scripts/fuzz-config.sh: clang for libFuzzer)
 

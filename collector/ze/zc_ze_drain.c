@@ -13,6 +13,7 @@
  * drained a record does not matter. */
 #include "zc_ze_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,34 +24,58 @@ static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zc_rec *free_recs;
 static pthread_mutex_t uev_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint_fast64_t dropped_records;
+/* a full inbox drains its stream: stop at this many consecutive incomplete records */
+#define ZC_PUSH_POLL_LIMIT_INBOX 16
+
+/* Records are allocated and freed by drainers (immediate lists) and by Execute (regular lists):
+ * each thread keeps the records it freed and takes more from the shared list 64 at a time, so
+ * the lock is taken once per batch, never per record. */
+#define ZC_REC_BATCH 64
+static _Thread_local struct zc_rec *tls_recs __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned tls_nrecs __attribute__((tls_model("initial-exec")));
 
 struct zc_rec *zc_ze_rec_new(void) {
-    pthread_mutex_lock(&free_lock);
-    struct zc_rec *r = free_recs;
-    if (r) free_recs = r->next;
-    pthread_mutex_unlock(&free_lock);
-    if (!r) r = malloc(sizeof(*r));
+    struct zc_rec *r = tls_recs;
+    if (!r) {
+        pthread_mutex_lock(&free_lock);
+        struct zc_rec *first = free_recs, *last = NULL;
+        unsigned k = 0;
+        for (struct zc_rec *x = first; x && k < ZC_REC_BATCH; x = x->next) last = x, k++;
+        if (last) {
+            free_recs = last->next;
+            last->next = NULL;
+        }
+        pthread_mutex_unlock(&free_lock);
+        tls_recs = r = first;
+        tls_nrecs = k;
+    }
+    if (r) {
+        tls_recs = r->next;
+        tls_nrecs--;
+    } else {
+        r = malloc(sizeof(*r));
+    }
     if (r) memset(r, 0, sizeof(*r));
     return r;
 }
 
-/* Records come back in batches (one drain's worth), so the free list is locked once per batch. */
-static _Thread_local struct zc_rec *tls_freed __attribute__((tls_model("initial-exec")));
-
 static void rec_release(struct zc_rec *r) {
-    r->next = tls_freed;
-    tls_freed = r;
+    r->next = tls_recs;
+    tls_recs = r;
+    tls_nrecs++;
 }
 
+/* A thread keeps at most two batches; the rest goes back to the shared list (one lock). */
 static void rec_release_flush(void) {
-    struct zc_rec *first = tls_freed, *last = first;
-    if (!first) return;
-    while (last->next) last = last->next;
+    if (tls_nrecs <= 2 * ZC_REC_BATCH) return;
+    struct zc_rec *first = tls_recs, *last = first;
+    for (unsigned k = 1; k < tls_nrecs - ZC_REC_BATCH; k++) last = last->next;
+    tls_recs = last->next;
+    tls_nrecs = ZC_REC_BATCH;
     pthread_mutex_lock(&free_lock);
     last->next = free_recs;
     free_recs = first;
     pthread_mutex_unlock(&free_lock);
-    tls_freed = NULL;
 }
 
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what) {
@@ -71,6 +96,149 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
     return s;
 }
 
+/* ---------------------------------------------------------------- inboxes (immediate lists) */
+static struct zc_inbox_block *block_new(void) {
+    struct zc_inbox_block *b = aligned_alloc(64, sizeof(*b));
+    if (b) b->next = NULL;
+    return b;
+}
+
+struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s) {
+    struct zc_inbox *ib = aligned_alloc(64, sizeof(*ib));
+    if (!ib) return NULL;
+    memset(ib, 0, sizeof(*ib));
+    if (!(ib->pb = ib->cb = block_new())) {
+        free(ib);
+        return NULL;
+    }
+    pthread_mutex_init(&ib->lock, NULL);
+    ib->list = l;
+    ib->stream = s;
+    pthread_mutex_lock(&s->drain_lock);
+    pthread_mutex_lock(&s->lock);
+    ib->next = s->inboxes;
+    s->inboxes = ib;
+    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->drain_lock);
+    return ib;
+}
+
+static void stream_drain(struct zc_stream *s, unsigned give_up_after);
+
+bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
+    uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
+    if ((tail & 4095) == 4095 && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
+        ib->head_seen = atomic_load_explicit(&ib->head, memory_order_acquire);
+        /* nobody collects this list (an app that never synchronises, no drainer thread): keep
+         * memory bounded at an amortised cost; the app synchronising never gets here */
+        if (tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) stream_drain(ib->stream, ZC_PUSH_POLL_LIMIT_INBOX);
+    }
+    if (ib->pi == ZC_INBOX_BLOCK) {
+        struct zc_inbox_block *b = ib->pfree;
+        if (!b) { /* the blocks the drainer emptied, all at once */
+            pthread_mutex_lock(&ib->lock);
+            b = ib->returned;
+            ib->returned = NULL;
+            pthread_mutex_unlock(&ib->lock);
+        }
+        if (!b && !(b = block_new())) return false;
+        ib->pfree = b->next;
+        b->next = NULL;
+        ib->pb->next = b; /* published with the first entry of b (release below) */
+        ib->pb = b;
+        ib->pi = 0;
+    }
+    ib->pb->e[ib->pi++] = *e;
+    atomic_store_explicit(&ib->tail, tail + 1, memory_order_release);
+    return true;
+}
+
+static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc);
+
+void zc_ze_inbox_free(struct zc_inbox *ib) {
+    struct zc_stream *s = ib->stream;
+    stream_drain(s, 0);
+    pthread_mutex_lock(&s->drain_lock);
+    pthread_mutex_lock(&s->lock);
+    struct zc_tickconv tc;
+    zc_tickconv_begin(&tc);
+    inbox_pull_locked(s, &tc); /* whatever came after that drain */
+    for (struct zc_inbox **p = &s->inboxes; *p; p = &(*p)->next)
+        if (*p == ib) {
+            *p = ib->next;
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->drain_lock);
+    for (struct zc_inbox_block *b = ib->returned, *n; b; b = n) n = b->next, free(b);
+    for (struct zc_inbox_block *b = ib->pfree, *n; b; b = n) n = b->next, free(b);
+    free(ib->cb); /* == pb: everything was taken */
+    pthread_mutex_destroy(&ib->lock);
+    free(ib);
+}
+
+/* Entries become records in the stream's pending list, kept in submission order (one list's
+ * entries are; the lists of one engine interleave). drain_lock and lock held. */
+static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
+    for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next) {
+        uint64_t head = atomic_load_explicit(&ib->head, memory_order_relaxed);
+        uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_acquire);
+        struct zc_inbox_block *emptied = NULL, *last_emptied = NULL;
+        for (; head != tail; head++) {
+            if (ib->ci == ZC_INBOX_BLOCK) { /* the producer linked the next block before publishing into it */
+                struct zc_inbox_block *b = ib->cb;
+                ib->cb = b->next;
+                ib->ci = 0;
+                b->next = emptied;
+                emptied = b;
+                if (!last_emptied) last_emptied = b;
+            }
+            const struct zc_inbox_entry *e = &ib->cb->e[ib->ci++];
+            struct zc_rec *r = e->rec;
+            if (!r) {
+                r = zc_ze_rec_new();
+                if (!r) { /* out of memory: the operation goes unrecorded, its event stays out */
+                    atomic_fetch_add(&dropped_records, 1);
+                    continue;
+                }
+                r->op = e->op;
+                r->inj = e->inj;
+                r->own_inj = true;
+                r->ctx = ib->list->ctx;
+                r->list = ib->list;
+                r->seq = e->seq;
+            }
+            r->submit_ns = zc_tickconv(tc, e->submit);
+            r->stream = s;
+            r->state = ZC_REC_PENDING;
+            /* insert after the last record submitted no later */
+            struct zc_rec *after = s->tail;
+            while (after && after->submit_ns > r->submit_ns) after = after->prev;
+            r->prev = after;
+            r->next = after ? after->next : s->head;
+            if (r->next) r->next->prev = r;
+            else s->tail = r;
+            if (after) after->next = r;
+            else s->head = r;
+            s->npending++;
+        }
+        atomic_store_explicit(&ib->head, head, memory_order_release);
+        if (emptied) {
+            pthread_mutex_lock(&ib->lock);
+            last_emptied->next = ib->returned;
+            ib->returned = emptied;
+            pthread_mutex_unlock(&ib->lock);
+        }
+    }
+}
+
+static bool inboxes_empty_locked(struct zc_stream *s) {
+    for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next)
+        if (atomic_load_explicit(&ib->tail, memory_order_acquire) != atomic_load_explicit(&ib->head, memory_order_relaxed))
+            return false;
+    return true;
+}
+
 /* An app that never synchronises would let records (and our events) pile up: past this many
  * pending records (~10 MB) a stream is drained every ZC_PUSH_DRAIN_EVERY pushes, which keeps
  * memory bounded at an amortised cost. Apps that synchronise never get here: their records are
@@ -80,8 +248,6 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
 /* ... and that drain stops after this many consecutive incomplete records: completions cluster
  * at the old end of the queue, and a full scan per drain would cost O(pending) per push */
 #define ZC_PUSH_POLL_LIMIT 16
-
-static void stream_drain(struct zc_stream *s, unsigned give_up_after);
 
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     r->stream = s;
@@ -367,11 +533,16 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (!s) return;
     pthread_mutex_lock(&s->drain_lock);
     pthread_mutex_lock(&s->lock);
-    bool work = s->head != NULL;
+    bool work = s->head != NULL || !inboxes_empty_locked(s);
     pthread_mutex_unlock(&s->lock);
     /* a fresh anchor (when due) before converting: records between anchors interpolate */
     if (work) zc_ze_clock_anchor(s->dev, false);
     pthread_mutex_lock(&s->lock);
+    if (s->inboxes) {
+        struct zc_tickconv tc;
+        zc_tickconv_begin(&tc);
+        inbox_pull_locked(s, &tc);
+    }
     await_poll(s);
     struct zc_rec *r = s->head;
     unsigned misses = 0, polled = 0;
@@ -436,7 +607,7 @@ static void *bg_main(void *arg) {
         pthread_mutex_unlock(&zc_ze.streams_lock);
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
-            bool work = s->head || s->nawait;
+            bool work = s->head || s->nawait || !inboxes_empty_locked(s);
             pthread_mutex_unlock(&s->lock);
             /* only what has completed: stop at the first run of incomplete records */
             if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);

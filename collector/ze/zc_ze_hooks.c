@@ -65,6 +65,65 @@ struct zc_list *zc_ze_list(ze_command_list_handle_t h) { return cached_get(&tls_
 
 static inline struct zc_imm *imm_of(struct zc_list *l) { return (struct zc_imm *)(void *)l->slots; }
 
+/* ---------------------------------------------------------------- injected events of a list */
+/* An immediate list's event whose operation completed: reset here (a drainer, off the app's
+ * path) and handed back to the list; l->lock held. */
+static void event_return_locked(struct zc_list *l, ze_event_handle_t e) {
+    zc_ze_real.ze_event.pfnHostReset(e);
+    if (l->nret == l->cap_ret) {
+        uint32_t ncap = l->cap_ret ? 2 * l->cap_ret : 64;
+        ze_event_handle_t *n = realloc(l->ret, ncap * sizeof(*n));
+        if (!n) { /* the context's pool takes it instead */
+            zc_ze_event_put(l->ctx, e);
+            return;
+        }
+        l->ret = n;
+        l->cap_ret = ncap;
+    }
+    l->ret[l->nret++] = e;
+}
+
+static bool pool_reserve(struct zc_list *l, uint32_t n) {
+    if (l->cap_pool >= n) return true;
+    uint32_t ncap = l->cap_pool ? l->cap_pool : 64;
+    while (ncap < n) ncap *= 2;
+    ze_event_handle_t *p = realloc(l->pool, ncap * sizeof(*p));
+    if (!p) return false;
+    l->pool = p;
+    l->cap_pool = ncap;
+    return true;
+}
+
+/* The list's pool is empty: take what drainers handed back (one lock for all of them), else a
+ * batch from the context's pool (one lock for 64). The appending thread only. */
+static ze_event_handle_t __attribute__((noinline)) event_refill(struct zc_list *l) {
+    pthread_mutex_lock(&l->lock);
+    if (l->nret) { /* swap the arrays: ours is empty */
+        ze_event_handle_t *p = l->pool;
+        uint32_t cap = l->cap_pool;
+        l->pool = l->ret;
+        l->cap_pool = l->cap_ret;
+        l->npool = l->nret;
+        l->ret = p;
+        l->cap_ret = cap;
+        l->nret = 0;
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (!l->npool && pool_reserve(l, 64)) l->npool = zc_ze_event_get_batch(l->ctx, l->pool, 64);
+    return l->npool ? l->pool[--l->npool] : NULL;
+}
+
+static inline ze_event_handle_t event_get(struct zc_list *l) {
+    if (__builtin_expect(l->npool != 0, 1)) return l->pool[--l->npool];
+    return event_refill(l);
+}
+
+/* An event the list took but did not use (the Append failed): straight back. */
+static void event_unget(struct zc_list *l, ze_event_handle_t e) {
+    if (l->npool < l->cap_pool) l->pool[l->npool++] = e;
+    else zc_ze_event_put(l->ctx, e);
+}
+
 /* ---------------------------------------------------------------- record completion */
 static void slot_release(struct zc_slot *s) {
     if (s->done) zc_ze_real.ze_event.pfnHostReset(s->done);
@@ -110,7 +169,7 @@ void zc_ze_rec_done(struct zc_rec *r) {
             for (uint32_t i = 0; i < im->n; i++) {
                 if (im->v[i].seq < r->seq) {
                     zc_ze_uevent_forget_inj(im->v[i].user_event, im->v[i].inj);
-                    zc_ze_event_put(r->ctx, im->v[i].inj);
+                    event_return_locked(l, im->v[i].inj);
                 } else {
                     im->v[k++] = im->v[i];
                 }
@@ -130,7 +189,7 @@ void zc_ze_rec_done(struct zc_rec *r) {
                 }
                 if (im->n < im->cap) im->v[im->n++] = (struct zc_deferred){r->inj, r->seq, r->user_event};
             } else {
-                zc_ze_event_put(r->ctx, r->inj);
+                event_return_locked(l, r->inj);
             }
             pthread_mutex_unlock(&l->lock);
         }
@@ -301,6 +360,7 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     l->index = d->index;
     l->in_order = (d->flags & ZC_ZE_QUEUE_FLAG_IN_ORDER) != 0;
     l->stream = l->dev ? engine_stream(l->ctx, l->dev, d->ordinal, d->index) : NULL;
+    if (l->stream && !(l->inbox = zc_ze_inbox_new(l, l->stream))) l->stream = NULL; /* untimed */
     list_register(l);
 }
 
@@ -350,9 +410,15 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
         if (im) im->n = 0;
     } else {
         slots_destroy(l, ctx_dying);
+        /* back to the list's own pool, not reset: the pre list of the next execution that
+         * uses them resets them on the device before the list runs (see struct zc_slot) */
+        if (!ctx_dying && !pool_reserve(l, l->npool + l->ntmpl)) {
+            for (uint32_t i = 0; i < l->ntmpl; i++)
+                if (l->tmpl[i].inj) zc_ze_event_put(l->ctx, l->tmpl[i].inj), l->tmpl[i].inj = NULL;
+        }
         for (uint32_t i = 0; i < l->ntmpl; i++) {
-            zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
-            if (!ctx_dying && l->tmpl[i].inj) zc_ze_event_put(l->ctx, l->tmpl[i].inj);
+            if (l->tmpl[i].user_event) zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
+            if (!ctx_dying && l->tmpl[i].inj) l->pool[l->npool++] = l->tmpl[i].inj;
         }
         l->ntmpl = 0;
         l->build++;
@@ -389,6 +455,8 @@ void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct 
     /* release: a cache that sees the new generation no longer hands out l */
     atomic_fetch_add_explicit(&list_gen, 1, memory_order_release);
     zc_ze_drain_all(false, 0);
+    if (l->inbox) zc_ze_inbox_free(l->inbox); /* drains what is still in it */
+    l->inbox = NULL;
     detach_records(l);
     list_free_resources(l, false);
     if (l->immediate) {
@@ -397,6 +465,14 @@ void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct 
         free(im);
         l->slots = NULL;
     }
+    /* events the list held go back to the context, reset (a regular list's may be signalled) */
+    pthread_mutex_lock(&l->lock);
+    for (uint32_t i = 0; i < l->npool; i++) zc_ze_event_put(l->ctx, l->pool[i]);
+    for (uint32_t i = 0; i < l->nret; i++) zc_ze_event_put(l->ctx, l->ret[i]);
+    l->npool = l->nret = 0;
+    pthread_mutex_unlock(&l->lock);
+    free(l->pool);
+    free(l->ret);
     free(l->tmpl);
     /* executions of this list still pending keep pointers to it; the app must not destroy an
      * executing list, so by now there are none worth keeping the memory for */
@@ -414,24 +490,12 @@ static uint8_t classify(char s, char d) {
     return ZC_DIR_H2H;
 }
 
-void zc_ze_opdesc(struct zc_opdesc *op, struct zc_ze_call *c, enum zc_op_kind kind, uint32_t region, uint64_t bytes,
-                  uint8_t dir) {
-    op->kind = (uint8_t)kind;
-    op->dir = dir;
-    op->region = region;
-    op->bytes = bytes;
-    /* callsite ids are unique per process: thread index in the high bits */
-    op->callsite = ((uint64_t)(c->t->index + 1) << 40) | ++c->t->callsites;
-    op->remote = c->t->loc->comm_rank;
-    c->callsite = op->callsite;
-}
-
-/* Prologue of every timed Append: swap in our event. */
-static void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
+/* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
+static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
     struct zc_list *l = zc_ze_list(hl);
     if (!l || !l->ctx || (l->immediate && !l->stream)) return;
-    ze_event_handle_t inj = zc_ze_event_get(l->ctx);
+    ze_event_handle_t inj = event_get(l);
     if (!inj) {
         atomic_fetch_add(&zc_ze.untimed, 1);
         return;
@@ -441,69 +505,105 @@ static void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_even
     c->user_event = *sig;
     *sig = inj;
     /* the op cannot start before this moment: the lower bound for unrolling its timestamps */
-    if (!c->t0) c->t0 = zc_now();
+    if (!c->t0) c->t0 = zc_tick();
 }
 
-/* Epilogue of every timed Append. */
-static void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig, ze_result_t r,
-                       enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
+/* The re-signal barrier for the app's event, right after its operation (see the rules above). */
+static void __attribute__((noinline)) resignal(struct zc_ze_call *c, struct zc_list *l, ze_command_list_handle_t hl) {
+    ze_result_t rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
+    /* a signal after everything before it is later, never earlier: safe as a fallback */
+    if (rb != ZE_RESULT_SUCCESS) rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
+    if (rb != ZE_RESULT_SUCCESS) {
+        ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)", zc_ze_api_names[c->api],
+                (unsigned)rb);
+        if (l->immediate) { /* do it from the host, so the app's wait still completes */
+            zc_ze_real.ze_event.pfnHostSynchronize(c->inj, UINT64_MAX);
+            zc_ze_real.ze_event.pfnHostSignal(c->user_event);
+        }
+    }
+}
+
+/* An immediate Append that re-signals an app event: its record exists at once, so the app's
+ * zeEventQueryKernelTimestamp can find it (the rare path: allocates, locks). */
+static void __attribute__((noinline)) imm_post_uevent(struct zc_ze_call *c, struct zc_list *l, const struct zc_opdesc *op,
+                                                      uint64_t seq) {
+    struct zc_rec *rec = zc_ze_rec_new();
+    if (!rec) {
+        ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory for a device record");
+        return;
+    }
+    rec->op = *op;
+    rec->inj = c->inj;
+    rec->own_inj = true;
+    rec->ctx = l->ctx;
+    rec->submit_ns = c->t0; /* ticks until the drainer converts it */
+    rec->user_event = c->user_event;
+    rec->list = l;
+    rec->seq = seq;
+    rec->stream = l->stream;
+    zc_ze_uevent_set(c->user_event, rec);
+    struct zc_inbox_entry e = {c->inj, c->t0, seq, rec, *op};
+    if (!zc_ze_inbox_push(l->inbox, &e)) ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot queue a device record");
+}
+
+static void __attribute__((noinline)) tmpl_grow_failed(void) {
+    /* the event stays in the list (the op signals it); it is never reused */
+    ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory recording a timed operation");
+}
+
+/* Epilogue of every timed Append: one 64-byte entry into the immediate list's inbox, or one
+ * template into the regular list; no lock, no allocation once warm. */
+static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig, ze_result_t r,
+                              enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
     if (!c->inj) return;
     struct zc_list *l = c->ptr;
     *sig = c->user_event;
-    if (r != ZE_RESULT_SUCCESS) {
-        zc_ze_event_put(l->ctx, c->inj);
+    if (__builtin_expect(r != ZE_RESULT_SUCCESS, 0)) {
+        event_unget(l, c->inj);
         return;
     }
-    if (c->user_event) {
-        ze_result_t rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
-        /* a signal after everything before it is later, never earlier: safe as a fallback */
-        if (rb != ZE_RESULT_SUCCESS) rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
-        if (rb != ZE_RESULT_SUCCESS) {
-            ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)",
-                    zc_ze_api_names[c->api], (unsigned)rb);
-            if (l->immediate) { /* do it from the host, so the app's wait still completes */
-                zc_ze_real.ze_event.pfnHostSynchronize(c->inj, UINT64_MAX);
-                zc_ze_real.ze_event.pfnHostSignal(c->user_event);
+    if (c->user_event) resignal(c, l, hl);
+    struct zc_thread *t = c->t;
+    /* callsite ids are unique per process: thread index in the high bits */
+    uint64_t callsite = ((uint64_t)(t->index + 1) << 40) | ++t->callsites;
+    c->callsite = callsite;
+    if (l->immediate) {
+        struct zc_imm *im = imm_of(l);
+        uint64_t seq = ++im->seq; /* only the thread using the list appends to it (spec) */
+        struct zc_inbox_entry *e = c->user_event ? NULL : zc_ze_inbox_slot(l->inbox);
+        if (__builtin_expect(e != NULL, 1)) { /* written in place: one cache line */
+            e->inj = c->inj;
+            e->submit = c->t0;
+            e->seq = seq;
+            e->rec = NULL;
+            e->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            zc_ze_inbox_publish(l->inbox);
+        } else {
+            struct zc_opdesc op = {(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            if (c->user_event) {
+                imm_post_uevent(c, l, &op, seq);
+            } else {
+                struct zc_inbox_entry en = {c->inj, c->t0, seq, NULL, op};
+                if (!zc_ze_inbox_push_slow(l->inbox, &en)) tmpl_grow_failed();
             }
         }
-    }
-    struct zc_opdesc op;
-    zc_ze_opdesc(&op, c, kind, region, bytes, dir);
-    if (l->immediate) {
-        struct zc_rec *rec = zc_ze_rec_new();
-        if (!rec) {
-            ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory for a device record");
-            return;
-        }
-        rec->op = op;
-        rec->inj = c->inj;
-        rec->own_inj = true;
-        rec->ctx = l->ctx;
-        rec->submit_ns = c->t0;
-        rec->user_event = c->user_event;
-        rec->list = l;
-        struct zc_imm *im = imm_of(l);
-        rec->seq = ++im->seq; /* only the thread using the list appends to it (spec) */
-        if (c->user_event) zc_ze_uevent_set(c->user_event, rec);
-        zc_ze_stream_push(l->stream, rec);
-        if (im->sync) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
+        if (__builtin_expect(im->sync, 0)) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
         return;
     }
-    pthread_mutex_lock(&l->lock);
-    if (l->ntmpl == l->cap_tmpl) {
-        uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 16;
+    if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0)) {
+        uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
         struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
         if (!n) {
-            pthread_mutex_unlock(&l->lock);
-            /* the event stays in the list (the op signals it); it is never reused */
-            ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory recording a command list");
+            tmpl_grow_failed();
             return;
         }
         l->tmpl = n;
         l->cap_tmpl = ncap;
     }
-    l->tmpl[l->ntmpl++] = (struct zc_tmpl){op, c->inj, c->user_event};
-    pthread_mutex_unlock(&l->lock);
+    struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
+    tp->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+    tp->inj = c->inj;
+    tp->user_event = c->user_event;
     if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);
 }
 
@@ -916,7 +1016,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
     ze_command_list_handle_t *out = NULL;
     struct exec_plan *plan = NULL;
     uint32_t o = 0;
-    uint64_t now = c->t0 ? c->t0 : zc_now();
+    uint64_t now = zc_tick_to_ns(c->t0 ? c->t0 : zc_tick());
     for (uint32_t i = 0; i < n; i++) {
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;

@@ -12,9 +12,12 @@
  * lists) until completion is observed at a synchronisation point, is converted to host time
  * and written to the stream's location in start order.
  *
- * Locking: each stream has a mutex for its record queue; lists are used by one thread at a time
- * (the spec requires it) but their templates are read by drains, so they have a mutex too; the
- * event pools have one per context. Lock order: list -> context pool; stream alone. */
+ * Locking: a timed Append takes no lock (issue 7): lists are used by one thread at a time (the
+ * spec requires it), so a list's event pool and templates are that thread's; an immediate list's
+ * operations reach its stream through the list's single-producer inbox. Each stream has a mutex
+ * for its record queue (Execute pushes, drainers) and a drain lock (one drainer at a time, the
+ * inboxes' only consumer); a list's mutex guards the events drainers hand back and its helper
+ * slots; the context pools have one each. Lock order: list -> context pool; stream alone. */
 #ifndef ZC_ZE_INTERNAL_H
 #define ZC_ZE_INTERNAL_H
 
@@ -42,10 +45,39 @@ struct zc_ze_call {
     uint32_t nlists;
 };
 
-bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api);
 /* exported: the bridge libzecoll_ze.so's getters call */
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
-void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r);
+/* Every generated wrapper: begin before the real call (false: call through untouched), end after
+ * it. Inline: a wrapper that records nothing but the call costs a TLS load, two TSC reads and one
+ * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. */
+bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api);
+void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
+static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api) {
+    struct zc_thread *t = zc_tls_thread;
+    if (__builtin_expect(!t || !zc_active(), 0)) return zc_ze_call_begin_slow(c, api);
+    c->t = t;
+    c->api = api;
+    c->callsite = 0;
+    c->user_event = NULL;
+    c->inj = NULL;
+    c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
+    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    return true;
+}
+extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
+static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {
+    (void)r;
+    if (!c->t || !c->t0 || !zc_on(ZC_F_API_TIMING)) return;
+    uint64_t t1 = zc_tick();
+    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[c->api], __ATOMIC_RELAXED);
+    struct zc_loc *l = c->t->loc;
+    if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
+        if (zc_own_begin(l)) l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+        zc_own_end(l);
+        return;
+    }
+    zc_ze_call_end_slow(c, t1);
+}
 
 /* ---------------------------------------------------------------- devices and clocks */
 struct zc_anchor {
@@ -84,14 +116,14 @@ void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, u
 enum zc_op_kind { ZC_OP_KERNEL, ZC_OP_COPY, ZC_OP_FILL, ZC_OP_IMAGE, ZC_OP_BARRIER };
 
 /* Static description of a timed operation: a regular list keeps one per Append (its template),
- * an immediate list's record carries one. */
+ * an immediate list's record carries one. 32 bytes. */
 struct zc_opdesc {
     uint8_t kind;
     uint8_t dir;       /* transfers: ZC_DIR_* */
     uint32_t region;   /* device region: kernel name, or API name + direction */
+    uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
     uint64_t bytes;
     uint64_t callsite;
-    uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
 };
 
 enum zc_dir { ZC_DIR_NONE, ZC_DIR_H2D, ZC_DIR_D2H, ZC_DIR_D2D, ZC_DIR_H2H, ZC_DIR_OTHER };
@@ -111,6 +143,8 @@ struct zc_ctx {
 struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
 /* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
 ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
+/* Up to n such events into out (one lock); returns how many. */
+uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n);
 /* Returns an event to the pool; resets it first. */
 void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
 
@@ -118,6 +152,65 @@ void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
 struct zc_exec;
 
 enum zc_rec_state { ZC_REC_PENDING, ZC_REC_DONE };
+
+/* An immediate list's timed operations on their way to its engine's stream: a queue of 4 KiB
+ * blocks written by the one thread appending to the list and read by drainers (one at a time:
+ * the stream's drain_lock). An Append writes one 64-byte entry and publishes it with a plain
+ * release store; the drainer turns entries into records and hands emptied blocks back. The
+ * appending thread never waits: it takes a lock once per 63 entries (a block back from the
+ * drainer), and drains only when a list nobody synchronises holds ZC_INBOX_DRAIN_ABOVE entries. */
+#define ZC_INBOX_BLOCK 63u
+#define ZC_INBOX_DRAIN_ABOVE 65536u
+struct zc_inbox_entry {
+    ze_event_handle_t inj;
+    uint64_t submit;     /* zc_tick() of the Append */
+    uint64_t seq;        /* append number in the list */
+    struct zc_rec *rec;  /* a prepared record (operations that re-signal an app event), or NULL */
+    struct zc_opdesc op;
+};
+struct zc_inbox_block {
+    struct zc_inbox_entry e[ZC_INBOX_BLOCK];
+    struct zc_inbox_block *next;
+} __attribute__((aligned(64))); /* 4 KiB: aligned_alloc wants a size that is a multiple of 64 */
+struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
+    /* the appending thread's */
+    struct zc_inbox_block *pb;   /* block being filled */
+    uint32_t pi;                 /* entries in it */
+    struct zc_inbox_block *pfree;/* empty blocks ready for use */
+    uint64_t head_seen;          /* the consumer's head as last read */
+    _Atomic uint64_t tail;       /* entries published */
+    /* the drainer's */
+    _Atomic uint64_t head __attribute__((aligned(64))); /* entries taken */
+    struct zc_inbox_block *cb;   /* block being read */
+    uint32_t ci;
+    /* emptied blocks on their way back (lock) */
+    pthread_mutex_t lock;
+    struct zc_inbox_block *returned;
+    struct zc_list *list;
+    struct zc_stream *stream;
+    struct zc_inbox *next;       /* the stream's inboxes (changed under drain_lock and lock) */
+};
+/* The slow part of a push: a new block, or too many entries waiting. */
+bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
+/* The next free entry, or NULL when a push must take the slow path; fill it, then publish. */
+static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) {
+    uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
+    if (__builtin_expect(ib->pi == ZC_INBOX_BLOCK || (tail & 4095) == 4095, 0)) return NULL;
+    return &ib->pb->e[ib->pi];
+}
+static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
+    ib->pi++;
+    atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
+}
+static inline bool zc_ze_inbox_push(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
+    struct zc_inbox_entry *d = zc_ze_inbox_slot(ib);
+    if (__builtin_expect(!d, 0)) return zc_ze_inbox_push_slow(ib, e);
+    *d = *e;
+    zc_ze_inbox_publish(ib);
+    return true;
+}
+struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s);
+void zc_ze_inbox_free(struct zc_inbox *ib); /* drains it and takes it off its stream */
 
 struct zc_rec {
     struct zc_rec *next, *prev; /* stream FIFO (pending) or free list */
@@ -150,6 +243,7 @@ struct zc_stream {
     size_t ndone, cap_done;
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
     size_t nawait, cap_await;
+    struct zc_inbox *inboxes;   /* immediate lists appending to this stream */
     struct zc_loc *lanes[ZC_ZE_MAX_LANES];
     uint64_t lane_end[ZC_ZE_MAX_LANES];
     uint32_t nlanes;
@@ -209,6 +303,12 @@ struct zc_slot {
 };
 
 struct zc_list {
+    /* the appending thread's (the spec allows one at a time): injected events ready for use */
+    ze_event_handle_t *pool;
+    uint32_t npool, cap_pool;
+    struct zc_inbox *inbox;    /* immediate lists */
+    struct zc_tmpl *tmpl;      /* regular lists: one template per timed Append */
+    uint32_t ntmpl, cap_tmpl;
     ze_command_list_handle_t h;
     struct zc_ctx *ctx;
     struct zc_dev *dev;
@@ -216,9 +316,10 @@ struct zc_list {
     bool immediate, in_order, copy_only;
     struct zc_stream *stream; /* immediate lists: their engine's stream */
     pthread_mutex_t lock;
+    /* events of completed immediate operations, reset and handed back by drainers (lock) */
+    ze_event_handle_t *ret;
+    uint32_t nret, cap_ret;
     /* regular lists */
-    struct zc_tmpl *tmpl;
-    uint32_t ntmpl, cap_tmpl;
     uint64_t build;            /* bumped by reset: slots are built for one build */
     struct zc_slot *slots;
     uint32_t nslots, next_slot;
@@ -269,7 +370,6 @@ struct zc_ze {
     pthread_mutex_t streams_lock;
     struct zc_stream *streams;
     struct zc_map engine_streams; /* (ctx,dev,ordinal,index) key -> stream */
-    uint32_t api_region[ZC_ZE_API_COUNT];
     atomic_uint_fast64_t stalls, untimed, unsupported;
 };
 extern struct zc_ze zc_ze;
@@ -279,10 +379,6 @@ uint32_t zc_ze_api_region(uint32_t api);
 char zc_ze_memtype(const void *p);
 void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
-
-/* Fills the op description of a timed Append (name/direction region, bytes, callsite). */
-void zc_ze_opdesc(struct zc_opdesc *op, struct zc_ze_call *c, enum zc_op_kind kind, uint32_t region,
-                  uint64_t bytes, uint8_t dir);
 
 /* Pre-finalize: wait for device work, drain, write. */
 void zc_ze_finalize(void);

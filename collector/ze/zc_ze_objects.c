@@ -157,6 +157,15 @@ ze_event_handle_t zc_ze_event_get(struct zc_ctx *c) {
     return e;
 }
 
+uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n) {
+    if (!c) return 0;
+    uint32_t k = 0;
+    pthread_mutex_lock(&c->lock);
+    while (k < n && (c->nfree || (!c->broken && pool_grow_locked(c) == 0 && c->nfree))) out[k++] = c->free_events[--c->nfree];
+    pthread_mutex_unlock(&c->lock);
+    return k;
+}
+
 void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e) {
     if (!c || !e) return;
     zc_ze_real.ze_event.pfnHostReset(e);

@@ -125,8 +125,10 @@ ZC_EXPORT ze_result_t zeInit(ze_init_flags_t flags) {
 }
 
 /* ---------------------------------------------------------------- calls */
+uint32_t zc_ze_api_region_cache[ZC_ZE_API_COUNT];
+
 uint32_t zc_ze_api_region(uint32_t api) {
-    uint32_t r = __atomic_load_n(&zc_ze.api_region[api], __ATOMIC_RELAXED);
+    uint32_t r = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED);
     if (r) return r - 1;
     const char *n = zc_ze_api_names[api];
     enum zc_region_role role = ZC_ROLE_FUNCTION;
@@ -135,11 +137,12 @@ uint32_t zc_ze_api_region(uint32_t api) {
     else if (strstr(n, "MemFree")) role = ZC_ROLE_DEALLOCATE;
     else if (strstr(n, "Launch")) role = ZC_ROLE_WRAPPER;
     r = zc_def_region(n, role, ZC_PARADIGM_L0);
-    __atomic_store_n(&zc_ze.api_region[api], r + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&zc_ze_api_region_cache[api], r + 1, __ATOMIC_RELAXED);
     return r;
 }
 
-bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api) {
+/* The thread's first call (registration), or the collector is not active. */
+bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api) {
     if (!zc_active()) {
         /* after finalize (or in a forked child) lists we timed still carry our events: their
          * executions keep getting the helper lists that keep the app's events correct */
@@ -148,32 +151,17 @@ bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api) {
         c->api = api;
         return true;
     }
-    c->t = zc_thread_get();
-    if (!c->t) return false;
-    c->api = api;
-    c->callsite = 0;
-    c->user_event = NULL;
-    c->inj = NULL;
-    c->ptr = NULL;
-    c->lists = NULL;
-    c->nlists = 0;
-    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_now() : 0;
-    return true;
+    if (!zc_thread_get()) return false;
+    return zc_ze_call_begin(c, api);
 }
 
-void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {
-    if (!c->t || !c->t0 || !zc_on(ZC_F_API_TIMING) || !zc_active()) return;
-    uint64_t t1 = zc_now();
+/* The region not defined yet, or the buffer full. */
+void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1) {
     uint32_t region = zc_ze_api_region(c->api);
-    struct zc_ev ev[3];
-    size_t n = 0;
-    ev[n++] = (struct zc_ev){c->t0, ZC_EV_ENTER, region, 0, 0, 0};
-    if (c->callsite) ev[n++] = (struct zc_ev){c->t0, ZC_EV_PARAM_U64, zc_param_callsite, c->callsite, 0, 0};
-    ev[n++] = (struct zc_ev){t1, ZC_EV_LEAVE, region, 0, 0, 0};
+    struct zc_ev ev = {c->t0, ZC_EV_CALL, region, t1, c->callsite, 0};
     struct zc_loc *l = c->t->loc;
-    zc_loc_lock(l);
-    zc_loc_put(l, ev, n);
-    zc_loc_unlock(l);
+    if (zc_own_begin(l)) zc_own_put(l, &ev, 1);
+    zc_own_end(l);
 }
 
 /* ---------------------------------------------------------------- subsystem */

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Collector overhead on a machine without the Debian packages (the many-core host): runs prebuilt
+# binaries packed by /work/shared/tools/device-pack.sh (DIR/bin: zc_bench_app zc_mpi_bench,
+# DIR/lib: libzecoll.so libzecoll_ze.so libzesim.so and the Level Zero loader, OTF2, ...).
+# Every variant of one measure runs once per repetition, alternating, and the median is printed
+# with the target of issue 7. Besides the targets it runs the experiments that locate what scales
+# with cores: the background drainer off, buffers large enough that the writer thread never runs,
+# device or API timing off, the whole process pinned to one core or to two.
+#   usage: bench/host_bench.sh DIR [OUTDIR]      (BENCH_REPS=5 BENCH_APPENDS=1000000 BENCH_IMM=200000
+#                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf)
+set -uo pipefail
+D=$(cd "${1:?usage: host_bench.sh DIR [OUTDIR]}" && pwd)
+out=${2:-$(mktemp -d)}
+mkdir -p "$out"
+reps=${BENCH_REPS:-5}
+appends=${BENCH_APPENDS:-1000000}
+imm=${BENCH_IMM:-200000}
+iters=${BENCH_ITERS:-200000}
+export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
+unset ZESIM_TRUTH
+app=$D/bin/zc_bench_app
+mapp=$D/bin/zc_mpi_bench
+lib=$D/lib/libzecoll.so
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+raw=$out/raw.txt
+: >"$raw"
+py=$(command -v python3)
+field() { "$py" -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2" 2>/dev/null || echo nan; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+col=(ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib")
+
+# one <name> <json-field> <cmd...>: runs once, records the value under name
+declare -A vals
+one() {
+  local name=$1 f=$2; shift 2
+  local o v
+  o=$("$@" 2>>"$out/stderr.txt" | tail -1)
+  v=$(field "$o" "$f")
+  vals[$name]+="$v "
+  echo "$name $v $o" >>"$raw"
+  rm -rf "$work"/t-*
+}
+med() { median ${vals[$1]}; }
+row() { printf '%-58s %10s %10s %10s  %s\n' "$@"; }
+delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2"; }
+ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2"; }
+
+mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
+  local np=$1 mode=$2; shift 2
+  local xs=()
+  for e in "$@"; do xs+=(-x "$e"); done
+  "${mpirun[@]}" -np "$np" "${xs[@]}" "$mapp" "$mode" "$iters"
+}
+
+echo "== $(nproc) cores, $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null), $reps alternating runs" | tee "$out/table.txt"
+grep -o -m1 -w -E 'constant_tsc|nonstop_tsc' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$out/table.txt"; echo >>"$out/table.txt"
+for r in $(seq "$reps"); do
+  # regular list: host work only (never executed)
+  one reg.base append_ns env X=1 "$app" regular "$appends"
+  one reg.on append_ns env "${col[@]}" "$app" regular "$appends"
+  one reg.apioff append_ns env "${col[@]}" ZECOLL_API_TIMING=0 "$app" regular "$appends"
+  one reg.nodrain append_ns env "${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0 "$app" regular "$appends"
+  one reg.bigbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8388608 "$app" regular "$appends"
+  one reg.ev.base append_ns env X=1 "$app" regular "$appends" event
+  one reg.ev.on append_ns env "${col[@]}" "$app" regular "$appends" event
+  one reg.pin1.base append_ns taskset -c 3 env X=1 "$app" regular "$appends"
+  one reg.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" regular "$appends"
+  # immediate list: executing on zesim's worker thread
+  one imm.base append_ns env X=1 "$app" appends "$imm"
+  one imm.on append_ns env "${col[@]}" "$app" appends "$imm"
+  one imm.apioff append_ns env "${col[@]}" ZECOLL_API_TIMING=0 "$app" appends "$imm"
+  one imm.devoff append_ns env "${col[@]}" ZECOLL_DEVICE_TIMING=0 "$app" appends "$imm"
+  one imm.nodrain append_ns env "${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0 "$app" appends "$imm"
+  one imm.bigbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8388608 "$app" appends "$imm"
+  one imm.ev.base append_ns env X=1 "$app" appends "$imm" event
+  one imm.ev.on append_ns env "${col[@]}" "$app" appends "$imm" event
+  one imm.pin1.base append_ns taskset -c 3 env X=1 "$app" appends "$imm"
+  one imm.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" appends "$imm"
+  one imm.pin2.base append_ns taskset -c 2,3 env X=1 "$app" appends "$imm"
+  one imm.pin2.on append_ns taskset -c 2,3 env "${col[@]}" "$app" appends "$imm"
+  # wall time and resubmission
+  one k.base wall_s env X=1 "$app" kernels 20000 20
+  one k.on wall_s env "${col[@]}" "$app" kernels 20000 20
+  one ex.base wall_s env X=1 "$app" execs 2000 compute
+  one ex.on wall_s env "${col[@]}" "$app" execs 2000 compute
+  one cp.base wall_s env X=1 "$app" execs 2000 copy
+  one cp.on wall_s env "${col[@]}" "$app" execs 2000 copy
+  # MPI
+  one mpi.base call_ns mpi 1 self
+  one mpi.on call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
+  one mpi.off call_ns mpi 1 self LD_PRELOAD="$lib" ZECOLL_ENABLE=0
+  one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
+  one mpi2.base call_ns mpi 2 pair
+  one mpi2.on call_ns mpi 2 pair ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
+done
+
+{
+  row "measure (median)" "without" "with" "delta" "target"
+  row "ns per Append, regular list, API timing on" "$(med reg.base)" "$(med reg.on)" "$(delta "$(med reg.base)" "$(med reg.on)")" "<= +100 ns"
+  row "  API timing off" "$(med reg.base)" "$(med reg.apioff)" "$(delta "$(med reg.base)" "$(med reg.apioff)")" ""
+  row "  background drainer off" "$(med reg.base)" "$(med reg.nodrain)" "$(delta "$(med reg.base)" "$(med reg.nodrain)")" "(experiment)"
+  row "  8M-event buffers (writer thread idle)" "$(med reg.base)" "$(med reg.bigbuf)" "$(delta "$(med reg.base)" "$(med reg.bigbuf)")" "(experiment)"
+  row "  with an app event (re-signal barrier)" "$(med reg.ev.base)" "$(med reg.ev.on)" "$(delta "$(med reg.ev.base)" "$(med reg.ev.on)")" "(info)"
+  row "  whole process on one core" "$(med reg.pin1.base)" "$(med reg.pin1.on)" "$(delta "$(med reg.pin1.base)" "$(med reg.pin1.on)")" "(experiment)"
+  row "ns per Append, immediate list (executing)" "$(med imm.base)" "$(med imm.on)" "$(delta "$(med imm.base)" "$(med imm.on)")" "<= +150 ns"
+  row "  API timing off" "$(med imm.base)" "$(med imm.apioff)" "$(delta "$(med imm.base)" "$(med imm.apioff)")" ""
+  row "  device timing off (no injection)" "$(med imm.base)" "$(med imm.devoff)" "$(delta "$(med imm.base)" "$(med imm.devoff)")" "(experiment)"
+  row "  background drainer off" "$(med imm.base)" "$(med imm.nodrain)" "$(delta "$(med imm.base)" "$(med imm.nodrain)")" "(experiment)"
+  row "  8M-event buffers (writer thread idle)" "$(med imm.base)" "$(med imm.bigbuf)" "$(delta "$(med imm.base)" "$(med imm.bigbuf)")" "(experiment)"
+  row "  with an app event (re-signal barrier)" "$(med imm.ev.base)" "$(med imm.ev.on)" "$(delta "$(med imm.ev.base)" "$(med imm.ev.on)")" "(info)"
+  row "  whole process on one core" "$(med imm.pin1.base)" "$(med imm.pin1.on)" "$(delta "$(med imm.pin1.base)" "$(med imm.pin1.on)")" "(experiment)"
+  row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
+  row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
+  row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
+  row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
+  row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
+  row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
+  row "  8M-event buffers (writer thread idle)" "$(med mpi.base)" "$(med mpi.bigbuf)" "$(delta "$(med mpi.base)" "$(med mpi.bigbuf)")" "(experiment)"
+  row "ns per MPI call, 2 ranks exchanging" "$(med mpi2.base)" "$(med mpi2.on)" "$(delta "$(med mpi2.base)" "$(med mpi2.on)")" "(info)"
+} | tee -a "$out/table.txt"
+
+# Hardware counters, where the machine lets perf read them (a KVM guest may not).
+perf=${BENCH_PERF:-$(command -v perf || true)}
+if [ -n "$perf" ] && "$perf" stat -e cycles true >/dev/null 2>&1; then
+  for v in base on; do
+    e=(X=1); [ $v = on ] && e=("${col[@]}")
+    "$perf" stat -x, -e task-clock,context-switches,cpu-migrations,cycles,instructions,cache-misses,LLC-load-misses \
+      env "${e[@]}" "$app" appends "$imm" >/dev/null 2>"$out/perfstat.imm.$v.txt"
+    "$perf" stat -x, -e task-clock,context-switches,cpu-migrations,cycles,instructions,cache-misses,LLC-load-misses \
+      env "${e[@]}" "$app" regular "$appends" >/dev/null 2>"$out/perfstat.reg.$v.txt"
+    rm -rf "$work"/t-*
+  done
+  ( cd "$work" && "$perf" c2c record -o "$work/c2c.data" -- env "${col[@]}" "$app" appends "$imm" >/dev/null 2>&1 &&
+    "$perf" c2c report -i "$work/c2c.data" --stdio 2>&1 | head -150 >"$out/c2c.imm.txt" ) || echo "perf c2c unavailable" >"$out/c2c.imm.txt"
+else
+  echo "perf: no hardware counters here (or no perf)" >"$out/perfstat.txt"
+  [ -n "$perf" ] && "$perf" stat -e cycles true >>"$out/perfstat.txt" 2>&1
+fi
+echo "== raw values in $raw"

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Instructions the application's thread executes per Append and per MPI call, with and without the
+# collector (callgrind): the figures CI compares (test bench.ir_guard).
+#   append_regular     the collector's own instructions in one zeCommandListAppendLaunchKernel on a
+#                      regular list, API timing on: the wrapper's inclusive cost minus the real
+#                      driver function's (deterministic)
+#   append_immediate   the same on an executing in-order immediate list (background drainer off, so
+#                      that injected events come back at the same points every run)
+#   mpi_call           one of MPI_Irecv / MPI_Isend / MPI_Waitall(2) of a 0-byte self message (1
+#                      rank): with minus without (deterministic)
+# and for information (zesim's worker thread and the drainer make these vary by a few percent):
+#   *_call_delta       Append call with minus without the collector (the driver's own extra work
+#                      for a signal event included)
+#   *_loop_delta       the measured loop per Append, list resets / synchronisations included
+# Counted on the application's thread only, inside the measured loops of bench/zc_bench_app.c and
+# bench/zc_mpi_bench.c, after a warm-up loop.
+#   usage: bench/ir_counts.sh BUILD_DIR [--json FILE] [--check BASELINE.json] [--quick]
+# --check fails (exit 1) when a guarded figure grows by more than 20% over the one recorded for
+# this build type in BASELINE.json (bench/baseline.json); re-record with --json after an
+# intended change.
+set -uo pipefail
+build=$(cd "${1:?usage: ir_counts.sh BUILD_DIR [--json FILE] [--check FILE]}" && pwd)
+shift
+json="" check="" n_app=8192 n_mpi=5000
+while [ $# -gt 0 ]; do
+  case $1 in
+    --json) json=$2; shift 2 ;;
+    --check) check=$2; shift 2 ;;
+    --quick) n_app=4096; n_mpi=2000; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+command -v valgrind >/dev/null || { echo "ir_counts: valgrind is not installed (scripts/setup-deps.sh installs it)" >&2; exit 2; }
+app=$build/bench/zc_bench_app
+mapp=$build/bench/zc_mpi_bench
+lib=$build/collector/libzecoll.so
+zesim=$build/tests/zesim/libzesim.so
+btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+py=/usr/bin/python3
+
+# cg <out> <toggle> <collector 0|1> <cmd...>: callgrind run counting inside <toggle> only
+cg() {
+  local out=$1 toggle=$2 col=$3; shift 3
+  local pre=(ZE_ENABLE_ALT_DRIVERS="$zesim" ${ZC_EXTRA_ENV:-})
+  [ "$col" = 1 ] && pre+=(LD_PRELOAD="$lib" ZECOLL_OUTPUT="$work/trace-%p" ZECOLL_SUMMARY=0)
+  env "${pre[@]}" valgrind --tool=callgrind --toggle-collect="$toggle" --callgrind-out-file="$out.%p" "$@" \
+    >"$out.log" 2>&1 || { echo "ir_counts: failed: $*" >&2; sed 's/^/  /' "$out.log" | tail -20 >&2; return 1; }
+}
+# inclusive Ir of a function, and the total, from the callgrind files of one run (the total file)
+ir() { # ir <out-prefix> <function|TOTAL>
+  local f
+  for f in "$1".*; do
+    [ "$(sed -n 's/^totals: //p' "$f")" = 0 ] && continue
+    if [ "$2" = TOTAL ]; then sed -n 's/^totals: //p' "$f"
+    else callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null |
+      awk -v fn="$2" '{ n = $0; sub(/ \[.*/, "", n); sub(/.*:/, "", n); if (n == fn || index(n, fn ".") == 1) { gsub(",", "", $1); print $1; exit } }'
+    fi
+  done | head -1
+}
+
+fail=0
+pids=()
+nodrain=(ZECOLL_DRAIN_INTERVAL_US=0)
+cg "$work/reg.0" reg_measured 0 "$app" regular "$n_app" & pids+=($!)
+cg "$work/reg.1" reg_measured 1 "$app" regular "$n_app" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+cg "$work/imm.0" imm_measured 0 "$app" appends "$n_app" & pids+=($!)
+cg "$work/imm.1" imm_measured 1 "$app" appends "$n_app" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+ZC_EXTRA_ENV="${nodrain[*]}" cg "$work/imm.d" imm_measured 1 "$app" appends "$n_app" & pids+=($!)
+if [ -x "$mapp" ]; then
+  cg "$work/mpi.0" mpi_measured 0 "$mapp" self "$n_mpi" & pids+=($!)
+fi
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+[ -x "$mapp" ] && { cg "$work/mpi.1" mpi_measured 1 "$mapp" self "$n_mpi" || fail=1; }
+[ $fail = 0 ] || exit 2
+
+per() { "$py" -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$1" "$2"; }
+own() { # own <prefix>: the collector's instructions inside the Append calls
+  local w z
+  w=$(ir "$1" zcw_zeCommandListAppendLaunchKernel)
+  z=$(ir "$1" zs_zeCommandListAppendLaunchKernel)
+  per $((w - z)) "$n_app"
+}
+declare -A base with
+base[append_regular]=0; with[append_regular]=$(own "$work/reg.1")
+base[append_immediate]=0; with[append_immediate]=$(own "$work/imm.d")
+base[append_regular_call_delta]=$(per "$(ir "$work/reg.0" zeCommandListAppendLaunchKernel)" "$n_app")
+with[append_regular_call_delta]=$(per "$(ir "$work/reg.1" zeCommandListAppendLaunchKernel)" "$n_app")
+base[append_regular_loop_delta]=$(per "$(ir "$work/reg.0" TOTAL)" "$n_app")
+with[append_regular_loop_delta]=$(per "$(ir "$work/reg.1" TOTAL)" "$n_app")
+base[append_immediate_call_delta]=$(per "$(ir "$work/imm.0" zeCommandListAppendLaunchKernel)" "$n_app")
+with[append_immediate_call_delta]=$(per "$(ir "$work/imm.1" zeCommandListAppendLaunchKernel)" "$n_app")
+base[append_immediate_loop_delta]=$(per "$(ir "$work/imm.0" TOTAL)" "$n_app")
+with[append_immediate_loop_delta]=$(per "$(ir "$work/imm.1" TOTAL)" "$n_app")
+keys=(append_regular append_immediate append_regular_call_delta append_regular_loop_delta append_immediate_call_delta
+      append_immediate_loop_delta)
+if [ -x "$mapp" ]; then
+  base[mpi_call]=$(per "$(ir "$work/mpi.0" TOTAL)" $((3 * n_mpi)))
+  with[mpi_call]=$(per "$(ir "$work/mpi.1" TOTAL)" $((3 * n_mpi)))
+  keys+=(mpi_call)
+fi
+declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150)
+
+printf 'instructions on the application thread (callgrind, %s build, %s appends / %s MPI iterations)\n' "$btype" "$n_app" "$n_mpi"
+printf '%-24s %10s %10s %10s  %s\n' "per ..." "without" "with" "delta" "target"
+out="{\"build_type\": \"$btype\""
+for k in "${keys[@]}"; do
+  d=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "${base[$k]}" "${with[$k]}")
+  printf '%-24s %10s %10s %10s  %s\n' "$k" "${base[$k]}" "${with[$k]}" "+$d" "${target[$k]:+<= +${target[$k]}}"
+  out+=", \"$k\": {\"without\": ${base[$k]}, \"with\": ${with[$k]}, \"delta\": $d}"
+done
+out+="}"
+[ -n "$json" ] && echo "$out" >"$json"
+
+if [ -n "$check" ]; then
+  "$py" - "$check" "$btype" "$out" <<'PY' || fail=1
+import json, sys
+base = json.load(open(sys.argv[1]))
+btype, now = sys.argv[2], json.loads(sys.argv[3])
+ref = base.get(btype)
+if ref is None:
+    sys.exit(f"ir_guard: {sys.argv[1]} has no figures for build type {btype!r}")
+targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150}
+bad = 0
+for k, r in ref.items():
+    if k not in targets:  # the informational figures vary from run to run
+        continue
+    if k not in now:
+        continue
+    d, limit = now[k]["delta"], r["delta"] * 1.2
+    ok = d <= limit
+    print(f"ir_guard: {k}: +{d:.1f} instructions (recorded +{r['delta']:.1f}, limit +{limit:.1f}; "
+          f"issue-7 target +{targets[k]}) {'ok' if ok else 'FAILED'}")
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
+fi
+exit $fail
