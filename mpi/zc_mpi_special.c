@@ -87,7 +87,7 @@ bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_see
 /* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
  * collective steps, including a rank whose collector is off. */
 __attribute__((constructor)) static void mpi_detect(void) {
-    linked = PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL;
+    linked = zc_mpi_linked();
     const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         if (getenv(vars[i])) launched = true;
@@ -283,7 +283,7 @@ static void clock_sync(void) {
 
 /* ---------------------------------------------------------------- init / finalize */
 static void record_region(uint32_t fn, uint64_t t0, uint64_t t1) {
-    struct zc_thread *t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+    struct zc_thread *t = zc_rec_open() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
     if (!t) return;
     uint32_t r = zc_mpi_region(fn);
     struct zc_ev e = {t0, ZC_EV_CALL, r, t1, 0, 0}; /* ticks (zc_tick) */
@@ -306,17 +306,21 @@ static void after_init(void) {
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);
     zc_job.rank = (uint32_t)rank;
+    /* A job's archive needs every rank. Where the collector is off (ZECOLL_ENABLE=0 on some ranks,
+     * or its start failed there) while others collect, that rank takes part as an unselected
+     * rank: in the archive's collective steps, with no events (zc_start_unselected). Only if
+     * that fails somewhere does the job run untraced (said once). */
+    bool off = !zc_active();
+    if (job_all_true(&off) != 0) off = true;
+    if (off) return; /* off on every rank: nothing to do */
+    if (!zc_active() && zc_start_unselected() != 0) ZC_WARN("rank %d cannot take part in the job's archive", rank);
     bool all = zc_active();
     if (job_all_true(&all) != 0) all = false;
     if (!all) {
-        /* ZECOLL_ENABLE differs between ranks (or the collector failed to start on some): a job's
-         * archive needs every rank, and per-rank archives could not name the other ranks of a
-         * message. The job runs untraced; the first collecting rank says so. */
         if (zc_active()) {
             int me = rank, first = rank;
             PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, priv);
-            if (first == rank)
-                ZC_WARN("the collector is off on some ranks (ZECOLL_ENABLE?): this job is not recorded");
+            if (first == rank) ZC_WARN("the collector could not start on some ranks: this job is not recorded");
             for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], false);
         } else {
             int me = INT_MAX, first = 0;
@@ -324,6 +328,7 @@ static void after_init(void) {
         }
         return;
     }
+    zc_win_mpi_init((uint32_t)rank); /* the rank confirmed: its windows and rank selection */
     struct zc_thread *t = zc_thread_get();
     zc_job.size = (uint32_t)size;
     zc_job.mpi_loc = t ? t->loc->id : 0;
@@ -343,9 +348,12 @@ static void after_init(void) {
 void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1) {
     after_init();
     record_region(fn, t0, t1);
+    /* time windows count from here, when the application continues */
+    if (zc_active()) zc_win_time_base();
 }
 
-bool zc_mpi_linked(void) { return linked; }
+/* Also called by the collector's constructor, which may run before mpi_detect. */
+bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL; }
 
 void zc_mpi_finalize_prepare(void) {
     uint64_t t0 = zc_tick();
@@ -411,11 +419,18 @@ __attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...) {
         int (*p)(int, ...) = (int (*)(int, ...))zc_mpi_resolve("PMPI_Pcontrol");
         return p ? p(level) : MPI_ERR_INTERN;
     }
+    /* the call that starts recording and the one that stops it are both recorded */
+    if (level > 0) zc_win_pcontrol(level);
     struct zc_mpi_call c;
-    if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) return PMPI_Pcontrol(level);
-    int r = PMPI_Pcontrol(level);
-    int e = errno;
-    zc_mpi_end(&c);
-    errno = e;
+    int r;
+    if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol, ZC_MPI_PASS)) {
+        r = PMPI_Pcontrol(level);
+    } else {
+        r = PMPI_Pcontrol(level);
+        int e = errno;
+        zc_mpi_end(&c);
+        errno = e;
+    }
+    if (level == 0) zc_win_pcontrol(0);
     return r;
 }

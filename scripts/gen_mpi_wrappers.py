@@ -144,6 +144,15 @@ def call(params):
     return ", ".join(n.split("[")[0] for t, n in params if t != "...")
 
 
+# What a wrapper does while recording is off (zc_mpi_internal.h, zc_mpi_begin)
+KEEP_SHAPES = {"send_init", "recv_init", "request_free", "cancel", "comm_new", "comm_free"}
+DONE_SHAPES = {"wait", "test", "waitall", "testall", "waitany", "testany", "waitsome", "testsome"}
+
+
+def closed_mode(shape):
+    return "ZC_MPI_KEEP" if shape in KEEP_SHAPES else "ZC_MPI_DONE" if shape in DONE_SHAPES else "ZC_MPI_PASS"
+
+
 def gen_body(e):
     n, r, params = e["name"], e["roles"], e["params"]
     shape = e["shape"]
@@ -159,11 +168,13 @@ def gen_body(e):
     if shape in ("wait", "test"):
         L(f"    MPI_Request zc_before = *{r['request']};")
         L("    struct zc_req *zc_ri = zc_mpi_take(zc_before);")
+        L("    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, &zc_ri, 1);")
     if multi:
         # the handles as they were (MPI resets completed ones) and our records, taken out of the table
         L(f"    MPI_Request zc_reqs_stack[16], *zc_reqs = zc_mpi_copy_requests(zc_reqs_stack, 16, {r['requests']}, {r['n']});")
         L("    struct zc_req *zc_ris_stack[16], **zc_ris = zc_reqs ? zc_mpi_take_all(zc_ris_stack, 16, zc_reqs, "
           f"{r['n']}) : NULL;")
+        L(f"    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, zc_ris, zc_ris ? {r['n']} : 0);")
     # statuses the application ignores are asked of MPI only when a completion needs them
     if st:
         L(f"    MPI_Status zc_st_own, *zc_st = {st} != MPI_STATUS_IGNORE ? {st} : &zc_st_own;")
@@ -331,7 +342,7 @@ def main():
         c.append(f"        return zc_q ? zc_q({args}) : {fail};\n")
         c.append("    }\n")
         c.append("    struct zc_mpi_call c;\n")
-        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{e['name']})) return {pn}({args});\n")
+        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{e['name']}, {closed_mode(e['shape'])})) return {pn}({args});\n")
         c.extend(line + "\n" for line in gen_body(e))
         c.append("}\n\n")
     open(os.path.join(a.out_dir, "zc_mpi_gen.c"), "w").write("".join(c))

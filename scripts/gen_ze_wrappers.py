@@ -65,18 +65,26 @@ def camel(s):
     return "".join(p[:1].upper() + p[1:] for p in s.split("_"))
 
 
+# What a hooked API does while recording is off (collector/ze/ze_hooks.spec, zc_ze_call_closed)
+CLOSED = {"never": "ZC_ZE_CLOSED_NEVER", "always": "ZC_ZE_CLOSED_ALWAYS", "uevents": "ZC_ZE_CLOSED_UEVENTS",
+          "launch": "ZC_ZE_CLOSED_LAUNCH", "execute": "ZC_ZE_CLOSED_EXECUTE", "sync": "ZC_ZE_CLOSED_SYNC"}
+
+
 def load_spec(path):
-    hooks = {}
+    hooks, closed = {}, {}
     for n, line in enumerate(open(path), 1):
         line = line.split("#", 1)[0].split()
         if not line:
             continue
         api, flags = line[0], set(line[1:])
+        pol = [f for f in flags if f.startswith("closed=")]
+        flags -= set(pol)
         bad = flags - {"pre", "post"}
-        if bad or not flags:
-            sys.exit(f"{path}:{n}: want '<api> pre|post...', got {' '.join(line)}")
+        if bad or not flags or len(pol) != 1 or pol[0][7:] not in CLOSED:
+            sys.exit(f"{path}:{n}: want '<api> pre|post... closed={'|'.join(CLOSED)}', got {' '.join(line)}")
         hooks[api] = flags
-    return hooks
+        closed[api] = CLOSED[pol[0][7:]]
+    return hooks, closed
 
 
 def main():
@@ -93,7 +101,7 @@ def main():
         tables += t
         getters.update(g)
     params = parse_params(os.path.join(inc, "ze_api.h"))
-    hooks = load_spec(a.spec)
+    hooks, closed = load_spec(a.spec)
     spec_name = os.path.relpath(a.spec, os.path.dirname(os.path.dirname(os.path.dirname(a.spec))))
 
     apis = []  # (api, table_field, member, ret, types, params_struct, fields)
@@ -139,7 +147,9 @@ def main():
         hdr.append(f"    {prefix}_{tname}_dditable_t {prefix}_{tname};\n")
     hdr.append("};\n\nextern struct zc_ze_real zc_ze_real;\n")
     hdr.append("extern const char *const zc_ze_api_names[ZC_ZE_API_COUNT];\n")
-    hdr.append("extern const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT];\n\n")
+    hdr.append("extern const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT];\n")
+    hdr.append("/* what each API's hooks do while recording is off (enum zc_ze_closed, zc_ze_internal.h) */\n")
+    hdr.append("extern const unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT];\n\n")
     hdr.append("struct zc_ze_call;\n\n/* Hooks (collector/ze/ze_hooks.spec), implemented by hand in collector/ze/. */\n")
     for fn, field, member, ret, types, ps, ttype in apis:
         if fn in hooks:
@@ -162,6 +172,9 @@ def main():
     src.append("};\n\nconst char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT] = {\n")
     for prefix, tname, _ in tables:
         src.append(f'    "{getters[f"{prefix}_{tname}_dditable_t"]}",\n')
+    src.append("};\n\nconst unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT] = {\n")
+    for n in names:
+        src.append(f"    {closed.get(n, 'ZC_ZE_CLOSED_NEVER')},\n")
     src.append("};\n\n")
     for fn, field, member, ret, types, ps, ttype in apis:
         args = ", ".join(f"{t} a{i}" for i, t in enumerate(types)) or "void"
@@ -169,8 +182,10 @@ def main():
         real = f"zc_ze_real.{field}.{member}"
         src.append(f"static {ret} ZE_APICALL zcw_{fn}({args}) {{\n")
         src.append("    struct zc_ze_call c;\n")
-        src.append(f"    if (!zc_ze_call_begin(&c, ZC_ZE_{fn})) return {real}({call});\n")
         hk = hooks.get(fn, set())
+        # APIs without hooks pass straight through while recording is off (no call at all)
+        src.append(f"    if (!zc_ze_call_begin(&c, ZC_ZE_{fn}, {1 if hk and closed[fn] != 'ZC_ZE_CLOSED_NEVER' else 0})) "
+                   f"return {real}({call});\n")
         if hk:
             inits = ", ".join(f"&a{i}" for i in range(len(types)))
             src.append(f"    {ps[0]} p = {{{inits}}};\n")

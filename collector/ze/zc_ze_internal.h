@@ -43,24 +43,46 @@ struct zc_ze_call {
     void *ptr;
     ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
     uint32_t nlists;
+    bool closed;                     /* recording is off: bookkeeping only (zc_ze_call_closed) */
+    uint32_t kclose;                 /* kernel windows to close after this launch */
+    const struct zc_kernel_sel *ksel;
 };
+
+/* What the hooks of an API do while recording is off (ze_hooks.spec, closed=...). */
+enum zc_ze_closed {
+    ZC_ZE_CLOSED_NEVER,   /* pass through */
+    ZC_ZE_CLOSED_ALWAYS,  /* object bookkeeping */
+    ZC_ZE_CLOSED_UEVENTS, /* once an app event was re-signalled by a timed operation */
+    ZC_ZE_CLOSED_LAUNCH,  /* kernel windows apply: launches are counted */
+    ZC_ZE_CLOSED_EXECUTE, /* some list carries our events (was timed while recording) */
+    ZC_ZE_CLOSED_SYNC,    /* ZECOLL_DRAIN_INTERVAL_US=0: only synchronisation points collect */
+};
+extern atomic_bool zc_ze_uevents_any;     /* an app event was ever re-signalled */
+extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* regular lists holding templates */
 
 /* exported: the bridge libzecoll_ze.so's getters call */
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
 /* Every generated wrapper: begin before the real call (false: call through untouched), end after
  * it. Inline: a wrapper that records nothing but the call costs a TLS load, two TSC reads and one
- * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. */
+ * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. While
+ * recording is off (or the collector inactive) it costs one load: an API without hooks (hooked
+ * 0, a constant) passes straight through, one with hooks asks zc_ze_call_closed. */
 bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api);
+bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api);
+bool zc_ze_call_reopen(struct zc_ze_call *c);
 void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
-static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api) {
+static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api, int hooked) {
+    if (__builtin_expect(!zc_rec_open(), 0)) return hooked ? zc_ze_call_closed(c, api) : false;
     struct zc_thread *t = zc_tls_thread;
-    if (__builtin_expect(!t || !zc_active(), 0)) return zc_ze_call_begin_slow(c, api);
+    if (__builtin_expect(!t, 0)) return zc_ze_call_begin_slow(c, api);
     c->t = t;
     c->api = api;
     c->callsite = 0;
     c->user_event = NULL;
     c->inj = NULL;
     c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
+    c->closed = false;
+    c->kclose = 0;
     c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
     return true;
 }
