@@ -384,12 +384,16 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 /* ---------------------------------------------------------------- close */
 /* Collective in an MPI job. */
 static void close_locked(void) {
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        /* every location is defined, so every one has its event file, even without events (the
+         * thread of an unselected rank, which the job's MPI communicator names) */
+        if (!l->writer) l->writer = OTF2_Archive_GetEvtWriter(archive, loc_id(l));
         if (l->writer) {
             OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
             OTF2_Archive_CloseEvtWriter(archive, l->writer);
             l->writer = NULL;
         }
+    }
     OTF2_Archive_CloseEvtFiles(archive);
     zc_unify_write(archive, ts_min, ts_max);
     OTF2_Archive_Close(archive);

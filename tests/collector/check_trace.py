@@ -521,6 +521,13 @@ def check_windows(c, facts, want, records, info):
                 if i < len(starts) and abs(starts[i] - o["host_start"]) <= START_TOL_NS:
                     keep.append(o)
         c.note(f"time window [{t_on}, {t_off}]: {inside} operations appended inside, {ambiguous} at an edge")
+        lo = facts.get("time_base_lo")
+        if lo is not None:  # the window counts from MPI_Init's return, after lo: never early
+            if ons and t_on < lo + facts["time_start_ns"]:
+                c.fail(f"time window opened at {t_on}, before MPI_Init + start ({lo} + {facts['time_start_ns']})")
+            if t_off is not None and t_off < lo + facts["time_stop_ns"]:
+                c.fail(f"time window closed at {t_off}, before MPI_Init + stop ({lo} + {facts['time_stop_ns']})")
+            c.note(f"time window opened {t_on - lo - facts['time_start_ns']} ns after the earliest possible moment")
         if inside == 0:
             c.fail("time window: no operation appended inside it")
         want = keep
