@@ -13,6 +13,10 @@
  *   mpi_windows ranks     ZECOLL_RANKS=0,2 (or ZECOLL_ENABLE=0 on rank 1: `mpi_windows ranks 1`):
  *                         the selected ranks record everything, the others nothing
  *   mpi_windows time      ZECOLL_WINDOWS=time:100ms-300ms: appends for 450 ms after MPI_Init
+ *   mpi_windows preinit   ZECOLL_WINDOWS=kernel:pre_open@1+2: opens before MPI_Init (Level Zero
+ *                         work before it is held until the job's archive exists), closes after
+ * A persistent send/receive pair is created while recording is off and started in phases 1
+ * (recorded) and 2 (not).
  *
  * usage: mpirun -np 4 mpi_windows MODE [unselected ranks, comma-separated (ranks mode)] */
 #include <inttypes.h>
@@ -139,7 +143,7 @@ int main(int argc, char **argv) {
                                "kernel p0 args=0 ns=20000 ns_per_item=0\nkernel p1 args=0 ns=20000 ns_per_item=0\n"
                                "kernel p2 args=0 ns=20000 ns_per_item=0\nkernel p3 args=0 ns=20000 ns_per_item=0\n"
                                "kernel p4 args=0 ns=20000 ns_per_item=0\nkernel w_first args=0 ns=20000 ns_per_item=0\n"
-                               "kernel tk args=0 ns=100000 ns_per_item=0\n";
+                               "kernel tk args=0 ns=100000 ns_per_item=0\nkernel pre_open args=0 ns=20000 ns_per_item=0\n";
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, sizeof(text) - 1,
                            (const uint8_t *)text, NULL, NULL};
     CK(zeModuleCreate(ctx, dev, &md, &M, NULL));
@@ -147,12 +151,30 @@ int main(int argc, char **argv) {
                                   ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     CK(zeCommandListCreateImmediate(ctx, dev, &qd, &S));
 
+    bool pre = !strcmp(mode, "preinit");
+    uint64_t t_pre[2] = {0, 0};
+    if (pre) { /* the first launch opens the window, before MPI_Init */
+        t_pre[0] = now_ns();
+        launch("pre_open");
+        t_pre[1] = now_ns();
+        launch("p0");
+    }
     uint64_t before_init = now_ns();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (!strcmp(mode, "time")) {
         time_mode(before_init);
+        MPI_Finalize();
+        return 0;
+    }
+    if (pre) { /* the second launch is the window's last */
+        note(t_pre[0], t_pre[1], "ON");
+        uint64_t t0 = now_ns();
+        launch("pre_open");
+        note(t0, now_ns(), "OFF");
+        launch("p1");
+        facts("(pre_open|p0)#0", 3, NULL);
         MPI_Finalize();
         return 0;
     }
@@ -168,6 +190,11 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     struct pair A, B;
+    /* persistent requests, created while off */
+    int pout = rank, pin = -1;
+    MPI_Request preq[2];
+    MPI_Recv_init(&pin, 1, MPI_INT, (rank + size - 1) % size, 30, MPI_COMM_WORLD, &preq[0]);
+    MPI_Send_init(&pout, 1, MPI_INT, (rank + 1) % size, 30, MPI_COMM_WORLD, &preq[1]);
 
     launch("p0");
     exchange(0);
@@ -182,6 +209,8 @@ int main(int argc, char **argv) {
     launch("p1");
     exchange(1);
     complete(&A, 10); /* started while off: its completion is not recorded */
+    MPI_Startall(2, preq); /* recorded: created while off, started while on */
+    MPI_Waitall(2, preq, MPI_STATUSES_IGNORE);
     int v = rank, sum = 0;
     MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (sum != size * (size - 1) / 2) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -192,6 +221,10 @@ int main(int argc, char **argv) {
     complete(&B, 20);
     if (pc) note(w0, now_ns(), "ON"), note(w0, now_ns(), "OFF");
     launch("p2");
+    MPI_Startall(2, preq); /* started while off: not recorded, nor its completion */
+    MPI_Waitall(2, preq, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&preq[0]);
+    MPI_Request_free(&preq[1]);
     MPI_Barrier(MPI_COMM_WORLD);
     if (pc) pcontrol(1);
     launch("p3");
