@@ -201,9 +201,9 @@ void zc_loc_marks_end(struct zc_loc *loc);
  * transitions so far (each has an entry in the log that zc_win_log_get reads). */
 extern _Atomic uint64_t zc_rec;
 #define ZC_REC_INACTIVE (UINT64_C(1) << 31)
-static inline bool zc_rec_open(void) {
-    return (int32_t)(uint32_t)atomic_load_explicit(&zc_rec, memory_order_acquire) > 0;
-}
+static inline uint64_t zc_rec_word(void) { return atomic_load_explicit(&zc_rec, memory_order_acquire); }
+static inline bool zc_rec_open_w(uint64_t w) { return (int32_t)(uint32_t)w > 0; }
+static inline bool zc_rec_open(void) { return zc_rec_open_w(zc_rec_word()); }
 void zc_win_init(void);               /* constructor: this rank's windows (launcher's rank) */
 void zc_win_set_active(bool on);      /* with zc_is_active */
 void zc_win_mpi_init(uint32_t rank);  /* MPI_Init: the rank confirmed */

@@ -101,7 +101,11 @@ struct zc_mpi_call {
  * requests, request frees and cancels); ZC_MPI_DONE (wait/test) passes through unless requests
  * started while recording are still pending (zc_mpi_nfollowed): a call that tests or completes
  * one of them is recorded, so no recorded request is left without its completion. */
-enum { ZC_MPI_PASS, ZC_MPI_KEEP, ZC_MPI_DONE };
+enum { ZC_MPI_PASS, ZC_MPI_KEEP, ZC_MPI_DONE, ZC_MPI_PASS_ON /* generated: recording was on at entry */ };
+extern _Atomic size_t zc_mpi_nfollowed; /* zc_mpi_req.h */
+/* Whether a wrapper of this mode (a constant) has work while recording is off. */
+#define ZC_MPI_CLOSED_WANTS(mode) \
+    ((mode) == ZC_MPI_KEEP || ((mode) == ZC_MPI_DONE && atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed)))
 extern _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
@@ -110,13 +114,14 @@ bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode);
 void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1);
 static inline bool zc_mpi_ready(void);
 static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
-    if (__builtin_expect(!zc_rec_open(), 0)) return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
+    if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
+        return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
     if (__builtin_expect(!zc_mpi_ready() || zc_mpi_depth > 0, 0)) return false;
     zc_mpi_depth = 1;
     c->fn = fn;
     c->n = 0;
     c->split = false;
-    c->closed = false;
+    if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
     struct zc_thread *t = zc_tls_thread;
     c->t = t;
     c->events = t && zc_on(ZC_F_MPI);

@@ -107,6 +107,8 @@ static inline void zr_followed(long d) {
     atomic_store_explicit(&zc_mpi_nfollowed, atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed) + (size_t)d,
                           memory_order_relaxed);
 }
+/* d = +1 or -1 if the record is active (branchless: the common case is active) */
+static inline void zr_followed_if(const struct zc_req *ri, long d);
 bool zc_mpi_rt_grow(void);
 
 static inline void zr_lock(void) {
@@ -167,6 +169,8 @@ static inline void zr_free(struct zc_req *r) {
     zc_mpi_nspare++;
 }
 
+static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed(d * (long)ri->active); }
+
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
 /* Only with events (c->events): a request started untraced stays inactive, so its completion is
@@ -197,7 +201,7 @@ static inline void zr_insert(MPI_Request req, struct zc_req *ri) {
     if (__builtin_expect(f != NULL, 1)) {
         ri->next = f->head;
         f->head = ri;
-        if (ri->active) zr_followed(1);
+        zr_followed_if(ri, 1);
     }
     zr_unlock();
     if (!f) zr_free(ri); /* out of memory: this request goes unrecorded */
@@ -245,7 +249,7 @@ static inline struct zc_req *zr_take(MPI_Request req, const void *me) {
         ri = *link;
         *link = ri->next;
         ri->next = NULL;
-        if (ri->active) zr_followed(-1);
+        zr_followed_if(ri, -1);
     }
     zr_unlock();
     return ri;

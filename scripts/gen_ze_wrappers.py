@@ -180,12 +180,17 @@ def main():
         args = ", ".join(f"{t} a{i}" for i, t in enumerate(types)) or "void"
         call = ", ".join(f"a{i}" for i in range(len(types)))
         real = f"zc_ze_real.{field}.{member}"
-        src.append(f"static {ret} ZE_APICALL zcw_{fn}({args}) {{\n")
-        src.append("    struct zc_ze_call c;\n")
         hk = hooks.get(fn, set())
-        # APIs without hooks pass straight through while recording is off (no call at all)
-        src.append(f"    if (!zc_ze_call_begin(&c, ZC_ZE_{fn}, {1 if hk and closed[fn] != 'ZC_ZE_CLOSED_NEVER' else 0})) "
-                   f"return {real}({call});\n")
+        pol = closed.get(fn, "ZC_ZE_CLOSED_NEVER") if hk else "ZC_ZE_CLOSED_NEVER"
+        # The recording path, entered while recording is on, or off for hooks that have work
+        # then (ze_hooks.spec closed=...); a function of its own so that the pass-through below
+        # sets up no stack frame.
+        src.append(f"static __attribute__((noinline)) {ret} zcw_{fn}_on({args}) {{\n")
+        src.append("    struct zc_ze_call c;\n")
+        if pol == "ZC_ZE_CLOSED_NEVER":
+            src.append(f"    if (!zc_ze_call_begin_open(&c, ZC_ZE_{fn})) return {real}({call});\n")
+        else:
+            src.append(f"    if (!zc_ze_call_begin(&c, ZC_ZE_{fn}, zc_rec_word())) return {real}({call});\n")
         if hk:
             inits = ", ".join(f"&a{i}" for i in range(len(types)))
             src.append(f"    {ps[0]} p = {{{inits}}};\n")
@@ -195,6 +200,10 @@ def main():
         if "post" in hk:
             src.append(f"    zc_ze_post_{fn}(&p, r, &c);\n")
         src.append("    zc_ze_call_end(&c, r);\n    return r;\n}\n\n")
+        # The entry: one load; while recording is off a tail call of the real entry.
+        src.append(f"static {ret} ZE_APICALL zcw_{fn}({args}) {{\n")
+        src.append(f"    if (__builtin_expect(!zc_rec_open(), 0) && !ZC_ZE_CLOSED_WANTS({pol})) return {real}({call});\n")
+        src.append(f"    return zcw_{fn}_on({call});\n}}\n\n")
     src.append("size_t zc_ze_table_size(enum zc_ze_table t) {\n    switch (t) {\n")
     for prefix, tname, _ in tables:
         src.append(f"    case ZC_ZE_TABLE_{prefix}_{tname}: return sizeof({prefix}_{tname}_dditable_t);\n")

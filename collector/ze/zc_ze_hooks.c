@@ -276,7 +276,7 @@ void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struc
 static void sync_point(ze_result_t r, struct zc_ze_call *c) {
     if (r != ZE_RESULT_SUCCESS) return;
     if (zc_on(ZC_F_DEVICE_TIMING)) zc_ze_drain_all(false, 0);
-    if (!c->closed) zc_loc_flush_own_if_half(); /* (a closed call has no thread location) */
+    if (c->t) zc_loc_flush_own_if_half(); /* (a closed call has no thread location) */
 }
 
 void zc_ze_post_zeCommandQueueSynchronize(ze_command_queue_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
@@ -421,7 +421,6 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
             if (l->tmpl[i].user_event) zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
             if (!ctx_dying && l->tmpl[i].inj) l->pool[l->npool++] = l->tmpl[i].inj;
         }
-        if (l->ntmpl) atomic_fetch_sub(&zc_ze_tmpl_lists, 1);
         l->ntmpl = 0;
         l->build++;
     }
@@ -495,7 +494,7 @@ static uint8_t classify(char s, char d) {
 /* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
-    if (__builtin_expect(c->closed, 0)) return; /* never inject while recording is off */
+    /* never a closed call here: launches come only through launch_select then, which stops them */
     struct zc_list *l = zc_ze_list(hl);
     if (!l || !l->ctx || (l->immediate && !l->stream)) return;
     ze_event_handle_t inj = event_get(l);
@@ -594,6 +593,9 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
         return;
     }
     if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0)) {
+        /* the first template of a list comes here: from now on executions while recording is
+         * off look for lists that carry our events (they keep their helper lists) */
+        if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) atomic_store(&zc_ze_tmpl_lists, 1);
         uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
         struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
         if (!n) {
@@ -603,8 +605,6 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
         l->tmpl = n;
         l->cap_tmpl = ncap;
     }
-    /* a list with templates keeps its helper lists in every execution, recording or not */
-    if (__builtin_expect(l->ntmpl == 0, 0)) atomic_fetch_add(&zc_ze_tmpl_lists, 1);
     struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
     tp->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
     tp->inj = c->inj;
@@ -613,20 +613,19 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
 }
 
 /* Kernel windows and filters (zc_win_kernels): counts this launch for the kernel windows its
- * kernel matches (which may open one: the launch is then recorded) and says whether it is timed
- * (kernels.include/exclude, decided once per kernel at zeKernelCreate). Closed calls come here
- * only when kernel windows apply (closed=launch). */
+ * kernel matches and says whether it is timed (kernels.include/exclude, decided once per kernel
+ * at zeKernelCreate). The launch that opens a window is recorded; the one that ends it too: its
+ * window closes here, while this call, begun inside the window, is recorded to its end like any
+ * call in progress when recording stops (docs/archive.md A18). Closed calls come here only when
+ * kernel windows apply (closed=launch). */
 static bool __attribute__((noinline)) launch_select(struct zc_ze_call *c, ze_kernel_handle_t k) {
     struct zc_kernel *kk = k ? cached_get(&tls_kernel, &kernel_gen, &zc_ze.kernels, k) : NULL;
     if (kk && kk->sel.nwin) {
         uint32_t close = zc_win_kernel_launch(&kk->sel);
-        if (close) {
-            c->kclose = close;
-            c->ksel = &kk->sel;
-        }
-        if (c->closed && zc_rec_open() && !zc_ze_call_reopen(c)) return false;
+        if (!c->t && zc_rec_open() && !zc_ze_call_reopen(c)) close = 0;
+        if (close) zc_win_kernel_after(&kk->sel, close);
     }
-    if (c->closed) return false;
+    if (!c->t) return false;
     if (kk) return kk->sel.selected;
     static int unknown = -1; /* a kernel created before we saw it: by its placeholder name */
     if (unknown < 0) unknown = zc_kernel_selected(&zc_knobs, "unknown kernel");
@@ -637,11 +636,6 @@ static inline void launch_pre(struct zc_ze_call *c, ze_command_list_handle_t hl,
                               ze_kernel_handle_t k) {
     if (__builtin_expect(zc_win_kernels, 0) && !launch_select(c, k)) return; /* not timed: its call region stays */
     timed_pre(c, hl, sig);
-}
-
-/* After the launch was appended: kernel windows whose last launch it was close. */
-static inline void launch_post(struct zc_ze_call *c) {
-    if (__builtin_expect(c->kclose != 0, 0)) zc_win_kernel_after(c->ksel, c->kclose);
 }
 
 static uint32_t kernel_region(ze_kernel_handle_t k) {
@@ -692,7 +686,6 @@ void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_ker
 void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r,
                                                 struct zc_ze_call *c) {
     timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
-    launch_post(c);
 }
 
 void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
@@ -702,7 +695,6 @@ void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append
 void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
                                                            ze_result_t r, struct zc_ze_call *c) {
     timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
-    launch_post(c);
 }
 
 void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
@@ -712,7 +704,6 @@ void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_la
 void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
                                                         ze_result_t r, struct zc_ze_call *c) {
     timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
-    launch_post(c);
 }
 
 /* One signal event covers all kernels of the launch, so it is one record, named after them. */
@@ -723,7 +714,7 @@ void zc_ze_pre_zeCommandListAppendLaunchMultipleKernelsIndirect(
     uint32_t nk = ks ? *p->pnumKernels : 0;
     if (__builtin_expect(zc_win_kernels, 0)) {
         bool timed = nk && launch_select(c, ks[0]);
-        for (uint32_t i = 1; i < nk && !timed && !c->closed; i++) {
+        for (uint32_t i = 1; i < nk && !timed && c->t; i++) {
             struct zc_kernel *k = zc_map_get(&zc_ze.kernels, ks[i]);
             timed = k ? k->sel.selected : zc_kernel_selected(&zc_knobs, "unknown kernel");
         }
@@ -733,7 +724,6 @@ void zc_ze_pre_zeCommandListAppendLaunchMultipleKernelsIndirect(
 }
 void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
     ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r, struct zc_ze_call *c) {
-    launch_post(c);
     if (!c->inj) return;
     char name[512];
     size_t o = (size_t)snprintf(name, sizeof(name), "multiple indirect:");
@@ -1068,7 +1058,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
     ze_command_list_handle_t *out = NULL;
     struct exec_plan *plan = NULL;
     uint32_t o = 0;
-    uint64_t now = c->closed ? 0 : zc_tick_to_ns(c->t0 ? c->t0 : zc_tick()); /* no clock read while off */
+    uint64_t now = !c->t ? 0 : zc_tick_to_ns(c->t0 ? c->t0 : zc_tick()); /* no clock read while off */
     for (uint32_t i = 0; i < n; i++) {
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;
@@ -1125,7 +1115,7 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
     struct exec_plan *plan = c->ptr;
     struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
     /* an execution while recording is off (or after finalize) runs its helper lists, nothing more */
-    bool record = r == ZE_RESULT_SUCCESS && q && q->stream && !c->closed && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
+    bool record = r == ZE_RESULT_SUCCESS && q && q->stream && c->t && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
     for (uint32_t i = 0; plan && i < c->nlists; i++) {
         struct zc_exec *x = plan[i].exec;
         struct zc_list *l = plan[i].list;

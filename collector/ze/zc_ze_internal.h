@@ -43,9 +43,7 @@ struct zc_ze_call {
     void *ptr;
     ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
     uint32_t nlists;
-    bool closed;                     /* recording is off: bookkeeping only (zc_ze_call_closed) */
-    uint32_t kclose;                 /* kernel windows to close after this launch */
-    const struct zc_kernel_sel *ksel;
+    /* t == NULL: recording is off, the hooks do bookkeeping only (zc_ze_call_closed) */
 };
 
 /* What the hooks of an API do while recording is off (ze_hooks.spec, closed=...). */
@@ -58,7 +56,7 @@ enum zc_ze_closed {
     ZC_ZE_CLOSED_SYNC,    /* ZECOLL_DRAIN_INTERVAL_US=0: only synchronisation points collect */
 };
 extern atomic_bool zc_ze_uevents_any;     /* an app event was ever re-signalled */
-extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* regular lists holding templates */
+extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* a regular list was timed (holds our events) */
 
 /* exported: the bridge libzecoll_ze.so's getters call */
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
@@ -71,8 +69,14 @@ bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api);
 bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api);
 bool zc_ze_call_reopen(struct zc_ze_call *c);
 void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
-static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api, int hooked) {
-    if (__builtin_expect(!zc_rec_open(), 0)) return hooked ? zc_ze_call_closed(c, api) : false;
+/* Whether an API's hooks have work while recording is off (policy: a constant per wrapper). */
+#define ZC_ZE_CLOSED_WANTS(pol)                                                                                \
+    ((pol) == ZC_ZE_CLOSED_ALWAYS || ((pol) == ZC_ZE_CLOSED_UEVENTS && atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) || \
+     ((pol) == ZC_ZE_CLOSED_LAUNCH && zc_win_kernel_windows) ||                                              \
+     ((pol) == ZC_ZE_CLOSED_EXECUTE && atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) ||     \
+     ((pol) == ZC_ZE_CLOSED_SYNC && !zc_knobs.DRAIN_INTERVAL_US))
+/* Recording on (the entry checked it): an API without closed-mode hooks. */
+static inline __attribute__((always_inline)) bool zc_ze_call_begin_open(struct zc_ze_call *c, uint32_t api) {
     struct zc_thread *t = zc_tls_thread;
     if (__builtin_expect(!t, 0)) return zc_ze_call_begin_slow(c, api);
     c->t = t;
@@ -81,10 +85,14 @@ static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_
     c->user_event = NULL;
     c->inj = NULL;
     c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
-    c->closed = false;
-    c->kclose = 0;
     c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
     return true;
+}
+/* w: zc_rec now. Closed: the entry let through only APIs whose hooks want to run then
+ * (ZC_ZE_CLOSED_WANTS); zc_ze_call_closed decides again (and for the inactive collector). */
+static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api, uint64_t w) {
+    if (__builtin_expect(!zc_rec_open_w(w), 0)) return zc_ze_call_closed(c, api);
+    return zc_ze_call_begin_open(c, api);
 }
 extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
 static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {

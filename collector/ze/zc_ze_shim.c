@@ -144,7 +144,7 @@ uint32_t zc_ze_api_region(uint32_t api) {
 /* The thread's first call while recording: registration. */
 bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api) {
     if (!zc_thread_get()) return false;
-    return zc_ze_call_begin(c, api, 1);
+    return zc_ze_call_begin_open(c, api);
 }
 
 atomic_bool zc_ze_uevents_any;
@@ -155,13 +155,12 @@ bool zc_ze_call_reopen(struct zc_ze_call *c) {
     struct zc_thread *t = zc_thread_get();
     if (!t) return false;
     c->t = t;
-    c->closed = false;
     c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
     return true;
 }
 
 /* Recording is off (a window closed, an unselected rank) or the collector is not active: the
- * hooks of this API run for bookkeeping only (c->closed), or not at all (false). Nothing is
+ * hooks of this API run for bookkeeping only (c->t NULL), or not at all (false). Nothing is
  * injected, no call is recorded, the thread is not registered. */
 bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api) {
     if (!zc_active()) {
@@ -186,9 +185,8 @@ bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api) {
         default: return false;
         }
     }
-    memset(c, 0, sizeof(*c));
+    memset(c, 0, sizeof(*c)); /* t = NULL: closed */
     c->api = api;
-    c->closed = true;
     return true;
 }
 
