@@ -490,6 +490,19 @@ def check_windows(c, facts, want, records, info):
         keep = [o for o in want if pat.fullmatch(f"{expected_name(o)}#{o['exec']}")]
         c.note(f"{len(keep)} of {len(want)} executed operations must be recorded ({rx})")
         want = keep
+    rf = facts.get("record_from_launch")
+    if rf:  # a kernel window open from the nth launch of a kernel to the end (one list per process)
+        launches = sorted((o for o in want if o["kind"] == "kernel" and o.get("name") == rf["kernel"]),
+                          key=lambda o: (o["list"], o["exec"], o["cmd"]))
+        if len(launches) < rf["nth"]:
+            c.fail(f"record_from_launch: only {len(launches)} launches of {rf['kernel']}")
+            return want
+        first = launches[rf["nth"] - 1]
+        if len({o["list"] for o in want}) != 1:
+            c.fail("record_from_launch: the check needs the operations of one command list")
+        keep = [o for o in want if (o["exec"], o["cmd"]) >= (first["exec"], first["cmd"])]
+        c.note(f"{len(keep)} of {len(want)} operations from the {rf['nth']}. {rf['kernel']} launch on must be recorded")
+        want = keep
     tw = facts.get("time_window")
     if tw is not None:
         ons = [t for t, m in thread_marks if m == "ON"]

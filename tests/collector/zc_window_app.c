@@ -8,7 +8,7 @@
  * append times of every operation, judged against the markers. Each window is opened and
  * closed by the program itself at known points (raise(), launches), never by sleeping.
  *
- *   zc_window_app signal   ZECOLL_WINDOWS=signal:SIGUSR1: the edge cases (regular lists built
+ *   zc_window_app signal   examples/signal.yaml (SIGUSR1, initially off, rank 0): the edge cases (regular lists built
  *                          while off and executed while on and the reverse, an operation in
  *                          flight when recording stops, one appended while off that runs while on)
  *   zc_window_app kernel   ZECOLL_WINDOWS=kernel:k_*@3+2

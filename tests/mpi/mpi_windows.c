@@ -5,7 +5,7 @@
  * check_trace.py --rank (run_mpi_test.py --truth). Recording is switched by the program at
  * known points (MPI_Pcontrol, a launch), never by sleeping.
  *
- *   mpi_windows pcontrol  ZECOLL_WINDOWS="pcontrol initial=off": phases 1 and 3 recorded; requests
+ *   mpi_windows pcontrol  examples/pcontrol.yaml (initially off): phases 1 and 3 recorded; requests
  *                         started in phase 0 (off) complete in phase 1 (on): no completion;
  *                         started in phase 1 complete in phase 2 (off): completion recorded
  *   mpi_windows perrank   ZECOLL_WINDOWS="pcontrol initial=off ranks=0-1; kernel:w_first ranks=2-3":

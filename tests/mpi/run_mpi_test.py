@@ -72,6 +72,8 @@ def main():
                     help="zesim logs each rank's ground truth; every rank's device records are judged "
                          "against it (tests/collector/check_trace.py check --rank r)")
     ap.add_argument("--start-tol-ns", type=int, help="start tolerance for --truth (clock offsets add error)")
+    ap.add_argument("--facts", help="for --truth: what every rank must show (check_trace.py --facts), "
+                                    "unless the program wrote its own facts-<rank>.json")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -202,6 +204,8 @@ def main():
             facts = os.path.join(work, f"facts-{r}.json")  # the program's own account (mpi_windows.c)
             if os.path.exists(facts):
                 tc += ["--facts", facts]
+            elif a.facts:
+                tc += ["--facts", a.facts]
             print("# " + " ".join(tc))
             sys.stdout.flush()
             if subprocess.run(tc, timeout=max(120.0, 4 * a.timeout)).returncode != 0:
