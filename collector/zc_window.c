@@ -265,7 +265,6 @@ bool zc_win_sigaction(int sig, const struct sigaction *act, struct sigaction *ol
 static void apply_rank(uint32_t rank) {
     my_rank = rank;
     selected = !late_unselected && zc_rankset_contains(&zc_knobs.RANKS, rank);
-    kernel_windows = false;
     for (uint32_t i = 0; i < nwins; i++) {
         struct win *w = &wins[i];
         bool a = selected && zc_window_on_rank(w->w, rank);
@@ -289,8 +288,13 @@ static void apply_rank(uint32_t rank) {
         case ZC_WIN_TIME: break; /* time_start / the timer thread */
         }
     }
-    for (uint32_t i = 0; i < nwins; i++) kernel_windows |= wins[i].w->kind == ZC_WIN_KERNEL && wins[i].applies;
-    zc_win_kernels = kernel_windows || zc_knobs.KERNELS_INCLUDE.n || zc_knobs.KERNELS_EXCLUDE.n;
+    bool kw = false;
+    for (uint32_t i = 0; i < nwins; i++) kw |= wins[i].w->kind == ZC_WIN_KERNEL && wins[i].applies;
+    bool any = kw || zc_knobs.KERNELS_INCLUDE.n || zc_knobs.KERNELS_EXCLUDE.n;
+    /* read on every launch by other threads: written only when they change (the rank MPI_Init
+     * confirms rarely differs from the launcher's) */
+    if (kernel_windows != kw) kernel_windows = kw;
+    if (zc_win_kernels != any) zc_win_kernels = any;
     if (!nwins) {
         whole_run.applies = selected;
         if (selected) win_open(&whole_run);
