@@ -19,29 +19,13 @@
  * (recorded) and 2 (not).
  *
  * usage: mpirun -np 4 mpi_windows MODE [unselected ranks, comma-separated (ranks mode)] */
-#include <inttypes.h>
-#include <level_zero/ze_api.h>
+#include "zt.h"
+
 #include <mpi.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        ze_result_t r_ = (x);                                                                      \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                             \
-            fprintf(stderr, "mpi_windows: %s failed (0x%x)\n", #x, (unsigned)r_);                  \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define CK(x) REQUIRE_ZE(x)
+#define now_ns zt_now_ns
 
 static int rank, size;
 static ze_command_list_handle_t S;
@@ -129,27 +113,15 @@ static void time_mode(uint64_t before_init) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
-    CK(zeInit(0)); /* Level Zero first, as many applications do */
-    uint32_t n = 1;
-    ze_driver_handle_t drv;
-    CK(zeDriverGet(&n, &drv));
-    ze_device_handle_t dev;
-    n = 1;
-    CK(zeDeviceGet(drv, &n, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    ze_context_handle_t ctx;
-    CK(zeContextCreate(drv, &cd, &ctx));
+    zt_env E;
+    zt_setup(&E); /* Level Zero first, as many applications do */
     static const char text[] = "ZESIM-MODULE\n"
                                "kernel p0 args=0 ns=20000 ns_per_item=0\nkernel p1 args=0 ns=20000 ns_per_item=0\n"
                                "kernel p2 args=0 ns=20000 ns_per_item=0\nkernel p3 args=0 ns=20000 ns_per_item=0\n"
                                "kernel p4 args=0 ns=20000 ns_per_item=0\nkernel w_first args=0 ns=20000 ns_per_item=0\n"
                                "kernel tk args=0 ns=100000 ns_per_item=0\nkernel pre_open args=0 ns=20000 ns_per_item=0\n";
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, sizeof(text) - 1,
-                           (const uint8_t *)text, NULL, NULL};
-    CK(zeModuleCreate(ctx, dev, &md, &M, NULL));
-    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 1u << 1,
-                                  ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    CK(zeCommandListCreateImmediate(ctx, dev, &qd, &S));
+    M = zt_module_text(&E, 0, text);
+    S = zt_imm_list(&E, 0, zt_compute_ordinal(E.dev[0]), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZT_CMDQUEUE_FLAG_IN_ORDER);
 
     bool pre = !strcmp(mode, "preinit");
     uint64_t t_pre[2] = {0, 0};
@@ -240,8 +212,6 @@ int main(int argc, char **argv) {
     else if (sel) facts("(p0|p1|p2|p3|p4)#0", 6, NULL);
     else facts("(?!)", 0, NULL);
     MPI_Finalize();
-    zeCommandListDestroy(S);
-    zeModuleDestroy(M);
-    zeContextDestroy(ctx);
+    zt_teardown(&E);
     return 0;
 }
