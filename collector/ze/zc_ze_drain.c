@@ -519,6 +519,13 @@ static void await_push(struct zc_stream *s, struct zc_exec *x) {
     s->await[s->nawait++] = x;
 }
 
+/* An execution without records (recording off): its slot comes back once its post list ran. */
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x) {
+    pthread_mutex_lock(&s->lock);
+    await_push(s, x);
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void await_poll(struct zc_stream *s) {
     size_t k = 0;
     for (size_t i = 0; i < s->nawait; i++)

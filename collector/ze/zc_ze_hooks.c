@@ -1121,8 +1121,17 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
         struct zc_list *l = plan[i].list;
         if (!x) continue;
         if (!record) {
-            /* nothing will collect this execution; its slot may be reused at once (at worst a
-             * later read sees a stale buffer, never a hang: pre/post still gate the events) */
+            if (r == ZE_RESULT_SUCCESS && q && q->stream && zc_active()) {
+                /* not recorded (recording is off): the slot is reused only once this execution's
+                 * post list ran and its events are reset (the drainer sees to it), or a later
+                 * recorded execution of the list would read this one's times */
+                x->pending = 0;
+                zc_ze_stream_await(q->stream, x);
+                continue;
+            }
+            /* nothing will collect this execution (it failed, or the collector has finalized):
+             * its slot may be reused at once (at worst a later read sees a stale buffer, never
+             * a hang: pre/post still gate the events) */
             __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             zc_ze_exec_free(x);
             continue;

@@ -289,6 +289,8 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
 void zc_ze_stream_drain(struct zc_stream *s);
 /* Drains every stream; with wait, waits (bounded) for outstanding work first. */
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
+/* An execution that made no records: its helper slot is released once its post list ran. */
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
 /* Writes what completed, whatever is still pending (finalize). */
 void zc_ze_streams_flush(void);
 uint64_t zc_ze_dropped_records(void);
