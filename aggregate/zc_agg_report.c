@@ -1330,7 +1330,7 @@ int agg_report_csv(const struct agg_report *r, const char *dir, struct agg_err *
     }
     fclose(f);
     /* PAPI counters (A19) */
-    if (!(f = csv_open(dir, "papi_counters", "id,counter,unit,type,mode,summed,ranks,description", e))) return -1;
+    if (!(f = csv_open(dir, "papi_counters", "id,name,unit,type,mode,summed,ranks,description", e))) return -1;
     for (uint32_t i = 0; i < r->npc; i++) {
         const struct r_counter *x = &r->pc[i];
         fprintf(f, "%u,", x->member);
