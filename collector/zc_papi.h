@@ -18,7 +18,9 @@
  * nothing was read (PAPI off, or it just failed: an internal failure turns it off).
  *
  * Callers sample only calls they record: whatever decides that a call is recorded (collector
- * active, the layer on, recording windows) also decides that it is sampled. The counters are
+ * active, the layer on, recording windows) also decides that it is sampled. The places that call
+ * this: zc_mpi_begin_slow (c->events), zc_mpi_special_begin/end (special_thread: MPI_Init and
+ * MPI_Finalize) and zc_ze_papi_enter (c->t0: the call has an Enter time). The counters are
  * read inside the region: after its Enter time was taken and before its Leave time is, so a
  * counter's delta never includes time outside [Enter, Leave]. */
 size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec);
