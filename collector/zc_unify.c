@@ -319,22 +319,28 @@ struct merged {
 };
 static struct merged *M; /* for the equality callbacks */
 
-static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
-
-static uint32_t gstr(const char *s) {
+/* The global id of what key identifies (eq compares an id's entry with key): the one found in
+ * t, else a new one, whose entry item (v->elem bytes) is appended to v. 0 when out of memory
+ * (M->oom set). */
+static uint32_t intern(struct htab *t, struct vec *v, uint64_t h, bool (*eq)(uint32_t, const void *), const void *key,
+                       const void *item) {
     bool added;
-    uint32_t id = ht_find(&M->string_ht, fnv(s, strlen(s), FNV0), str_eq, s, (uint32_t)M->strings.n, &added);
+    uint32_t id = ht_find(t, h, eq, key, (uint32_t)v->n, &added);
     if (id == ZC_NO_ID) {
         M->oom = true;
         return 0;
     }
     if (added) {
-        const char **p = vpush(&M->strings);
-        if (p) *p = s;
+        void *p = vpush(v);
+        if (p) memcpy(p, item, v->elem);
         else M->oom = true;
     }
     return id;
 }
+
+static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
+
+static uint32_t gstr(const char *s) { return intern(&M->string_ht, &M->strings, fnv(s, strlen(s), FNV0), str_eq, s, &s); }
 
 static bool region_eq(uint32_t id, const void *a) {
     const struct gregion *x = &((struct gregion *)M->regions.v)[id], *y = a;
@@ -362,18 +368,7 @@ static bool class_eq(uint32_t id, const void *a) {
 /* MPI COMM_GROUP for this member list (global group id offset added by the writer) */
 static uint32_t ggroup(const uint64_t *m, uint32_t n) {
     struct ggroup g = {m, n};
-    bool added;
-    uint32_t id = ht_find(&M->group_ht, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, (uint32_t)M->groups.n, &added);
-    if (id == ZC_NO_ID) {
-        M->oom = true;
-        return 0;
-    }
-    if (added) {
-        struct ggroup *p = vpush(&M->groups);
-        if (p) *p = g;
-        else M->oom = true;
-    }
-    return id;
+    return intern(&M->group_ht, &M->groups, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, &g);
 }
 
 static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
@@ -465,33 +460,11 @@ static uint32_t gmetric_class(const struct rank_defs *r) {
     for (uint32_t i = 0; i < r->nmetrics && i < ZC_UNIFY_MAX_METRICS; i++) {
         const uint64_t *x = &r->metrics[5 * i];
         struct gmember g = {lstr(r, x[0]), lstr(r, x[1]), lstr(r, x[2]), (uint32_t)x[3], (uint32_t)x[4]};
-        bool added;
         /* the description is not part of the identity: the first rank's is kept */
         struct gmember key = {g.name, 0, g.unit, g.type, g.mode};
-        uint32_t id = ht_find(&M->member_ht, fnv(&key, sizeof(key), FNV0), member_eq, &g, (uint32_t)M->members.n, &added);
-        if (id == ZC_NO_ID) {
-            M->oom = true;
-            return 0;
-        }
-        if (added) {
-            struct gmember *p = vpush(&M->members);
-            if (p) *p = g;
-            else M->oom = true;
-        }
-        c.m[c.n++] = id;
+        c.m[c.n++] = intern(&M->member_ht, &M->members, fnv(&key, sizeof(key), FNV0), member_eq, &g, &g);
     }
-    bool added;
-    uint32_t id = ht_find(&M->class_ht, fnv(c.m, c.n * sizeof(c.m[0]), FNV0), class_eq, &c, (uint32_t)M->classes.n, &added);
-    if (id == ZC_NO_ID) {
-        M->oom = true;
-        return 0;
-    }
-    if (added) {
-        struct gclass *p = vpush(&M->classes);
-        if (p) *p = c;
-        else M->oom = true;
-    }
-    return id;
+    return intern(&M->class_ht, &M->classes, fnv(c.m, c.n * sizeof(c.m[0]), FNV0), class_eq, &c, &c);
 }
 
 /* Merges every rank's definitions; fills each rank's maps. Returns false when out of memory. */
@@ -543,15 +516,8 @@ static bool merge(struct rank_defs *R, uint32_t size) {
         for (uint32_t i = 0; i < x->nregions; i++) {
             struct gregion g = {lstr(x, x->regions[3 * i]), (uint32_t)x->regions[3 * i + 1],
                                 (uint32_t)x->regions[3 * i + 2]};
-            bool added;
-            uint32_t id = ht_find(&M->region_ht, fnv(&g, sizeof(g), FNV0), region_eq, &g, (uint32_t)M->regions.n, &added);
-            if (id == ZC_NO_ID) return false;
-            if (added) {
-                struct gregion *p = vpush(&M->regions);
-                if (!p) return false;
-                *p = g;
-            }
-            x->rmap[i] = id;
+            x->rmap[i] = intern(&M->region_ht, &M->regions, fnv(&g, sizeof(g), FNV0), region_eq, &g, &g);
+            if (M->oom || M->regions.oom) return false;
         }
         if (x->nmetrics) x->mclass = gmetric_class(x);
         for (uint32_t i = 0; i < x->ncomms; i++) {
