@@ -8,12 +8,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-int PAPI_read(int es, long long *values) {
-    static atomic_long calls;
-    static int (*real)(int, long long *);
-    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "PAPI_read");
+static int (*real)(int, long long *);
+static long fails_at = 20;
+static atomic_long calls;
+
+/* before any thread can call PAPI_read: dlopen runs it */
+__attribute__((constructor)) static void fail_init(void) {
+    *(void **)&real = dlsym(RTLD_NEXT, "PAPI_read");
     const char *n = getenv("ZC_TEST_PAPI_READ_FAILS_AT");
-    long at = n ? atol(n) : 20;
-    if (atomic_fetch_add(&calls, 1) + 1 >= at || !real) return PAPI_ESYS;
+    if (n) fails_at = atol(n);
+}
+
+int PAPI_read(int es, long long *values) {
+    if (atomic_fetch_add(&calls, 1) + 1 >= fails_at || !real) return PAPI_ESYS;
     return real(es, values);
 }
