@@ -299,10 +299,10 @@ static void td_s(FILE *f, const char *s) {
     fputs("</td>", f);
 }
 
-/* a counter's value: a time for ns counters, else the integer */
-static void td_count(FILE *f, const char *unit, double v) {
+/* a counter's value: a time for ns counters, else the count (means with one decimal) */
+static void td_count(FILE *f, const char *unit, double v, bool integer) {
     if (!strcmp(unit, "ns")) td_ns(f, v);
-    else fprintf(f, "<td data-s=\"%.1f\">%.1f</td>", v, v);
+    else fprintf(f, integer ? "<td data-s=\"%.1f\">%.0f</td>" : "<td data-s=\"%.1f\">%.1f</td>", v, v);
 }
 
 /* PAPI counters (A19): per region, then per rank */
@@ -328,10 +328,10 @@ static void html_papi(const struct agg_report *r, FILE *f) {
         td_s(f, x->name);
         td_s(f, x->kind);
         td_u(f, x->calls);
-        td_count(f, x->unit, (double)x->total);
-        td_count(f, x->unit, x->mean);
-        td_count(f, x->unit, (double)x->min);
-        td_count(f, x->unit, (double)x->max);
+        td_count(f, x->unit, (double)x->total, true);
+        td_count(f, x->unit, x->mean, false);
+        td_count(f, x->unit, (double)x->min, true);
+        td_count(f, x->unit, (double)x->max, true);
         if (x->of_time >= 0) td_pct(f, x->of_time);
         else fputs("<td data-s=\"-1\">-</td>", f);
         fputs("</tr>\n", f);
@@ -348,10 +348,10 @@ static void html_papi(const struct agg_report *r, FILE *f) {
         td_u(f, x->rank);
         td_s(f, x->counter);
         td_u(f, x->threads);
-        td_count(f, x->unit, (double)x->counted);
-        td_count(f, x->unit, (double)x->in_mpi);
+        td_count(f, x->unit, (double)x->counted, true);
+        td_count(f, x->unit, (double)x->in_mpi, true);
         td_u(f, x->mpi_regions);
-        td_count(f, x->unit, (double)x->in_l0);
+        td_count(f, x->unit, (double)x->in_l0, true);
         td_u(f, x->l0_regions);
         fputs("</tr>\n", f);
     }
