@@ -52,7 +52,7 @@ int zc_launcher_rank(void) {
 }
 
 /* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
-static bool job_leader(void) { return zc_launcher_rank() <= 0; }
+bool zc_job_leader(void) { return zc_launcher_rank() <= 0; }
 
 /* Processes started by one that already said it (a shell or launcher that inherited
  * LD_PRELOAD, then the application) stay quiet: the messages' hash is left in the environment. */
@@ -86,7 +86,7 @@ int zc_knobs_load(void) {
     zc_knobs = cfg->knobs;
     /* ZECOLL_ENABLE=0 in the environment silences everything, a broken file included */
     bool user_off = !cfg->knobs.ENABLE && cfg->origin[ZC_K_ENABLE].kind == ZC_ORIGIN_ENV;
-    bool speak = cfg->nmsgs && !user_off && job_leader() && !reported_before(cfg);
+    bool speak = cfg->nmsgs && !user_off && zc_job_leader() && !reported_before(cfg);
     if (speak)
         for (uint32_t i = 0; i < cfg->nmsgs; i++)
             say("%s%s", cfg->msgs[i].kind == ZC_MSG_WARNING ? "warning: " : "", cfg->msgs[i].text);
