@@ -31,7 +31,7 @@ check_one() {
   label=${rank:+rank $rank: }
   if /usr/bin/python3 "$root/tests/collector/check_trace.py" check --truth "$truth" --trace "$out/$name" \
        ${rank:+--rank "$rank"} ${facts:+--facts "$facts"} > "$report"; then
-    echo "  ${label}$(grep -c 'matched' "$report") operation kinds, every execution recorded once;" \
+    echo "  ${label}$(grep -c 'matched' "$report") operation kinds, every execution recorded once${facts:+ (those the window covers)};" \
          "worst start error $(grep -o 'worst start [0-9]* ns' "$report" | awk '{print $3}' | sort -n | tail -1) ns"
   else
     status=1
