@@ -24,6 +24,8 @@ extern const struct zc_config *zc_cfg;
  * by the job's launcher rank 0 only (once per job); an invalid configuration turns collection off
  * (ZECOLL_STRICT=1: aborts). Returns 0, or -1 if the collector must stay off. */
 int zc_knobs_load(void);
+/* The launcher's rank 0, or a process no MPI launcher started: says what is said once per job. */
+bool zc_job_leader(void);
 /* Writes the effective configuration, with origins, to DIR/zecoll-config.yaml (at close; rank 0). */
 void zc_config_store(const char *dir);
 
