@@ -178,9 +178,11 @@ void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, u
     if (!d->off_valid) {
         s = d->dev_base = ts_start & m;
     } else {
-        /* unroll near the tick the estimate predicts at submission, less 1 ms of slack */
-        long double mid = (d->off_lo + d->off_hi) / 2;
-        uint64_t lo = d->dev_base + (uint64_t)(int64_t)(((long double)not_before - mid) * r) - d->hz / 1000;
+        /* unroll to the first tick at or after the earliest the device clock can have shown at
+         * submission (the interval's upper end, widened by the drift since), less 1 ms of slack */
+        long double gap = (long double)(not_before > d->off_t ? not_before - d->off_t : d->off_t - not_before);
+        long double hi = d->off_hi + gap * ZC_DRIFT_ALLOWANCE;
+        uint64_t lo = d->dev_base + (uint64_t)(int64_t)(((long double)not_before - hi) * r) - d->hz / 1000;
         s = lo + (((ts_start & m) - lo) & m);
     }
     if (seen < not_before) seen = not_before;
@@ -199,14 +201,21 @@ void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, u
         long double lo = d->off_lo - since, hi = d->off_hi + since;
         if (rec_lo > lo) lo = rec_lo;
         if (rec_hi < hi) hi = rec_hi;
-        if (lo > hi) { /* the clock drifted faster than allowed: start again from this record */
-            lo = rec_lo;
-            hi = rec_hi;
-        }
-        d->off_lo = lo;
-        d->off_hi = hi;
-        if (seen > d->off_t) d->off_t = seen;
-    } /* else an inconsistent observation (a wrong unroll): the estimate stays */
+        if (lo <= hi) {
+            d->off_lo = lo;
+            d->off_hi = hi;
+            if (seen > d->off_t) d->off_t = seen;
+            d->inconsistent_run = 0;
+        } else if (++d->inconsistent_run >= 16) {
+            /* observation after observation outside the interval: the clock drifts faster than
+             * allowed. Start again from this one (the bound printed at exit says it happened) */
+            d->off_lo = rec_lo;
+            d->off_hi = rec_hi;
+            d->off_t = seen;
+            d->inconsistent_run = 0;
+            d->restarts++;
+        } /* else one observation that contradicts the others: it is placed by them */
+    }
     pthread_mutex_unlock(&d->clock_lock);
     *s_rel = rel;
     *dur = du;
@@ -240,12 +249,16 @@ void zc_ze_clock_report(void) {
     for (uint32_t i = 0; i < zc_ze.ndevs; i++) {
         struct zc_dev *d = zc_ze.devs[i];
         pthread_mutex_lock(&d->clock_lock);
-        uint64_t n = d->nanchored, e = d->max_err_ns;
+        uint64_t n = d->nanchored, e = d->max_err_ns, k = d->restarts;
         pthread_mutex_unlock(&d->clock_lock);
-        if (n)
+        if (n && !k)
             ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): starts "
                     "within +-%llu ns, durations from the device's ticks at its nominal rate",
                     d->index, (unsigned long long)n, (unsigned long long)e);
+        else if (n)
+            ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): the device "
+                    "clock drifted more than %.0Lf ppm against the host's (%llu restart(s)): starts are not bounded",
+                    d->index, (unsigned long long)n, ZC_DRIFT_ALLOWANCE * 1e6L, (unsigned long long)k);
     }
 }
 

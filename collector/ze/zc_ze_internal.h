@@ -136,6 +136,8 @@ struct zc_dev {
     long double off_lo, off_hi; /* host ns - (tick - dev_base) / rate lies in [off_lo, off_hi] ... */
     uint64_t off_t;             /* ... as of this host time (widened by the allowed drift since) */
     uint64_t max_err_ns, nanchored;
+    uint32_t inconsistent_run;  /* observations in a row outside the interval */
+    uint64_t restarts;          /* times the interval started again (drift beyond the allowance) */
     /* our completion queries failed here (zc_ze_device_off): timing stops on this device */
     atomic_bool off;
 };
