@@ -59,25 +59,66 @@ static int ze_init(void) {
     return 0;
 }
 
-static void load_real(void) {
-    const char *list = zc_knobs.REAL_DRIVERS && *zc_knobs.REAL_DRIVERS ? zc_knobs.REAL_DRIVERS : "libze_intel_gpu.so.1";
+/* Why a library named as a driver is not one, or NULL: the Level Zero loader or one of its layers
+ * (they define zeInit or zelLoaderGetVersion(s) beside their getters) or zecoll itself (which has
+ * zecoll_ze_getter in its scope: libzecoll.so, or libzecoll_ze.so through its dependency).
+ * Forwarding to any of them calls the loader, or us, again: recursion without end. */
+static const char *not_a_driver(void *h) {
+    if (dlsym(h, "zecoll_ze_getter")) return "zecoll itself";
+    void *g = dlsym(h, "zeGetGlobalProcAddrTable");
+    Dl_info gi;
+    if (!g || !dladdr(g, &gi)) return NULL;
+    static const char *const loader_only[] = {"zeInit", "zelLoaderGetVersions", "zelLoaderGetVersion"};
+    for (size_t i = 0; i < sizeof(loader_only) / sizeof(loader_only[0]); i++) {
+        void *p = dlsym(h, loader_only[i]);
+        Dl_info pi;
+        if (p && dladdr(p, &pi) && pi.dli_fbase == gi.dli_fbase) return "the Level Zero loader (or one of its layers)";
+    }
+    return NULL;
+}
+
+/* The first usable driver of a comma-separated list; NULL when none loads. */
+static void *load_first(const char *list, bool named_by_user) {
     char buf[PATH_MAX * 2];
     snprintf(buf, sizeof(buf), "%s", list);
     char *save = NULL;
     for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-        if (strstr(p, "libzecoll_ze.so")) continue; /* never forward to ourselves */
-        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-        if (h && dlsym(h, "zeGetGlobalProcAddrTable")) {
-            real_handle = h;
+        /* already loaded (the loader, zecoll): looked at without loading anything */
+        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (!h) h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        if (!h) continue;
+        const char *why = not_a_driver(h);
+        if (why) {
+            if (named_by_user)
+                ZC_WARN("ZECOLL_REAL_DRIVERS: '%s' is %s, not a Level Zero driver (forwarding to it would recurse): "
+                        "ignored", p, why);
+            dlclose(h);
+            continue;
+        }
+        if (dlsym(h, "zeGetGlobalProcAddrTable")) {
             snprintf(real_name, sizeof(real_name), "%s", p);
             if (strchr(list, ','))
                 ZC_INFO("forwarding to %s, the first of ZECOLL_REAL_DRIVERS=%s that loads", p, list);
-            return;
+            return h;
         }
-        if (h) dlclose(h);
+        dlclose(h);
+    }
+    return NULL;
+}
+
+#define ZC_DEFAULT_DRIVER "libze_intel_gpu.so.1" /* what the loader loads without ZE_ENABLE_ALT_DRIVERS */
+
+static void load_real(void) {
+    bool given = zc_knobs.REAL_DRIVERS && *zc_knobs.REAL_DRIVERS;
+    const char *list = given ? zc_knobs.REAL_DRIVERS : ZC_DEFAULT_DRIVER;
+    real_handle = load_first(list, given);
+    if (!real_handle && given && strcmp(list, ZC_DEFAULT_DRIVER) != 0) {
+        /* every entry was refused or failed: the default, as for any bad setting */
+        real_handle = load_first(ZC_DEFAULT_DRIVER, false);
+        if (real_handle) ZC_WARN("ZECOLL_REAL_DRIVERS=%s: no driver among them; using %s", list, ZC_DEFAULT_DRIVER);
     }
     /* the same outcome as without zecoll: no driver, zeInit reports it */
-    ZC_INFO("no Level Zero driver to forward to (tried %s)", list);
+    if (!real_handle) ZC_INFO("no Level Zero driver to forward to (tried %s)", list);
 }
 
 /* ---------------------------------------------------------------- what the driver offers */
