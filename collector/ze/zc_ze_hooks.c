@@ -443,6 +443,7 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
             if (!ctx_dying && l->tmpl[i].inj) l->pool[l->npool++] = l->tmpl[i].inj;
         }
         l->ntmpl = 0;
+        l->nuntimed = 0;
         l->build++;
     }
     pthread_mutex_unlock(&l->lock);
@@ -515,7 +516,12 @@ static uint8_t classify(char s, char d) {
 }
 
 /* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
-static void __attribute__((noinline)) untimed_app_event(void) { atomic_fetch_add(&zc_ze.untimed, 1); }
+/* An operation that goes untimed: counted per executed operation (a regular list's at each
+ * execution, see the Execute prologue). */
+static void __attribute__((noinline)) untimed_op(struct zc_list *l) {
+    if (l->immediate) atomic_fetch_add(&zc_ze.untimed, 1);
+    else l->nuntimed++; /* the appending thread's (one at a time), read by Execute after Close */
+}
 
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
@@ -524,12 +530,12 @@ static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, 
     /* an application event is re-signalled after our event: the driver must be able to, and our
      * events of a list read back between executions are reset from the host, under no barrier */
     if (__builtin_expect(*sig != NULL, 0) && (!zc_ze_caps.resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
-        untimed_app_event();
+        untimed_op(l);
         return;
     }
     ze_event_handle_t inj = event_get(l);
     if (!inj) {
-        atomic_fetch_add(&zc_ze.untimed, 1);
+        untimed_op(l);
         return;
     }
     c->ptr = l;
@@ -1107,6 +1113,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;
         struct zc_exec *x = NULL;
+        if (l && l->nuntimed && c->t && zc_on(ZC_F_DEVICE_TIMING)) atomic_fetch_add(&zc_ze.untimed, l->nuntimed);
         /* a list read back between executions needs nothing once nobody records it: no barrier
          * of the app waits on its events (timed_pre) */
         if (l && !l->immediate && l->ntmpl && l->mode == ZC_REG_SERIAL &&

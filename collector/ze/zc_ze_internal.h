@@ -378,6 +378,7 @@ struct zc_list {
     struct zc_inbox *inbox;    /* immediate lists */
     struct zc_tmpl *tmpl;      /* regular lists: one template per timed Append */
     uint32_t ntmpl, cap_tmpl;
+    uint32_t nuntimed;         /* regular lists: Appends left untimed (counted per execution) */
     ze_command_list_handle_t h;
     struct zc_ctx *ctx;
     struct zc_dev *dev;

@@ -435,6 +435,7 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
     # the app's own timestamp queries
     if facts:
         by_signal = collections.defaultdict(list)
+        by_cmd = {(o["list"], o["exec"], o["cmd"]): o for o in ops}
         for o in ops:
             if o["signal"]:
                 by_signal[o["signal"]].append(o)
@@ -444,11 +445,20 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
             for b in by_signal.get(ev, []):  # our barrier re-signalling the app's event ...
                 for w in b["waits"]:
                     cands += [x for x in by_signal.get(w, []) if x["kind"] in TIMED]  # ... waits on its op
+                if b["kind"] == "signal" and allow_missing is not None:
+                    # a driver without AppendBarrier: our AppendSignalEvent right after the op
+                    prev = by_cmd.get((b["list"], b["exec"], b["cmd"] - 1))
+                    if prev and prev["kind"] in TIMED:
+                        cands.append(prev)
             # a multiple-indirect launch's event spans its kernels (merged in `want`)
             span = {o["signal"]: (o["ts_start"], o["ts_end"]) for o in want if o.get("launch") == "multi_indirect"}
             times = [span.get(x["signal"], (x["ts_start"], x["ts_end"])) for x in cands]
+            direct = [(x["ts_start"], x["ts_end"]) for x in by_signal.get(ev, [])]
+            if allow_missing is not None:
+                # an operation the collector left untimed signals the app's event itself
+                times += [span.get(x["signal"], (x["ts_start"], x["ts_end"])) for x in by_signal.get(ev, [])
+                          if x["kind"] in TIMED]
             if (q["start"], q["end"]) not in times:
-                direct = [(x["ts_start"], x["ts_end"]) for x in by_signal.get(ev, [])]
                 c.fail(f"app's timestamp query on {ev} returned {q['start']}..{q['end']}, not its operation's "
                        f"times {[(x['ts_start'], x['ts_end']) for x in cands][:3]} (ops signalling it: {direct[:3]})")
 

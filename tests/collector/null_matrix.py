@@ -19,8 +19,10 @@ the shards in parallel).
 import argparse
 import concurrent.futures
 import glob
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -79,8 +81,11 @@ def device_records(archive):
 
 
 def one_case(a, name, entries, app):
-    tag = f"{name} x {os.path.basename(app)}"
-    work = os.path.join(a.work, re.sub(r"[^\w.-]", "_", f"{name}-{os.path.basename(app)}"))
+    """app: a program, with its arguments after spaces"""
+    argv = shlex.split(app)
+    prog = " ".join([os.path.basename(argv[0])] + argv[1:])
+    tag = f"{name} x {prog}"
+    work = os.path.join(a.work, re.sub(r"[^\w.-]", "_", f"{name}-{prog}"))
     subprocess.run(["rm", "-rf", work])
     os.makedirs(work)
     base_env = dict(os.environ)
@@ -89,13 +94,13 @@ def one_case(a, name, entries, app):
             del base_env[k]
     base_env.update({"ZE_ENABLE_ALT_DRIVERS": a.zesim, "ZESIM_NULL_ENTRIES": ",".join(entries)})
     fails = []
-    rc0, out0, err0 = run([app], base_env, 60)
+    rc0, out0, err0 = run(argv, base_env, 60)
     env = dict(base_env)
     env.update({"ZESIM_TRUTH": os.path.join(work, "truth.jsonl"), "ZECOLL_OUTPUT": os.path.join(work, "trace"),
-                "ZECOLL_STRICT": "1", "ZECOLL_LOG_LEVEL": "2",
+                "ZECOLL_STRICT": "1", "ZECOLL_LOG_LEVEL": "2", "ZC_SCEN_OUT": os.path.join(work, "facts.json"),
                 "LD_PRELOAD": ":".join(([a.preload_first] if a.preload_first else [])
                                        + [os.path.join(a.libdir, "libzecoll.so")])})
-    rc1, out1, err1 = run([app], env, 60)
+    rc1, out1, err1 = run(argv, env, 60)
     if rc1 != rc0:
         fails.append(f"exit status {rc1} under the collector, {rc0} without")
     v0, v1 = verdicts(out0 + err0), verdicts(out1 + err1)
@@ -127,7 +132,11 @@ def one_case(a, name, entries, app):
                     skip = "immediate"
                 if re.search(r"operations on regular command lists are not timed", err1):
                     skip = "regular" if skip is None else "all"
-                check_trace.check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], None, allow_missing=untimed,
+                facts = None
+                if os.path.exists(env["ZC_SCEN_OUT"]):  # what a zc_scen scenario says about itself
+                    with open(env["ZC_SCEN_OUT"]) as f:
+                        facts = json.load(f)
+                check_trace.check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], facts, allow_missing=untimed,
                                   start_bound=bounds, skip=skip)
                 fails += c.failures[:5]
                 detail = f"{untimed} untimed" + (f", starts within {max(bounds.values())} ns" if bounds else "")
@@ -142,12 +151,13 @@ def main():
     ap.add_argument("--zesim", required=True)
     ap.add_argument("--sources", required=True, help="collector/ze: the entries are those its .c files call")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--app", action="append", required=True)
+    ap.add_argument("--app", action="append", required=True, help="a program and its arguments, one string")
     ap.add_argument("--shard", default="0/1")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trace-check", choices=["all", "none"], default="all")
     ap.add_argument("--preload-first")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--only", help="comma-separated entry sets to run (names as listed), instead of all")
     a = ap.parse_args()
     entries = collector_entries(a.sources)
     # the sources must be readable by the pattern: a collector calling fewer than 20 driver entries
@@ -161,6 +171,8 @@ def main():
                 print(f"not ok - group entry {e} is not called by the collector any more")
                 return 1
     cases = [(e, [e]) for e in entries] + [(g, v) for g, v in sorted(GROUPS.items())]
+    if a.only:
+        cases = [c for c in cases if c[0] in a.only.split(",")]
     runs = [(n, e, app) for n, e in cases for app in a.app]
     i, n = (int(x) for x in a.shard.split("/"))
     runs = runs[i::n]
