@@ -651,6 +651,12 @@ static void drop_pending_locked(struct zc_stream *s) {
     s->nawait = 0;
 }
 
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x) {
+    pthread_mutex_lock(&s->lock);
+    await_push(s, x);
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void await_poll(struct zc_stream *s) {
     size_t k = 0;
     for (size_t i = 0; i < s->nawait; i++)

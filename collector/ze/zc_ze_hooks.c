@@ -1113,12 +1113,34 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;
         struct zc_exec *x = NULL;
-        if (l && l->nuntimed && c->t && zc_on(ZC_F_DEVICE_TIMING)) atomic_fetch_add(&zc_ze.untimed, l->nuntimed);
+        bool recording = c->t && zc_on(ZC_F_DEVICE_TIMING);
+        if (l && l->nuntimed && recording) atomic_fetch_add(&zc_ze.untimed, l->nuntimed);
+        /* The same list more than once in this call: its events are signalled once per occurrence
+         * without a reset in between (their timestamps are undefined then). With one execution
+         * in flight (read back from the host) it is not timed in this call: helper lists around
+         * all occurrences keep the app's events right, and hold the slot until the last ran. */
+        uint32_t first = i, last = i;
+        if (l && !l->immediate && l->ntmpl && l->mode != ZC_REG_DEVICE)
+            for (uint32_t k = 0; k < n; k++)
+                if (in[k] == in[i]) {
+                    if (k < first) first = k;
+                    last = k;
+                }
+        bool dup = first != last;
+        if (dup && recording) atomic_fetch_add(&zc_ze.untimed, l->ntmpl);
+        if (dup && l->mode == ZC_REG_SERIAL) l->serial_off = true; /* nothing says when it ends */
         /* a list read back between executions needs nothing once nobody records it: no barrier
          * of the app waits on its events (timed_pre) */
         if (l && !l->immediate && l->ntmpl && l->mode == ZC_REG_SERIAL &&
-            !(c->t && zc_on(ZC_F_DEVICE_TIMING) && zc_ze_dev_on(l->dev)))
+            (!recording || !zc_ze_dev_on(l->dev) || l->serial_off))
             l = NULL;
+        if (l && !l->immediate && l->ntmpl && dup && i != first) {
+            /* a later occurrence: the list alone, then the post list of the first's slot */
+            struct zc_exec *fx = plan ? plan[first].exec : NULL;
+            out[o++] = in[i];
+            if (i == last && fx) out[o++] = fx->slot->post;
+            continue;
+        }
         if (l && !l->immediate && l->ntmpl) {
             if (!out) { /* first timed list: switch to our own array */
                 if (!scratch_reserve(n)) {
@@ -1157,6 +1179,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                     x->list = l;
                     x->slot = s;
                     x->submit_ns = now;
+                    x->dup = dup;
                 }
             }
             pthread_mutex_unlock(&l->lock);
@@ -1164,7 +1187,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         if (!out) continue;
         if (s) out[o++] = s->pre;
         out[o++] = in[i];
-        if (s) out[o++] = s->post;
+        if (s && !(dup && x)) out[o++] = s->post; /* a repeated list's comes after its last occurrence */
         plan[i] = (struct exec_plan){s ? l : NULL, x};
         if (s && !x) __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
     }
@@ -1191,6 +1214,10 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
              * later read sees a stale buffer, never a hang: pre/post still gate the events) */
             if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             zc_ze_exec_free(x);
+            continue;
+        }
+        if (x->dup) { /* untimed: the slot is free once its post list ran */
+            zc_ze_stream_await(q->stream, x);
             continue;
         }
         /* build every record first: once the first is pushed, a drain on another thread may

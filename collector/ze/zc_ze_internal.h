@@ -338,6 +338,8 @@ void zc_ze_rec_done(struct zc_rec *r);
 /* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
  * returns true when the execution still waits for its post list (then it goes to s->await). */
 bool zc_ze_exec_record_done(struct zc_exec *x);
+/* An execution without records that holds its slot until its post list ran (zc_ze_drain.c). */
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
 /* Polls an execution whose records are complete; frees it once its post list ran. */
 bool zc_ze_exec_try_finish(struct zc_exec *x);
 void zc_ze_exec_free(struct zc_exec *x);
@@ -397,6 +399,7 @@ struct zc_list {
     uint64_t slots_build;
     ze_event_handle_t gate;
     atomic_uint inflight;      /* ZC_REG_SERIAL: executions not yet read back */
+    bool serial_off;           /* ZC_REG_SERIAL: not timed any more (listed twice in one call) */
     uint64_t executions;
 };
 
@@ -407,6 +410,7 @@ struct zc_exec {
     uint64_t submit_ns;
     bool done;             /* post list ran: harvest buffer complete, slot reusable */
     bool started;          /* pre list ran: our events hold this execution's times */
+    bool dup;              /* the list more than once in its call: untimed, holds the slot */
 };
 
 struct zc_list *zc_ze_list(ze_command_list_handle_t h);
