@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_trace  # noqa: E402
+from run_expect import device_records  # noqa: E402
 
 # Groups a real driver lacks together: the device-side harvest commands (the example:
 # every regular-list execution used to crash), the two ways to re-signal an app event, and what
@@ -68,16 +69,6 @@ def run(cmd, env, timeout):
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         return "timeout", e.stdout or "", e.stderr or ""
-
-
-def device_records(archive):
-    import otf2
-    n = 0
-    with otf2.reader.open(archive) as tr:
-        for loc, ev in tr.events:
-            if loc.type == otf2.LocationType.GPU and type(ev).__name__ == "Enter":
-                n += 1
-    return n
 
 
 def one_case(a, name, entries, app):
