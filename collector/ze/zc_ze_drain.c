@@ -272,6 +272,7 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
 static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
     if (!d || atomic_exchange(&d->off, true)) return;
+    atomic_fetch_add(&zc_ze.devs_off, 1);
     char msg[400];
     va_list ap;
     va_start(ap, fmt);

@@ -340,6 +340,7 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     else if (cp->helpers && cp->host_read) l->mode = ZC_REG_HOST;
     else if (cp->host_read) l->mode = ZC_REG_SERIAL;
     else l->mode = ZC_REG_NONE;
+    l->timed = l->mode != ZC_REG_NONE; /* immediate lists: set once they have a stream */
     return l;
 }
 
@@ -381,6 +382,7 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     /* immediate lists are read from our events on the host */
     l->stream = l->dev && zc_ze_caps.timing && zc_ze_caps.host_read ? engine_stream(l->ctx, l->dev, d->ordinal, d->index) : NULL;
     if (l->stream && !(l->inbox = zc_ze_inbox_new(l, l->stream))) l->stream = NULL; /* untimed */
+    l->timed = l->stream && l->ctx;
     list_register(l);
 }
 
@@ -526,7 +528,7 @@ static void __attribute__((noinline)) untimed_op(struct zc_list *l) {
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
     struct zc_list *l = zc_ze_list(hl);
-    if (!l || !l->ctx || (l->immediate ? !l->stream : l->mode == ZC_REG_NONE) || !zc_ze_dev_on(l->dev)) return;
+    if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
     /* an application event is re-signalled after our event: the driver must be able to, and our
      * events of a list read back between executions are reset from the host, under no barrier */
     if (__builtin_expect(*sig != NULL, 0) && (!zc_ze_caps.resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {

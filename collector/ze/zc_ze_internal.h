@@ -398,6 +398,7 @@ struct zc_list {
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
+    bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
     uint8_t mode;              /* regular lists: enum zc_reg_mode */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
     pthread_mutex_t lock;
@@ -458,8 +459,14 @@ struct zc_ze {
     struct zc_stream *streams;
     struct zc_map engine_streams; /* (ctx,dev,ordinal,index) key -> stream */
     atomic_uint_fast64_t stalls, untimed, unsupported;
+    atomic_uint devs_off;         /* devices whose timing stopped (zc_ze_device_off) */
 };
 extern struct zc_ze zc_ze;
+
+/* The Append path's test: one load while no device stopped timing. */
+static inline bool zc_ze_dev_on_fast(const struct zc_dev *d) {
+    return __builtin_expect(!atomic_load_explicit(&zc_ze.devs_off, memory_order_relaxed), 1) || zc_ze_dev_on(d);
+}
 
 uint32_t zc_ze_api_region(uint32_t api);
 /* Memory type of a pointer: 'H' host USM, 'D' device, 'S' shared, 'M' anything else. */

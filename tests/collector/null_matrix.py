@@ -92,6 +92,16 @@ def one_case(a, name, entries, app):
                 "LD_PRELOAD": ":".join(([a.preload_first] if a.preload_first else [])
                                        + [os.path.join(a.libdir, "libzecoll.so")])})
     rc1, out1, err1 = run(argv, env, 60)
+    # A program that fails without the collector may exit from one thread while others still run
+    # Level Zero: the loader's and driver's teardown then races with them, and the outcome varies
+    # (ex_multithread without HostSynchronize: 2 aborts in 120 runs without zecoll). Such a pair is
+    # run again, twice at most: the collector's outcome must be one the program has without it.
+    for _ in range(2):
+        if rc0 == 0 or (rc1 == rc0 and verdicts(out0 + err0) == verdicts(out1 + err1)):
+            break
+        rc0, out0, err0 = run(argv, base_env, 60)
+        subprocess.run(["rm", "-rf", env["ZECOLL_OUTPUT"]])
+        rc1, out1, err1 = run(argv, env, 60)
     if rc1 != rc0:
         fails.append(f"exit status {rc1} under the collector, {rc0} without")
     v0, v1 = verdicts(out0 + err0), verdicts(out1 + err1)
