@@ -943,6 +943,13 @@ fail:
     return NULL;
 }
 
+/* How long a resubmission waits for an earlier execution before timing stops on the device:
+ * ZECOLL_FINALIZE_TIMEOUT_MS, at least 1 s (0 means "do not wait at exit", not "give up at once"). */
+static uint64_t stall_limit_ns(void) {
+    uint64_t ms = zc_knobs.FINALIZE_TIMEOUT_MS < 1000 ? 1000 : zc_knobs.FINALIZE_TIMEOUT_MS;
+    return ms * 1000000u;
+}
+
 /* Finds a free slot for one more execution of l (list locked). May wait for the oldest
  * execution when every slot is in flight; counts that as a stall. */
 static struct zc_slot *slot_take(struct zc_list *l) {
@@ -990,7 +997,7 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         } else if (!stalled) {
             atomic_fetch_add(&zc_ze.stalls, 1);
             stalled = true;
-            deadline = zc_now() + zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u;
+            deadline = zc_now() + stall_limit_ns();
         }
         ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
@@ -1032,7 +1039,7 @@ static bool serial_take(struct zc_list *l) {
         if (!atomic_load(&l->inflight)) break;
         if (!deadline) {
             atomic_fetch_add(&zc_ze.stalls, 1);
-            deadline = zc_now() + zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u;
+            deadline = zc_now() + stall_limit_ns();
         } else if (zc_now() > deadline) {
             zc_ze_device_stuck(l->dev, "no execution completed within ZECOLL_FINALIZE_TIMEOUT_MS while a resubmission "
                                        "waited for the previous one");
