@@ -270,6 +270,12 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
 /* Devices whose completion queries failed: one message each, timing stops there (callable with
  * any lock held: records are dropped by the next drain of each stream, see stream_drain). */
 static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void strict_abort(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    zc_strict_vabort(__func__, __LINE__, fmt, ap);
+}
+
 static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
     if (!d || atomic_exchange(&d->off, true)) return;
     atomic_fetch_add(&zc_ze.devs_off, 1);
@@ -280,10 +286,7 @@ static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
     va_end(ap);
     if (count) { /* the driver failed us: counted once per device, not once per record */
         atomic_fetch_add(&zc_failures, 1);
-        if (zc_knobs.STRICT) {
-            ZC_WARN("device %u: %s (ZECOLL_STRICT=1, aborting)", d->index, msg);
-            abort();
-        }
+        if (zc_knobs.STRICT) strict_abort("device %u: %s", d->index, msg);
     }
     ZC_WARN("device %u: %s: its GPU operations are not timed from now on, records still pending are dropped", d->index,
             msg);
