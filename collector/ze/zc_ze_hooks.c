@@ -345,6 +345,7 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
 }
 
 static void list_register(struct zc_list *l) {
+    l->resignal = zc_ze_caps.barrier || (zc_ze_caps.signal && (l->in_order || l->copy_only));
     int err;
     struct zc_list *old = zc_map_put(&zc_ze.lists, l->h, l, &err);
     if (err) {
@@ -531,7 +532,7 @@ static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, 
     if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
     /* an application event is re-signalled after our event: the driver must be able to, and our
      * events of a list read back between executions are reset from the host, under no barrier */
-    if (__builtin_expect(*sig != NULL, 0) && (!zc_ze_caps.resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
+    if (__builtin_expect(*sig != NULL, 0) && (!l->resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
         untimed_op(l);
         return;
     }

@@ -57,7 +57,8 @@ struct zc_ze_call {
 struct zc_ze_caps {
     bool timing;    /* event pools, events, host reset, status query, device properties */
     bool host_read; /* zeEventQueryKernelTimestamp: our events read from the host */
-    bool resignal;  /* AppendBarrier or AppendSignalEvent: an application event re-signalled */
+    bool barrier;   /* AppendBarrier: an application event re-signalled after our event */
+    bool signal;    /* AppendSignalEvent: the same, but only where commands run in order */
     bool helpers;   /* pre/post helper lists of regular-list executions (no device harvest) */
     bool harvest;   /* + AppendQueryKernelTimestamps into host memory: device-side harvest */
     bool groups;    /* queue group properties: which engines are copy-only */
@@ -399,6 +400,7 @@ struct zc_list {
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
     bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
+    bool resignal;             /* an application event can be re-signalled after our event here */
     uint8_t mode;              /* regular lists: enum zc_reg_mode */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
     pthread_mutex_t lock;

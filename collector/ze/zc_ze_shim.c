@@ -138,7 +138,8 @@ static void missing(bool *cap, const void *fn, const char *api) {
  * tests/collector/null_matrix.py's matrix; entries not named here are only used where present:
  * destroy/free calls, kernel names, host synchronisation, driver and device enumeration). */
 void zc_ze_caps_update(void) {
-    struct zc_ze_caps c = {true, true, true, true, true, true};
+    struct zc_ze_caps c = {.timing = true, .host_read = true, .barrier = true, .signal = true, .helpers = true,
+                           .harvest = true, .groups = true};
     caps_missing[0] = 0;
     NEED(timing, ze_event_pool, pfnCreate, "zeEventPoolCreate");
     NEED(timing, ze_event, pfnCreate, "zeEventCreate");
@@ -147,10 +148,10 @@ void zc_ze_caps_update(void) {
     NEED(timing, ze_device, pfnGetProperties, "zeDeviceGetProperties");
     if (c.timing) {
         NEED(host_read, ze_event, pfnQueryKernelTimestamp, "zeEventQueryKernelTimestamp");
-        if (!zc_ze_real.ze_command_list.pfnAppendBarrier && !zc_ze_real.ze_command_list.pfnAppendSignalEvent) {
-            NEED(resignal, ze_command_list, pfnAppendBarrier, "zeCommandListAppendBarrier");
-            NEED(resignal, ze_command_list, pfnAppendSignalEvent, "zeCommandListAppendSignalEvent");
-        }
+        /* re-signalling an app event: a barrier waiting on our event; a signal appended after the
+         * operation follows it only where commands run in order (in-order lists, copy engines) */
+        NEED(barrier, ze_command_list, pfnAppendBarrier, "zeCommandListAppendBarrier");
+        NEED(signal, ze_command_list, pfnAppendSignalEvent, "zeCommandListAppendSignalEvent");
         NEED(helpers, ze_command_list, pfnCreate, "zeCommandListCreate");
         NEED(helpers, ze_command_list, pfnClose, "zeCommandListClose");
         NEED(helpers, ze_command_list, pfnAppendWaitOnEvents, "zeCommandListAppendWaitOnEvents");
@@ -165,7 +166,7 @@ void zc_ze_caps_update(void) {
         NEED(groups, ze_device, pfnGetCommandQueueGroupProperties, "zeDeviceGetCommandQueueGroupProperties");
         if (!c.groups) c.harvest = false;
     } else {
-        c.host_read = c.resignal = c.helpers = c.harvest = false;
+        c.host_read = c.barrier = c.signal = c.helpers = c.harvest = false;
     }
     if (!zc_ze_real.ze_device.pfnGetGlobalTimestamps) {
         size_t n = strlen(caps_missing);
@@ -191,7 +192,9 @@ void zc_ze_caps_announce(void) {
             SAY("regular command lists are read back from the host between executions (a resubmission waits) and "
                 "their operations that signal an application event are not timed; ");
         if (!c->host_read && !c->harvest) SAY("operations on regular command lists are not timed; ");
-        if (!c->resignal) SAY("operations that signal an application event are not timed; ");
+        if (!c->barrier && !c->signal) SAY("operations that signal an application event are not timed; ");
+        else if (!c->barrier)
+            SAY("on out-of-order lists, operations that signal an application event are not timed; ");
         if (!zc_ze_real.ze_device.pfnGetGlobalTimestamps)
             SAY("device times are placed from host observations (their error bound is printed at exit); ");
         if (n >= 2 && n < sizeof(what)) what[n -= 2] = 0; /* the last "; " */
