@@ -83,8 +83,8 @@ void zc_ze_clock_anchor(struct zc_dev *d, bool force) {
         return;
     }
     uint64_t host, dev;
-    ze_result_t r = zc_ze_real.ze_device.pfnGetGlobalTimestamps ? zc_ze_real.ze_device.pfnGetGlobalTimestamps(d->h, &host, &dev)
-                                                               : ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    ze_result_t r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (zc_ze_real.ze_device.pfnGetGlobalTimestamps) r = zc_ze_real.ze_device.pfnGetGlobalTimestamps(d->h, &host, &dev);
     if (r != ZE_RESULT_SUCCESS) {
         if (!d->nanchors) {
             /* never anchored: place records from host observations (a NULL entry is announced

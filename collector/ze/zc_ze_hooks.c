@@ -247,7 +247,8 @@ void zc_ze_pre_zeContextDestroy(ze_context_destroy_params_t *p, struct zc_ze_cal
     free(s.lists);
     pthread_mutex_lock(&x->lock);
     /* a driver without these frees them with the context */
-    for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nfree; i++) zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
+    for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nfree; i++)
+        zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
     for (uint32_t i = 0; zc_ze_real.ze_event_pool.pfnDestroy && i < x->npools; i++)
         zc_ze_real.ze_event_pool.pfnDestroy(x->pools[i]);
     x->nfree = x->npools = 0;
@@ -381,7 +382,7 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     l->index = d->index;
     l->in_order = (d->flags & ZC_ZE_QUEUE_FLAG_IN_ORDER) != 0;
     /* immediate lists are read from our events on the host */
-    l->stream = l->dev && zc_ze_caps.timing && zc_ze_caps.host_read ? engine_stream(l->ctx, l->dev, d->ordinal, d->index) : NULL;
+    if (l->dev && zc_ze_caps.timing && zc_ze_caps.host_read) l->stream = engine_stream(l->ctx, l->dev, d->ordinal, d->index);
     if (l->stream && !(l->inbox = zc_ze_inbox_new(l, l->stream))) l->stream = NULL; /* untimed */
     l->timed = l->stream && l->ctx;
     list_register(l);
@@ -555,7 +556,8 @@ static void __attribute__((noinline)) resignal(struct zc_ze_call *c, struct zc_l
     if (zc_ze_real.ze_command_list.pfnAppendBarrier)
         rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
     /* a signal after everything before it is later, never earlier: safe as a fallback */
-    if (rb != ZE_RESULT_SUCCESS && zc_ze_real.ze_command_list.pfnAppendSignalEvent) rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
+    if (rb != ZE_RESULT_SUCCESS && zc_ze_real.ze_command_list.pfnAppendSignalEvent)
+        rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
     if (rb != ZE_RESULT_SUCCESS) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)", zc_ze_api_names[c->api],
                 (unsigned)rb);
