@@ -22,6 +22,7 @@
  * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
  * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+#include "zc_evt.h"
 
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -83,6 +84,8 @@ static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     for (size_t i = 0; i < n; i++) loc->buf[loc->n++] = ev[i];
 }
 
+static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
+
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
  * One buffer per location at a time (the writer thread's, or the in-place writer's). */
@@ -90,43 +93,8 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
     if (ticks) zc_tickconv_begin(&tc);
-    uint64_t last = loc->last_ts, clamped = 0, events = 0;
-    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the events inside it (zc_core.h) */
-    struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n; i++) {
-        struct zc_ev *e = &ev[i];
-        uint64_t t = ticks ? zc_tickconv(&tc, e->ts) : e->ts;
-        if (t < last) {
-            t = last;
-            clamped++;
-        }
-        e->ts = last = t;
-        events++;
-        if (e->type == ZC_EV_CALL) {
-            if (ticks) e->b = zc_tickconv(&tc, e->b);
-            events += e->c ? 2 : 1;
-            if (e->a == zc_region_flush && ticks) events -= 2; /* ours, not the app's */
-            if (e->d && i + e->d < n) {
-                leave_at = i + e->d;
-                call = e;
-            } else {
-                if (e->b < last) e->b = last; /* a call's Leave after its Enter: not a clamp of its own */
-                last = e->b;
-            }
-        } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
-            e->b = zc_tickconv(&tc, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID) {
-            events--; /* part of the NonBlockingCollectiveComplete before it */
-        }
-        if (i == leave_at) {
-            if (call->b < last) call->b = last;
-            last = call->b;
-            leave_at = SIZE_MAX;
-        }
-    }
-    loc->last_ts = last;
-    loc->nclamped += clamped;
-    loc->nevents += events;
+    zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
+                     &loc->nclamped);
     zc_otf2_write(loc, ev, n);
 }
 

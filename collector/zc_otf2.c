@@ -9,6 +9,7 @@
  * first. The archive is closed collectively in MPI_Finalize. Definitions are written once, at
  * close, by zc_unify.c. */
 #include "zc_defs.h"
+#include "zc_evt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -302,71 +303,7 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         }
         loc->writer = w;
     }
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    size_t leave_at = SIZE_MAX;
-    const struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n && e == OTF2_SUCCESS; i++) {
-        if (i > leave_at) { /* the end of a call's events (a record may have taken the next one too) */
-            e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
-            leave_at = SIZE_MAX;
-            if (e != OTF2_SUCCESS) break;
-        }
-        const struct zc_ev *x = &ev[i];
-        if (x->ts < ts_min) ts_min = x->ts;
-        if (x->ts > ts_max) ts_max = x->ts;
-        switch (x->type) {
-        case ZC_EV_ENTER: e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a); break;
-        case ZC_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, x->ts, x->a); break;
-        case ZC_EV_PARAM_U64: e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, x->a, x->b); break;
-        case ZC_EV_RMA_GET: e = OTF2_EvtWriter_RmaGet(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
-        case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
-        case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
-        case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
-        case ZC_EV_CALL: /* a whole host call (zc_core.h): its Leave follows the d records inside it */
-            e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
-            if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, zc_param_callsite, x->c);
-            if (x->d && i + x->d < n) {
-                leave_at = i + x->d;
-                call = x;
-            } else if (e == OTF2_SUCCESS) {
-                e = OTF2_EvtWriter_Leave(w, NULL, x->b, x->a);
-            }
-            if (x->b > ts_max) ts_max = x->b;
-            break;
-        case ZC_EV_MPI_SEND:
-            e = OTF2_EvtWriter_MpiSend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
-        case ZC_EV_MPI_ISEND:
-            e = OTF2_EvtWriter_MpiIsend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
-        case ZC_EV_MPI_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_RECV:
-            e = OTF2_EvtWriter_MpiRecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
-        case ZC_EV_MPI_IRECV:
-            e = OTF2_EvtWriter_MpiIrecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
-        case ZC_EV_MPI_REQUEST_TEST: e = OTF2_EvtWriter_MpiRequestTest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_REQUEST_CANCELLED: e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, x->ts); break;
-        case ZC_EV_MPI_COLL_END:
-            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a, (uint32_t)x->d,
-                                                x->b, x->c);
-            break;
-        case ZC_EV_MPI_NBC_REQUEST: e = OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_NBC_COMPLETE:
-            /* its request id is in the record that follows (zc_mpi puts both at once) */
-            if (i + 1 < n && ev[i + 1].type == ZC_EV_MPI_NBC_REQID) {
-                e = OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a,
-                                                                 (uint32_t)x->d, x->b, x->c, ev[i + 1].d);
-                i++;
-            }
-            break;
-        default: break;
-        }
-    }
-    if (e == OTF2_SUCCESS && leave_at != SIZE_MAX) e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
+    OTF2_ErrorCode e = zc_evt_write(w, ev, n, zc_param_callsite, &ts_min, &ts_max);
     if (e != OTF2_SUCCESS)
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }
