@@ -21,7 +21,7 @@
 #define ZC_UNIFY_MAGIC UINT64_C(0x7a63756e69667931) /* "zcunify1" */
 
 /* ---------------------------------------------------------------- word buffers */
-static void put(struct zc_wbuf *b, uint64_t v) {
+void zc_wbuf_put(struct zc_wbuf *b, uint64_t v) {
     if (b->n == b->cap) {
         size_t ncap = b->cap ? 2 * b->cap : 1024;
         uint64_t *p = b->oom ? NULL : realloc(b->w, ncap * sizeof(*p));
@@ -36,13 +36,13 @@ static void put(struct zc_wbuf *b, uint64_t v) {
 }
 
 /* length, then the bytes with their NUL, padded to whole words */
-static void put_str(struct zc_wbuf *b, const char *s) {
+void zc_wbuf_put_str(struct zc_wbuf *b, const char *s) {
     size_t len = strlen(s) + 1, words = (len + 7) / 8;
-    put(b, len);
+    zc_wbuf_put(b, len);
     for (size_t i = 0; i < words; i++) {
         uint64_t w = 0;
         memcpy(&w, s + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
-        put(b, w);
+        zc_wbuf_put(b, w);
     }
 }
 
@@ -96,54 +96,54 @@ int64_t zc_merge_offset_at(const struct zc_clock_offset *o, int n, uint64_t t) {
 
 void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
     const struct zc_defs *d = src->defs;
-    put(b, ZC_UNIFY_MAGIC);
-    put(b, src->rank);
-    put_str(b, src->host);
-    put(b, src->tmin);
-    put(b, src->tmax);
-    put(b, src->mpi_loc);
-    put(b, d->nstrings);
-    for (uint32_t i = 0; i < d->nstrings; i++) put_str(b, d->strings[i]);
-    put(b, d->nregions);
+    zc_wbuf_put(b, ZC_UNIFY_MAGIC);
+    zc_wbuf_put(b, src->rank);
+    zc_wbuf_put_str(b, src->host);
+    zc_wbuf_put(b, src->tmin);
+    zc_wbuf_put(b, src->tmax);
+    zc_wbuf_put(b, src->mpi_loc);
+    zc_wbuf_put(b, d->nstrings);
+    for (uint32_t i = 0; i < d->nstrings; i++) zc_wbuf_put_str(b, d->strings[i]);
+    zc_wbuf_put(b, d->nregions);
     for (uint32_t i = 0; i < d->nregions; i++) {
-        put(b, d->regions[i].name);
-        put(b, d->regions[i].role);
-        put(b, d->regions[i].paradigm);
+        zc_wbuf_put(b, d->regions[i].name);
+        zc_wbuf_put(b, d->regions[i].role);
+        zc_wbuf_put(b, d->regions[i].paradigm);
     }
-    put(b, d->ndevices);
+    zc_wbuf_put(b, d->ndevices);
     for (uint32_t i = 0; i < d->ndevices; i++) {
-        put(b, d->devices[i].index);
-        put(b, d->devices[i].name);
-        put(b, d->devices[i].uuid);
+        zc_wbuf_put(b, d->devices[i].index);
+        zc_wbuf_put(b, d->devices[i].name);
+        zc_wbuf_put(b, d->devices[i].uuid);
     }
-    put(b, d->ngroups);
+    zc_wbuf_put(b, d->ngroups);
     for (uint32_t i = 0; i < d->ngroups; i++) {
-        put(b, d->groups[i].device);
-        put(b, d->groups[i].context);
+        zc_wbuf_put(b, d->groups[i].device);
+        zc_wbuf_put(b, d->groups[i].context);
     }
-    put(b, d->ncomms);
+    zc_wbuf_put(b, d->ncomms);
     for (uint32_t i = 0; i < d->ncomms; i++) {
         const struct zc_def_comm *c = &d->comms[i];
-        put(b, c->kind);
-        put(b, c->name);
-        put(b, c->parent);
-        put(b, c->n);
-        put(b, c->nremote);
-        for (uint32_t k = 0; k < c->n + c->nremote; k++) put(b, c->members[k]);
-        put_str(b, c->key);
+        zc_wbuf_put(b, c->kind);
+        zc_wbuf_put(b, c->name);
+        zc_wbuf_put(b, c->parent);
+        zc_wbuf_put(b, c->n);
+        zc_wbuf_put(b, c->nremote);
+        for (uint32_t k = 0; k < c->n + c->nremote; k++) zc_wbuf_put(b, c->members[k]);
+        zc_wbuf_put_str(b, c->key);
     }
-    put(b, src->nlocs);
+    zc_wbuf_put(b, src->nlocs);
     for (size_t i = 0; i < src->nlocs; i++) {
         const struct zc_merge_loc *l = &src->locs[i];
-        put(b, l->id);
-        put_str(b, l->name);
-        put(b, l->kind);
-        put(b, l->otf2_events);
-        put(b, l->group);
-        put(b, l->comm_rank);
-        put(b, l->recorded);
-        put(b, l->clamped);
-        put(b, l->dropped);
+        zc_wbuf_put(b, l->id);
+        zc_wbuf_put_str(b, l->name);
+        zc_wbuf_put(b, l->kind);
+        zc_wbuf_put(b, l->otf2_events);
+        zc_wbuf_put(b, l->group);
+        zc_wbuf_put(b, l->comm_rank);
+        zc_wbuf_put(b, l->recorded);
+        zc_wbuf_put(b, l->clamped);
+        zc_wbuf_put(b, l->dropped);
     }
 }
 
@@ -686,10 +686,10 @@ void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_
         for (uint32_t r = 0; r < size; r++) {
             size_t before = out.n;
             uint32_t nr = R[r].ok && R[r].rmap ? R[r].nregions : 0, nc = R[r].ok && R[r].cmap ? R[r].ncomms : 0;
-            put(&out, nr);
-            for (uint32_t i = 0; i < nr; i++) put(&out, R[r].rmap[i]);
-            put(&out, nc);
-            for (uint32_t i = 0; i < nc; i++) put(&out, R[r].cmap[i]);
+            zc_wbuf_put(&out, nr);
+            for (uint32_t i = 0; i < nr; i++) zc_wbuf_put(&out, R[r].rmap[i]);
+            zc_wbuf_put(&out, nc);
+            for (uint32_t i = 0; i < nc; i++) zc_wbuf_put(&out, R[r].cmap[i]);
             map_sizes[r] = (out.n - before) * 8;
         }
         for (uint32_t r = 0; r < size; r++) {

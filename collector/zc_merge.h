@@ -17,6 +17,10 @@ struct zc_wbuf {
     bool oom; /* a word could not be stored: the buffer is incomplete */
 };
 
+void zc_wbuf_put(struct zc_wbuf *b, uint64_t v);
+/* length with the NUL, then the bytes with their NUL, zero-padded to whole words */
+void zc_wbuf_put_str(struct zc_wbuf *b, const char *s);
+
 /* One location as the merge needs it. */
 struct zc_merge_loc {
     uint64_t id;          /* OTF2 location id (rank in the low 32 bits) */

@@ -165,6 +165,7 @@ static int open_locked(void) {
         archive = NULL;
         return -1;
     }
+    zc_jrn_open(archive_dir);
     write_held_locked();
     return 0;
 }
@@ -216,6 +217,7 @@ int zc_otf2_start_job(void) {
         if (zc_job.all_true(&all) != 0) all = false;
     }
     if (all) {
+        zc_jrn_open(archive_dir);
         write_held_locked();
     } else {
         /* no collective close is possible any more: the handle is left behind, the trace is off */
@@ -264,7 +266,11 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
 static void write_held_locked(void) {
     holding_done = true;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
-        if (l->nheld) write_events_locked(l, l->held, l->nheld);
+        /* a location's first records: stream index 0 on (minus any dropped over the limit) */
+        if (l->nheld) {
+            write_events_locked(l, l->held, l->nheld);
+            zc_jrn_events(l, 0, l->held, l->nheld);
+        }
         free(l->held);
         l->held = NULL;
         l->nheld = l->cap_held = 0;
@@ -272,7 +278,7 @@ static void write_held_locked(void) {
     held_bytes = 0;
 }
 
-static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (closed || !zc_on(ZC_F_TRACE)) {
         loc->ndropped += n;
         return;
@@ -290,6 +296,7 @@ static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
         return;
     }
     write_events_locked(loc, ev, n);
+    zc_jrn_events(loc, first, ev, n);
 }
 
 static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
@@ -308,10 +315,16 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }
 
-void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return;
     pthread_mutex_lock(&otf2_lock);
-    write_locked(loc, ev, n);
+    write_locked(loc, ev, n, first);
+    pthread_mutex_unlock(&otf2_lock);
+}
+
+void zc_otf2_open_for_journal(void) {
+    pthread_mutex_lock(&otf2_lock);
+    if (!opened && !closed && !holding_done && zc_on(ZC_F_TRACE) && !zc_job.mpi && !zc_mpi_launched()) open_locked();
     pthread_mutex_unlock(&otf2_lock);
 }
 
@@ -326,8 +339,11 @@ static void close_locked(void) {
         }
     OTF2_Archive_CloseEvtFiles(archive);
     zc_unify_write(archive, ts_min, ts_max);
-    OTF2_Archive_Close(archive);
+    bool whole = OTF2_Archive_Close(archive) == OTF2_SUCCESS && zc_on(ZC_F_TRACE);
     archive = NULL;
+    if (zc_jrn_close(whole))
+        ZC_WARN("the archive %s may be incomplete; its journal holds what was recorded: `zecoll salvage %s` rebuilds it",
+                archive_dir, archive_dir);
     if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
 }
 
@@ -347,8 +363,8 @@ void zc_otf2_finalize(void) {
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
         if (!zc_job.closing) {
             if (archive)
-                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed", zc_job.rank,
-                        archive_dir);
+                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s", zc_job.rank,
+                        archive_dir, zc_jrn_close(false) ? "; after the job, run `zecoll salvage` on it" : "");
             archive_dir[0] = 0;
         } else if (archive) {
             close_locked();
@@ -365,5 +381,8 @@ void zc_otf2_finalize(void) {
         return;
     }
     if (zc_on(ZC_F_TRACE) && open_locked() == 0) close_locked();
+    else if (zc_jrn_close(false))
+        ZC_WARN("the archive %s could not be completed; its journal holds what was recorded: run `zecoll salvage %s`",
+                archive_dir, archive_dir);
     pthread_mutex_unlock(&otf2_lock);
 }

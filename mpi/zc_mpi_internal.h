@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) void zc_mpi_end(struct zc_mpi_call 
                 d[1 + i] = c->ev[i];
                 if (!c->ev[i].ts) d[1 + i].ts = t1;
             }
-            l->n += 1 + (size_t)n;
+            zc_loc_publish(l, l->n + 1 + (size_t)n);
         }
         zc_own_end(l);
         return;

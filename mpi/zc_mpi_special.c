@@ -83,6 +83,7 @@ void *zc_mpi_resolve(const char *name) {
  * will come (the program links libmpi and a launcher started it). A program that never calls
  * MPI_Init writes them to its own archive at exit. */
 bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_seen); }
+bool zc_mpi_launched(void) { return linked && launched; }
 
 /* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
  * collective steps, including a rank whose collector is off. */
@@ -279,6 +280,7 @@ static void clock_sync(void) {
     free(res);
     if (zc_job.noffsets < 2)
         zc_job.offsets[zc_job.noffsets++] = (struct zc_clock_offset){(uint64_t)my[3], my[1], (double)my[2]};
+    zc_jrn_offsets(); /* a dead job's salvage needs them */
 }
 
 /* ---------------------------------------------------------------- init / finalize */
