@@ -61,6 +61,7 @@ struct agg_loc {
     uint32_t group;
     uint64_t def_events;
     uint64_t p_events, p_clamped, p_dropped; /* location properties (A12) */
+    uint64_t p_data_end;                     /* salvaged archives (A20): where its rank's data ends */
     uint8_t have_props;                      /* bit per property */
     uint32_t proc;      /* index into agg_defs.procs */
     uint32_t device;    /* streams: device node (AGG_NONE if unknown) */
@@ -109,6 +110,7 @@ struct agg_defs {
     size_t loc_ht_cap;
     int have_props;          /* any location property seen */
     int mpi;                 /* "MPI Rank" process groups */
+    char salvaged[64];       /* the ZECOLL::SALVAGED anchor property (A20), "" when absent */
 };
 
 /* Reads anchor + global definitions of ARCHIVE (the directory or its traces.otf2); stats every

@@ -144,6 +144,7 @@ void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
         zc_wbuf_put(b, l->recorded);
         zc_wbuf_put(b, l->clamped);
         zc_wbuf_put(b, l->dropped);
+        zc_wbuf_put(b, l->data_end);
     }
 }
 
@@ -151,6 +152,7 @@ void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
 struct rloc {
     uint64_t id, events, group, comm_rank;
     uint64_t recorded, clamped, dropped; /* the location's counters (LocationProperty) */
+    uint64_t data_end;                   /* salvaged archives: where the rank's records end */
     uint32_t kind, name;
 };
 struct rcomm {
@@ -368,6 +370,7 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
         l->recorded = get(&b);
         l->clamped = get(&b);
         l->dropped = get(&b);
+        l->data_end = get(&b);
     }
     return !b.bad;
 }
@@ -519,7 +522,11 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
     uint32_t s_mpi = gstr("MPI"), s_self = gstr("MPI_COMM_SELF");
     /* per-location counters, for readers' data-quality reports (docs/archive.md) */
     uint32_t s_p_events = gstr("zecoll::events"), s_p_clamped = gstr("zecoll::clamped");
-    uint32_t s_p_dropped = gstr("zecoll::dropped");
+    uint32_t s_p_dropped = gstr("zecoll::dropped"), s_p_end = 0;
+    bool salvaged = false;
+    for (uint32_t r = 0; r < size; r++)
+        for (uint32_t i = 0; R[r].ok && i < R[r].nlocs; i++) salvaged |= R[r].locs[i].data_end != 0;
+    if (salvaged) s_p_end = gstr("zecoll::data_end");
     uint32_t *s_proc = calloc(size + 1, sizeof(uint32_t)), *s_hosts = NULL;
     char (*names)[32] = calloc(size + 1, sizeof(*names));
     size_t ngroups_total = 0;
@@ -598,6 +605,8 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
             OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_clamped, OTF2_TYPE_UINT64, v);
             v.uint64 = l->dropped;
             OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_dropped, OTF2_TYPE_UINT64, v);
+            v.uint64 = l->data_end;
+            if (l->data_end) OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, s_p_end, OTF2_TYPE_UINT64, v);
         }
 
     /* Level Zero communicators: one COMM_LOCATIONS for the paradigm, each rank's locations in

@@ -30,6 +30,8 @@ struct zc_merge_loc {
     uint32_t group;       /* 0 = the process, k = accelerator group k (zc_def_accel_group) */
     uint32_t comm_rank;   /* index in the rank's Level Zero communicator (dense from 0) */
     uint64_t recorded, clamped, dropped; /* the zecoll:: location properties (docs/archive.md A12) */
+    uint64_t data_end;    /* salvaged archives only (A20): the rank's records are complete up to
+                           * this time (its last flush, on this location's clock); 0 = not salvaged */
 };
 
 /* One rank's definitions. tmin/tmax: first and last timestamps on rank 0's clock (UINT64_MAX, 0

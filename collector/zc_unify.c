@@ -27,7 +27,7 @@ static void serialize(struct zc_wbuf *b, uint64_t ts_min, uint64_t ts_max) {
     }
     for (struct zc_loc *l = zc_loc_list(); l && i < nlocs; l = l->next, i++)
         locs[i] = (struct zc_merge_loc){zc_otf2_loc_id(l), l->name, l->kind, l->otf2_events, l->group, l->comm_rank,
-                                        l->nevents, l->nclamped, l->ndropped};
+                                        l->nevents, l->nclamped, l->ndropped, 0};
     /* the job's time axis is rank 0's: corrected first and last timestamps */
     const struct zc_clock_offset *o = zc_job.offsets;
     int no = zc_job.noffsets;

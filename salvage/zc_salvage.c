@@ -703,7 +703,7 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < j->nlocs; k++) {
             const struct sloc *l = &j->locs[k];
             ml[k] = (struct zc_merge_loc){l->id | j->rank, l->name, l->kind, l->otf2_events, l->group, l->l0_index,
-                                          l->recorded, l->clamped, l->lost};
+                                          l->recorded, l->clamped, l->lost, j->cut ? j->cut : 1};
         }
         struct zc_merge_src src = {j->rank, j->host, j->tmin, j->tmin == UINT64_MAX ? 0 : j->tmax,
                                    j->mpi_loc | j->rank, &j->defs, ml, j->nlocs};
