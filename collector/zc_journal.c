@@ -184,6 +184,17 @@ static void offsets_locked(void) {
     }
 }
 
+static void location_locked(struct zc_loc *l) {
+    size_t at = rec_begin(ZC_JRN_LOCATION);
+    zc_wbuf_put(&stage, l->id);
+    zc_wbuf_put(&stage, l->kind);
+    zc_wbuf_put(&stage, l->group);
+    zc_wbuf_put(&stage, l->comm_rank);
+    zc_wbuf_put_str(&stage, l->name);
+    rec_end(at);
+    l->jknown = true;
+}
+
 static void flush_rec_locked(uint64_t t, uint64_t flags) {
     size_t at = rec_begin(ZC_JRN_FLUSH);
     zc_wbuf_put(&stage, t);
@@ -260,14 +271,13 @@ void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, s
     if (!jok || first + n <= loc->jdone) goto out;
     defs_locked();
     if (!loc->jknown) {
-        size_t at = rec_begin(ZC_JRN_LOCATION);
-        zc_wbuf_put(&stage, loc->id);
-        zc_wbuf_put(&stage, loc->kind);
-        zc_wbuf_put(&stage, loc->group);
-        zc_wbuf_put(&stage, loc->comm_rank);
-        zc_wbuf_put_str(&stage, loc->name);
-        rec_end(at);
-        loc->jknown = true;
+        /* a stream's lanes (L0[d:n]/k) are created after it, and the archive needs it beside them
+         * (A8) even if it has no records yet: streams created earlier go first. Their names are
+         * set before they are published; a thread's is set after, so threads wait for records. */
+        if (loc->kind == ZC_LOC_DEVICE)
+            for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+                if (l->kind == ZC_LOC_DEVICE && !l->jknown && l->id < loc->id) location_locked(l);
+        location_locked(loc);
     }
     stage_write_locked();
     size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0;
@@ -302,9 +312,8 @@ bool zc_jrn_close(bool complete) {
             close(jfd);
             if (unlink(jpath) == 0) (void)rmdir(jdir); /* the last rank's succeeds */
         } else {
-            if (jok) {
+            if (jok) { /* (offsets: journaled by the MPI thread that measures them) */
                 defs_locked();
-                offsets_locked();
                 flush_rec_locked(zc_now(), ZC_JRN_FINAL);
                 stage_write_locked();
                 if (jok && zc_knobs.FLUSH_SYNC) (void)fdatasync(jfd);
@@ -327,6 +336,8 @@ static pthread_cond_t fcond;
 static bool fstop, fstarted;
 static pthread_t fthread;
 static atomic_bool fonce;
+/* one pass at a time (the flusher's, or the one at the start of finalize): scratch is theirs */
+static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zc_ev *scratch;
 static size_t scratch_cap;
 
@@ -337,6 +348,29 @@ static bool journal_open(void) {
     bool ok = jok;
     pthread_mutex_unlock(&jlock);
     return ok;
+}
+
+/* What of l is not in the journal yet, from its current buffer. */
+static void flush_loc(struct zc_loc *l) {
+    if (l->cap > scratch_cap) {
+        struct zc_ev *p = realloc(scratch, l->cap * sizeof(*p));
+        if (!p) return;
+        scratch = p;
+        scratch_cap = l->cap;
+    }
+    pthread_mutex_lock(&jlock);
+    uint64_t from = l->jdone;
+    pthread_mutex_unlock(&jlock);
+    uint64_t first;
+    size_t n = zc_loc_snapshot(l, from, scratch, scratch_cap, &first);
+    if (!n) return;
+    if (l->kind == ZC_LOC_THREAD) { /* ticks to ns, as the writer converts them */
+        struct zc_tickconv tc;
+        uint64_t last = 0, events = 0, clamped = 0;
+        zc_tickconv_begin(&tc);
+        zc_evt_normalize(scratch, n, true, zc_region_flush, tick_conv, &tc, &last, &events, &clamped);
+    }
+    zc_jrn_events(l, first, scratch, n);
 }
 
 /* One pass: every location's records not yet in the journal, then a FLUSH record with the time
@@ -351,27 +385,12 @@ static void flush_pass(void) {
         if (any) zc_otf2_open_for_journal();
         if (!journal_open()) return;
     }
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
-        if (l->cap > scratch_cap) {
-            struct zc_ev *p = realloc(scratch, l->cap * sizeof(*p));
-            if (!p) continue;
-            scratch = p;
-            scratch_cap = l->cap;
-        }
-        pthread_mutex_lock(&jlock);
-        uint64_t from = l->jdone;
-        pthread_mutex_unlock(&jlock);
-        uint64_t first;
-        size_t n = zc_loc_snapshot(l, from, scratch, scratch_cap, &first);
-        if (!n) continue;
-        if (l->kind == ZC_LOC_THREAD) { /* ticks to ns, as the writer converts them */
-            struct zc_tickconv tc;
-            uint64_t last = 0, events = 0, clamped = 0;
-            zc_tickconv_begin(&tc);
-            zc_evt_normalize(scratch, n, true, zc_region_flush, tick_conv, &tc, &last, &events, &clamped);
-        }
-        zc_jrn_events(l, first, scratch, n);
-    }
+    /* devices first: a device record is put after its Append (on a thread location), so every
+     * device record copied here has its Append in the threads' copies that follow */
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+        if (l->kind == ZC_LOC_DEVICE) flush_loc(l);
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+        if (l->kind != ZC_LOC_DEVICE) flush_loc(l);
     pthread_mutex_lock(&jlock);
     int fd = -1;
     if (jok) {
@@ -400,7 +419,9 @@ static void *flusher_main(void *arg) {
         }
         if (fstop) break;
         pthread_mutex_unlock(&flock);
+        pthread_mutex_lock(&pass_lock);
         flush_pass();
+        pthread_mutex_unlock(&pass_lock);
         pthread_mutex_lock(&flock);
         /* a pass that overran its interval (a loaded machine) does not queue up more */
         struct timespec now;
@@ -434,6 +455,16 @@ static int jrn_init(void) {
     return 0;
 }
 
+/* The first step of finalize (a signal, exit, MPI_Abort): everything recorded so far goes into
+ * the journal at once, before the slower steps (waiting for the GPU, writing the archive) that a
+ * SIGKILL following the SIGTERM (mpirun stopping a job) may cut short. */
+static void jrn_pre_finalize(void) {
+    if (!journal_open()) return;
+    pthread_mutex_lock(&pass_lock);
+    flush_pass();
+    pthread_mutex_unlock(&pass_lock);
+}
+
 /* Before the archive's writer writes the last buffers: the flusher must not copy from them. */
 static void jrn_finalize(void) {
     pthread_mutex_lock(&flock);
@@ -443,15 +474,18 @@ static void jrn_finalize(void) {
     pthread_cond_broadcast(&fcond);
     pthread_mutex_unlock(&flock);
     if (join) pthread_join(fthread, NULL);
+    pthread_mutex_lock(&pass_lock);
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
+    pthread_mutex_unlock(&pass_lock);
 }
 
 /* The child of a fork runs untraced: it has no flusher and must not write the parent's file. */
 static void jrn_fork_child(void) {
     pthread_mutex_init(&jlock, NULL);
     pthread_mutex_init(&flock, NULL);
+    pthread_mutex_init(&pass_lock, NULL);
     if (jfd >= 0) close(jfd);
     jfd = -1;
     jok = false;
@@ -460,4 +494,8 @@ static void jrn_fork_child(void) {
 }
 
 const struct zc_subsystem zc_jrn_subsystem = {
-    .name = "journal", .init = jrn_init, .finalize = jrn_finalize, .fork_child = jrn_fork_child};
+    .name = "journal",
+    .init = jrn_init,
+    .pre_finalize = jrn_pre_finalize,
+    .finalize = jrn_finalize,
+    .fork_child = jrn_fork_child};

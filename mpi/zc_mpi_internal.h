@@ -31,6 +31,7 @@
 #pragma weak PMPI_Init_thread
 #pragma weak PMPI_Finalize
 #pragma weak PMPI_Pcontrol
+#pragma weak PMPI_Abort
 #pragma weak PMPI_Initialized
 #pragma weak PMPI_Finalized
 #pragma weak PMPI_Comm_rank
@@ -181,6 +182,8 @@ static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_r
  * program, so the weak PMPI references resolve (otherwise every wrapper passes through). */
 void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1);
 void zc_mpi_finalize_prepare(void);
+/* MPI_Abort (C and Fortran): the rank's records go to the salvage journal first (bounded). */
+void zc_mpi_abort_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
 void zc_mpi_comms_init(int rank, int size);

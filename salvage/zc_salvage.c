@@ -45,7 +45,7 @@ struct sloc {
     /* assembled and written */
     struct zc_ev *ev;
     size_t n;
-    uint64_t lost, repaired, otf2_events, recorded, clamped, last_ts;
+    uint64_t lost, repaired, unlinked, otf2_events, recorded, clamped, last_ts;
     uint32_t l0_index; /* dense index in the rank's Level Zero communicator */
 };
 
@@ -423,6 +423,45 @@ static void repair(struct sloc *l) {
     l->n = o;
 }
 
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A device record names its Append by callsite id (docs/archive.md A16). The Append is on a
+ * thread location and may be missing: the journal holds a device buffer written out before the
+ * thread's last records reached it. Such a record keeps its times and loses the link (A15: the
+ * parameter is absent when the operation could not be linked). */
+static void unlink_orphans(struct rank_j *j) {
+    size_t n = 0, cap = 0;
+    uint64_t *cs = NULL;
+    for (size_t i = 0; i < j->nlocs; i++) {
+        const struct sloc *l = &j->locs[i];
+        if (l->kind != ZC_LOC_THREAD) continue;
+        for (size_t k = 0; k < l->n; k++)
+            if (l->ev[k].type == ZC_EV_CALL && l->ev[k].c) {
+                grow(&cs, &cap, n, sizeof(*cs));
+                cs[n++] = l->ev[k].c;
+            }
+    }
+    qsort(cs, n, sizeof(*cs), u64_cmp);
+    for (size_t i = 0; i < j->nlocs; i++) {
+        struct sloc *l = &j->locs[i];
+        if (l->kind != ZC_LOC_DEVICE) continue;
+        size_t o = 0;
+        for (size_t k = 0; k < l->n; k++) {
+            const struct zc_ev *e = &l->ev[k];
+            if (e->type == ZC_EV_PARAM_U64 && !(n && bsearch(&e->b, cs, n, sizeof(*cs), u64_cmp))) {
+                l->unlinked++;
+                continue;
+            }
+            l->ev[o++] = *e;
+        }
+        l->n = o;
+    }
+    free(cs);
+}
+
 /* ---------------------------------------------------------------- writing */
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final) {
     (void)ud, (void)ft, (void)loc, (void)cd, (void)final;
@@ -634,6 +673,15 @@ int main(int argc, char **argv) {
         return 2;
     }
     qsort(J, nj, sizeof(*J), rank_cmp);
+    size_t nsegs = 0;
+    for (size_t i = 0; i < nj; i++)
+        for (size_t k = 0; k < J[i].nlocs; k++) nsegs += J[i].locs[k].nsegs;
+    if (!nsegs) {
+        fprintf(stderr, "%s: %s: no records in the journal(s) (the run died before any reached them): nothing to "
+                        "salvage\n",
+                prog, jdir);
+        return 2;
+    }
     uint32_t size = J[0].size;
     bool mpi = J[0].mpi;
     for (size_t i = 0; i < nj; i++) {
@@ -648,9 +696,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nj; i++) {
         struct rank_j *j = &J[i];
         uint64_t last = 0;
+        for (size_t k = 0; k < j->nlocs; k++) assemble(j, &j->locs[k]);
+        unlink_orphans(j);
         for (size_t k = 0; k < j->nlocs; k++) {
             struct sloc *l = &j->locs[k];
-            assemble(j, l);
             uint64_t lt = 0, nev = 0, ncl = 0;
             zc_evt_normalize(l->ev, l->n, l->kind == ZC_LOC_THREAD, j->flush_region, NULL, NULL, &lt, &nev, &ncl);
             l->recorded = nev;
@@ -756,17 +805,20 @@ int main(int argc, char **argv) {
             char cut[64];
             uint64_t cut_g = j->cut + (uint64_t)zc_merge_offset_at(j->offsets, j->noffsets, j->cut);
             fmt_rel(cut, sizeof(cut), cut_g, t0 == UINT64_MAX ? cut_g : t0);
-            uint64_t rec = 0, lost = 0, rep = 0;
+            uint64_t rec = 0, lost = 0, rep = 0, unl = 0;
             for (size_t k = 0; k < j->nlocs; k++) {
                 rec += j->locs[k].recorded;
                 lost += j->locs[k].lost;
                 rep += j->locs[k].repaired;
+                unl += j->locs[k].unlinked;
             }
-            printf("rank %u (%s, pid %llu): %s %s; %zu location(s), %llu records, %llu lost in gaps, %llu repaired\n",
+            printf("rank %u (%s, pid %llu): %s %s; %zu location(s), %llu records, %llu lost in gaps, %llu repaired, "
+                   "%llu device records without their Append\n",
                    j->rank, j->host, (unsigned long long)j->pid,
                    j->final ? "ended without completing its archive: complete up to its end at"
                             : "died: data complete up to its last flush at",
-                   cut, j->nlocs, (unsigned long long)rec, (unsigned long long)lost, (unsigned long long)rep);
+                   cut, j->nlocs, (unsigned long long)rec, (unsigned long long)lost, (unsigned long long)rep,
+                   (unsigned long long)unl);
             if (j->damage[0])
                 printf("  %s: %s; %llu of %llu bytes used\n", j->path, j->damage, (unsigned long long)j->bytes_used,
                        (unsigned long long)j->bytes_total);

@@ -25,9 +25,11 @@ rebuilds the archive and the result must pass
   * the target: of the operations that completed more than one flush interval before the kill,
     at least 99% are recovered. Measured per rank as recovered / completed-before(T_kill - I),
     T_kill read from CLOCK_MONOTONIC_RAW (zesim's and the collector's clock) right before the
-    signal. Asserted when the rank's last flush began within one interval before the kill (the
-    flusher kept its schedule); when a loaded machine delayed it more, the figure is printed and
-    not asserted (the checks above still hold);
+    signal, when the rank's last flush began within one interval before the kill (the flusher
+    kept its schedule, within 2 ms of wake-up jitter). When a loaded machine delayed the flusher
+    more (or the kill hit a flush), the same 99% is asserted against the last flush instead:
+    completed-before(last flush - 10 ms, the time a device record may wait to be collected);
+  * a rank that ended by itself (mpi-end: its journal's final flush) has every operation;
   * zecoll-aggregate reads the archive and its data-quality section says it was salvaged.
 Exit status 0 when every run passed.
 """
@@ -46,6 +48,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
 TARGET = 0.99
+# The flusher wakes on a timer: a pass begins this much after its deadline on an idle machine
+# (timer slack and a wake-up); later than that, the machine was loaded or the kill hit a pass.
+JITTER_NS = 2000000
+# A device operation's record is put when a drainer (every ZECOLL_DRAIN_INTERVAL_US = 1 ms while
+# work is pending) or the application's synchronisation collects it: the flush covers what was
+# put before it began.
+DRAIN_SLACK_NS = 10000000
 
 
 def now_ns():
@@ -114,12 +123,13 @@ def data_ends(anchor):
         return {}
 
 
-def judge(a, run, work, t_kill, killed, np_, mpi):
-    """Salvage the archive of one dead run and check it (failures into run)."""
+def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
+    """Salvage the archive of one dead run and check it (failures into run). strict_final: a rank
+    that ended by itself (its journal's final flush) must have every operation it executed."""
     trace = os.path.join(work, "trace")
     interval = a.interval_ms * 1000000
-    p = subprocess.run([os.path.join(a.bindir, "zecoll-salvage"), trace], capture_output=True, text=True,
-                       timeout=300)
+    p = subprocess.run([os.path.join(a.bindir, "zecoll-salvage"), trace] + (["--keep-journal"] if a.keep else []),
+                       capture_output=True, text=True, timeout=300)
     out = p.stdout + p.stderr
     run.note("salvage: " + " | ".join(l for l in out.splitlines() if not l.startswith("  "))[:600])
     if p.returncode != 0:
@@ -131,18 +141,28 @@ def judge(a, run, work, t_kill, killed, np_, mpi):
     for r in killed:
         if not re.search(rf"^rank {r} \(.*\): died", out, re.M):
             run.fail(f"zecoll salvage does not say that rank {r} died")
+    final = {int(x) for x in re.findall(r"^rank (\d+) \(.*\): ended without completing", out, re.M)}
     anchor = os.path.join(trace, "traces.otf2")
     c = subprocess.run([PY, os.path.join(HERE, "..", "aggregate", "check_archive.py"), trace,
                         "--mpi" if mpi else "--serial"], capture_output=True, text=True, timeout=300)
     if c.returncode != 0:
         run.fail("archive contract: " + " | ".join(l for l in c.stdout.splitlines() if l.startswith("FAIL"))[:1500])
-    if os.path.isdir(os.path.join(trace, "zecoll-journal")):
+    if os.path.isdir(os.path.join(trace, "zecoll-journal")) and not a.keep:
         run.fail("the journal is still there after a successful salvage")
     ends = data_ends(anchor)
     for r in range(np_):
+        everything = strict_final and r in final
+        end = ends.get(r)
+        if end is None:
+            run.fail(f"rank {r}: no zecoll::data_end in the salvaged archive")
+            continue
+        late = t_kill - end - interval
+        on_time = late <= JITTER_NS
+        # the issue's measure when the flusher kept its schedule; else against its last flush
+        before = 1 << 62 if everything else t_kill - interval if on_time else end - DRAIN_SLACK_NS
         cmd = [PY, os.path.join(HERE, "..", "collector", "check_trace.py"), "check", "--truth",
                os.path.join(work, f"truth-{r}.jsonl"), "--trace", trace, "--truncated",
-               "--required-before", str(t_kill - interval)]
+               "--required-before", str(before)]
         if mpi:
             cmd += ["--rank", str(r)]
         c = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -155,20 +175,19 @@ def judge(a, run, work, t_kill, killed, np_, mpi):
             run.fail(f"rank {r}: no recovery figure from check_trace.py")
             continue
         got, total = int(m.group(1)), int(m.group(2))
-        end = ends.get(r)
-        late = None if end is None else t_kill - end - interval
+        if everything:
+            run.note(f"rank {r} ended by itself: recovered {got} of the {total} operations it executed")
+            if got != total:
+                run.fail(f"rank {r} ended by itself (final flush) but {total - got} of its {total} operations are missing")
+            continue
         frac = got / total if total else 1.0
-        run.note(f"rank {r}: recovered {got} of {total} operations completed before T_kill - {a.interval_ms} ms "
-                 f"({100 * frac:.2f}%); last flush {(t_kill - end) / 1e6 if end else float('nan'):.1f} ms "
-                 f"before the kill")
-        if end is None:
-            run.fail(f"rank {r}: no zecoll::data_end in the salvaged archive")
-        elif late > 0:
-            run.note(f"rank {r}: the flusher ran {late / 1e6:.1f} ms late (a loaded machine, or the kill hit a "
-                     f"flush): the {TARGET:.0%} target is not assessed for this run")
-        elif total and frac < TARGET:
-            run.fail(f"rank {r}: recovered {got} of {total} ({100 * frac:.2f}%) operations that completed more than "
-                     f"one flush interval before the kill; target {TARGET:.0%}")
+        what = (f"completed before T_kill - {a.interval_ms} ms" if on_time else
+                f"completed before its last flush - {DRAIN_SLACK_NS // 1000000} ms (the flusher ran "
+                f"{late / 1e6:.1f} ms late: a loaded machine, or the kill hit a flush)")
+        run.note(f"rank {r}: recovered {got} of {total} operations {what} ({100 * frac:.2f}%); its data ends "
+                 f"{(end - t_kill) / 1e6:+.1f} ms from the kill")
+        if total and frac < TARGET:
+            run.fail(f"rank {r}: recovered {got} of {total} ({100 * frac:.2f}%) operations {what}; target {TARGET:.0%}")
     if mpi:
         c = subprocess.run([PY, os.path.join(HERE, "..", "mpi", "check_mpi_trace.py"), trace, "--ranks", str(np_),
                             "--truncated"], capture_output=True, text=True, timeout=300)
@@ -269,7 +288,7 @@ def one_end(a):
     if n_warn == 0:
         run.fail("no rank said to run `zecoll salvage`: " + out[-800:])
     # the job ended by itself: everything recorded is in the journals (t_end bounds every op)
-    judge(a, run, work, t_end, [], a.np, True)
+    judge(a, run, work, t_end, [], a.np, True, strict_final=True)
     return run
 
 
@@ -291,6 +310,7 @@ def main():
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--victims", choices=["one", "all"], default="one")
+    ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
     a = ap.parse_args()
     for k in ("app", "zesim", "libdir", "bindir", "work"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
