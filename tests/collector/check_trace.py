@@ -513,6 +513,9 @@ def run(args):
             facts = json.load(f)
     if not c.failures:
         check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], facts)
+    # a complete archive keeps no salvage journal (docs/salvage.md)
+    if os.path.exists(os.path.join(env["ZECOLL_OUTPUT"], "zecoll-journal")):
+        c.fail("the archive is complete but its salvage journal (zecoll-journal/) is still there")
     return c
 
 

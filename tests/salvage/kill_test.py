@@ -14,7 +14,7 @@ every rank at once. mpi-end: one run of a job that ends by itself without MPI_Fi
 (tests/salvage/salv_mpi_end.c: MPI_Abort, or returning from main).
 
 Each run: zesim writes every rank's truth unbuffered (it survives SIGKILL); then `zecoll salvage`
-rebuilds the archive and the result must pass
+(the launcher) rebuilds the archive and the result must pass
   * zecoll salvage: exit 0, every rank found, the killed ranks said to have died;
   * the archive contract (tests/aggregate/check_archive.py, with A20 for salvaged archives);
   * per rank, tests/collector/check_trace.py --truncated: every device record is one of the
@@ -94,6 +94,20 @@ def env_for(a, work):
     return env
 
 
+def job_env(a, work):
+    """mpirun's own environment (the collector is only for the ranks: -x) and its -x options."""
+    env = env_for(a, work)
+    keys = ["LD_PRELOAD", "ZE_ENABLE_ALT_DRIVERS", "ZESIM_TRUTH", "ZESIM_TRUTH_UNBUFFERED", "ZECOLL_OUTPUT",
+            "ZECOLL_STRICT", "ZECOLL_FLUSH_INTERVAL_MS"] + [kv.partition("=")[0] for kv in a.env]
+    xs = []
+    for k in keys:
+        xs += ["-x", f"{k}={env[k]}"]
+    own = dict(os.environ)
+    for k in keys:
+        own.pop(k, None)
+    return own, xs
+
+
 def rank_pids(work, np_):
     """rank -> pid, from the first line zesim writes into each rank's truth (its device line)."""
     pids = {}
@@ -128,7 +142,7 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
     that ended by itself (its journal's final flush) must have every operation it executed."""
     trace = os.path.join(work, "trace")
     interval = a.interval_ms * 1000000
-    p = subprocess.run([os.path.join(a.bindir, "zecoll-salvage"), trace] + (["--keep-journal"] if a.keep else []),
+    p = subprocess.run([os.path.join(a.bindir, "zecoll"), "salvage", trace] + (["--keep-journal"] if a.keep else []),
                        capture_output=True, text=True, timeout=300)
     out = p.stdout + p.stderr
     run.note("salvage: " + " | ".join(l for l in out.splitlines() if not l.startswith("  "))[:600])
@@ -239,13 +253,7 @@ def one_mpi(a, k, delay, victim):
     run = Run(f"point {k}: SIGKILL to {what} after {delay:.3f} s")
     work = os.path.join(a.work, f"p{k}")
     os.makedirs(work)
-    env = env_for(a, work)
-    xs = []
-    for key in ("LD_PRELOAD", "ZE_ENABLE_ALT_DRIVERS", "ZESIM_TRUTH", "ZESIM_TRUTH_UNBUFFERED", "ZECOLL_OUTPUT",
-                "ZECOLL_STRICT", "ZECOLL_FLUSH_INTERVAL_MS"):
-        xs += ["-x", f"{key}={env[key]}"]
-    for kv in a.env:
-        xs += ["-x", kv.partition("=")[0]]
+    env, xs = job_env(a, work)
     p = start([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)] + xs + [a.app] + a.arg, env,
               work)
     time.sleep(delay)
@@ -270,13 +278,7 @@ def one_end(a):
     run = Run(f"job ending with '{a.arg[0]}'")
     work = os.path.join(a.work, "end")
     os.makedirs(work)
-    env = env_for(a, work)
-    xs = []
-    for key in ("LD_PRELOAD", "ZE_ENABLE_ALT_DRIVERS", "ZESIM_TRUTH", "ZESIM_TRUTH_UNBUFFERED", "ZECOLL_OUTPUT",
-                "ZECOLL_STRICT", "ZECOLL_FLUSH_INTERVAL_MS"):
-        xs += ["-x", f"{key}={env[key]}"]
-    for kv in a.env:
-        xs += ["-x", kv.partition("=")[0]]
+    env, xs = job_env(a, work)
     p = start([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)] + xs + [a.app] + a.arg, env,
               work)
     out = finish(p)
