@@ -33,7 +33,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(struct zc_ev) == 40, "journal records are 5 words");
 _Static_assert(sizeof(struct zc_jrn_hdr) == 24, "journal headers are 3 words");
 
 /* jlock: the file, the staged records and what of the definitions is in the file. Taken inside
@@ -45,6 +44,8 @@ static char jdir[PATH_MAX], jpath[PATH_MAX];
 static uint32_t done_strings, done_regions, done_devices, done_groups, done_comms;
 static int done_offsets;
 static struct zc_wbuf stage; /* small records, written before the records that need them */
+static uint64_t *enc;        /* an EVENTS record's encoded records */
+static size_t enc_cap;       /* words */
 
 /* ---------------------------------------------------------------- records */
 static void fail_locked(const char *what) {
@@ -280,15 +281,29 @@ void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, s
         location_locked(loc);
     }
     stage_write_locked();
-    size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0;
-    uint64_t pre[3] = {loc->id, first + skip, n - skip};
-    struct zc_jrn_hdr h = {ZC_JRN_REC_MAGIC, ZC_JRN_EVENTS, 3 + 5 * pre[2], 0};
+    size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0, m = n - skip;
+    size_t words = (m * ZC_JRN_EV_MAX + 7) / 8;
+    if (words > enc_cap) {
+        uint64_t *p = realloc(enc, words * sizeof(*p));
+        if (!p) {
+            errno = ENOMEM;
+            fail_locked("encode records for");
+            goto out;
+        }
+        enc = p;
+        enc_cap = words;
+    }
+    size_t bytes = zc_jrn_encode((uint8_t *)enc, ev + skip, m);
+    words = (bytes + 7) / 8;
+    memset((uint8_t *)enc + bytes, 0, words * 8 - bytes);
+    uint64_t pre[4] = {loc->id, first + skip, m, bytes};
+    struct zc_jrn_hdr h = {ZC_JRN_REC_MAGIC, ZC_JRN_EVENTS, 4 + words, 0};
     struct zc_jrn_hs hs;
     zc_jrn_hash_init(&hs, h.type, h.nwords);
-    zc_jrn_hash_update(&hs, pre, 3);
-    zc_jrn_hash_update(&hs, (const uint64_t *)(const void *)(ev + skip), 5 * pre[2]);
+    zc_jrn_hash_update(&hs, pre, 4);
+    zc_jrn_hash_update(&hs, enc, words);
     h.hash = zc_jrn_hash_final(&hs);
-    struct iovec v[3] = {{&h, sizeof(h)}, {pre, sizeof(pre)}, {(void *)(ev + skip), pre[2] * sizeof(*ev)}};
+    struct iovec v[3] = {{&h, sizeof(h)}, {pre, sizeof(pre)}, {enc, words * 8}};
     if (jok && !write_all(v, 3)) fail_locked("write");
     loc->jdone = first + n;
 out:
@@ -326,6 +341,9 @@ bool zc_jrn_close(bool complete) {
     }
     free(stage.w);
     stage = (struct zc_wbuf){0};
+    free(enc);
+    enc = NULL;
+    enc_cap = 0;
     pthread_mutex_unlock(&jlock);
     return kept;
 }

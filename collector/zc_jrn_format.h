@@ -6,6 +6,8 @@
 #ifndef ZC_JRN_FORMAT_H
 #define ZC_JRN_FORMAT_H
 
+#include "zc_core.h" /* struct zc_ev, the record types */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,8 +39,9 @@ enum zc_jrn_type {
     /* first id, count, count x (kind, name, parent, n, nremote, n + nremote world ranks, key string) */
     ZC_JRN_COMMS = 6,
     ZC_JRN_LOCATION = 7, /* local id (rank not included), kind, group, comm_rank, name string */
-    /* local location id, stream index of the first record, count, then count records of 5 words
-     * (struct zc_ev: ts, type | a << 32, b, c, d); times in ns (CLOCK_MONOTONIC_RAW + skew) */
+    /* local location id, stream index of the first record, count, bytes, then count records
+     * encoded as below in that many bytes, zero-padded to a whole word; times in ns
+     * (CLOCK_MONOTONIC_RAW + skew) */
     ZC_JRN_EVENTS = 8,
     ZC_JRN_OFFSET = 9, /* clock offset to rank 0: local time, offset (int64), stddev (double bits) */
     /* time (ns), flags: every record put before `time` is in the journal above (device
@@ -46,6 +49,77 @@ enum zc_jrn_type {
     ZC_JRN_FLUSH = 10,
 };
 #define ZC_JRN_FINAL 1u
+
+/* One record of an EVENTS payload (a struct zc_ev, zc_core.h): its type (one byte), a byte whose
+ * bits 0-3 say which of a, b, c, d are not zero, then LEB128 varints: the time as the zigzag
+ * difference from the previous record's (from 0 for the first), and each non-zero field, b as the
+ * zigzag difference from the record's own time for the types whose b is a time (a call's Leave,
+ * a buffer flush's end). About 8 bytes for the 40 of the record: the journal writes less than
+ * the OTF2 archive. */
+#define ZC_JRN_EV_MAX 47 /* bytes of one encoded record at most */
+static inline size_t zc_jrn_put_u(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+static inline uint64_t zc_jrn_zz(uint64_t d) { return (d << 1) ^ (uint64_t)((int64_t)d >> 63); }
+static inline uint64_t zc_jrn_unzz(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
+static inline int zc_jrn_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || type == ZC_EV_CALL; }
+
+/* Encodes n records into out (room for n * ZC_JRN_EV_MAX); returns the bytes written. */
+static inline size_t zc_jrn_encode(uint8_t *out, const struct zc_ev *ev, size_t n) {
+    size_t o = 0;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct zc_ev *e = &ev[i];
+        out[o++] = (uint8_t)e->type;
+        out[o++] = (uint8_t)((e->a != 0) | (e->b != 0) << 1 | (e->c != 0) << 2 | (e->d != 0) << 3);
+        o += zc_jrn_put_u(out + o, zc_jrn_zz(e->ts - prev));
+        prev = e->ts;
+        if (e->a) o += zc_jrn_put_u(out + o, e->a);
+        if (e->b) o += zc_jrn_put_u(out + o, zc_jrn_b_is_time(e->type) ? zc_jrn_zz(e->b - e->ts) : e->b);
+        if (e->c) o += zc_jrn_put_u(out + o, e->c);
+        if (e->d) o += zc_jrn_put_u(out + o, e->d);
+    }
+    return o;
+}
+
+/* Decoding, bounds-checked: returns 0 and leaves *i past the record, or -1 when the bytes end
+ * inside it or a varint is longer than 64 bits. */
+static inline int zc_jrn_get_u(const uint8_t *p, size_t len, size_t *i, uint64_t *v) {
+    uint64_t x = 0;
+    for (int sh = 0; sh < 64; sh += 7) {
+        if (*i >= len) return -1;
+        uint8_t byte = p[(*i)++];
+        x |= (uint64_t)(byte & 0x7f) << sh;
+        if (!(byte & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+/* One record at p[*i..len); *prev: the previous record's time (0 before the first). */
+static inline int zc_jrn_decode_one(const uint8_t *p, size_t len, size_t *i, uint64_t *prev, struct zc_ev *e) {
+    if (*i + 2 > len) return -1;
+    uint32_t type = p[(*i)++];
+    uint8_t m = p[(*i)++];
+    uint64_t z, a = 0, b = 0, c = 0, d = 0;
+    if (m & 0xf0 || zc_jrn_get_u(p, len, i, &z)) return -1;
+    uint64_t ts = *prev + zc_jrn_unzz(z);
+    if ((m & 1) && (zc_jrn_get_u(p, len, i, &a) || a > UINT32_MAX)) return -1;
+    if ((m & 2) && zc_jrn_get_u(p, len, i, &b)) return -1;
+    if ((m & 2) && zc_jrn_b_is_time(type)) b = ts + zc_jrn_unzz(b);
+    if ((m & 4) && zc_jrn_get_u(p, len, i, &c)) return -1;
+    if ((m & 8) && zc_jrn_get_u(p, len, i, &d)) return -1;
+    *prev = ts;
+    *e = (struct zc_ev){ts, type, (uint32_t)a, b, c, d};
+    return 0;
+}
 
 /* A 64-bit checksum, four independent lanes so it runs at memory speed (~1 ns per 40-byte
  * record); it detects torn and garbled records, it is not cryptographic. */

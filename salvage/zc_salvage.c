@@ -33,7 +33,7 @@ static const char *prog = "zecoll salvage";
 struct seg {
     uint64_t first;
     size_t n;
-    const struct zc_ev *ev; /* in the mapped file */
+    struct zc_ev *ev; /* decoded (malloc'd) */
 };
 
 struct sloc {
@@ -235,11 +235,26 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         return true;
     }
     case ZC_JRN_EVENTS: {
-        uint64_t id = rd_get(&r), first = rd_get(&r), k = rd_get(&r);
+        uint64_t id = rd_get(&r), first = rd_get(&r), k = rd_get(&r), bytes = rd_get(&r);
         struct sloc *l = find_loc(j, id);
-        if (r.bad || !l || k > (r.n - r.i) / 5 || r.n - r.i != 5 * k || first > UINT64_MAX - k) return false;
+        /* every record takes 3 bytes at least; the bytes fill the payload but its padding */
+        if (r.bad || !l || bytes / 3 < k || (bytes + 7) / 8 != r.n - r.i || first > UINT64_MAX - k) return false;
+        const uint8_t *bp = (const uint8_t *)(r.w + r.i);
+        struct zc_ev *ev = malloc((k ? k : 1) * sizeof(*ev));
+        if (!ev) return false;
+        size_t at = 0;
+        uint64_t prev = 0;
+        for (uint64_t i = 0; i < k; i++)
+            if (zc_jrn_decode_one(bp, bytes, &at, &prev, &ev[i]) != 0) {
+                free(ev);
+                return false;
+            }
+        if (at != bytes) {
+            free(ev);
+            return false;
+        }
         grow(&l->segs, &l->cap_segs, l->nsegs, sizeof(*l->segs));
-        l->segs[l->nsegs++] = (struct seg){first, (size_t)k, (const struct zc_ev *)(const void *)(r.w + r.i)};
+        l->segs[l->nsegs++] = (struct seg){first, (size_t)k, ev};
         return true;
     }
     case ZC_JRN_OFFSET: {
@@ -835,6 +850,7 @@ int main(int argc, char **argv) {
     if (!keep && rm_tree(jdir) != 0) fprintf(stderr, "%s: %s: could not remove the journal: %s\n", prog, jdir, strerror(errno));
     for (size_t i = 0; i < nj; i++) {
         for (size_t k = 0; k < J[i].nlocs; k++) {
+            for (size_t m = 0; m < J[i].locs[k].nsegs; m++) free(J[i].locs[k].segs[m].ev);
             free(J[i].locs[k].segs);
             free(J[i].locs[k].ev);
         }
