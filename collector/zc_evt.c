@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* zc_evt_write: the collector's event records as OTF2 events (zc_evt.h). */
 #include "zc_evt.h"
+#include "zc_papi.h" /* the layout of ZC_EV_METRIC records */
 
 OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
-                            uint64_t *ts_min, uint64_t *ts_max) {
+                            const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max) {
     OTF2_ErrorCode e = OTF2_SUCCESS;
     size_t leave_at = SIZE_MAX;
     const struct zc_ev *call = NULL;
@@ -57,6 +58,21 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
             e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a, (uint32_t)x->d,
                                                 x->b, x->c);
             break;
+        case ZC_EV_METRIC: {
+            /* the values: b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_papi.h) */
+            uint32_t nv = x->a;
+            OTF2_MetricValue v[ZC_PAPI_MAX_EVENTS];
+            size_t more = nv ? (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1 : 0;
+            if (!metric_types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) break; /* cannot happen */
+            for (uint32_t j = 0; j < nv; j++) {
+                const struct zc_ev *r = &ev[i + j / ZC_PAPI_PER_REC];
+                uint32_t k = j % ZC_PAPI_PER_REC;
+                v[j].unsigned_int = k == 0 ? r->b : k == 1 ? r->c : r->d;
+            }
+            e = OTF2_EvtWriter_Metric(w, NULL, x->ts, 0, (uint8_t)nv, (const OTF2_Type *)metric_types, v);
+            i += more;
+            break;
+        }
         case ZC_EV_MPI_NBC_REQUEST: e = OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, x->ts, x->d); break;
         case ZC_EV_MPI_NBC_COMPLETE:
             /* its request id is in the record that follows (zc_mpi puts both at once) */

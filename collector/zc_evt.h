@@ -43,8 +43,8 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
             }
         } else if (e->type == ZC_EV_BUFFER_FLUSH && conv) {
             e->b = conv(cv, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID) {
-            events--; /* part of the NonBlockingCollectiveComplete before it */
+        } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
+            events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
         }
         if (i == leave_at) {
             if (call->b < l) call->b = l;
@@ -58,9 +58,10 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
 }
 
 /* Writes a normalized batch (whole puts) to w with local definition ids; param_callsite is the
- * "callsite id" parameter. Widens [*ts_min, *ts_max] to the batch's times. Returns OTF2_SUCCESS
- * or the first error (the events after it are not written). */
+ * "callsite id" parameter, metric_types the OTF2_Type of each value of the process's metric class
+ * (local metric 0; NULL: none, Metric records are skipped). Widens [*ts_min, *ts_max] to the
+ * batch's times. Returns OTF2_SUCCESS or the first error (the events after it are not written). */
 OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
-                            uint64_t *ts_min, uint64_t *ts_max);
+                            const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max);
 
 #endif

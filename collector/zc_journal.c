@@ -42,6 +42,7 @@ static int jfd = -1;
 static bool jok; /* open and writable */
 static char jdir[PATH_MAX], jpath[PATH_MAX];
 static uint32_t done_strings, done_regions, done_devices, done_groups, done_comms;
+static const struct zc_def_metric *done_metrics; /* the class journaled (it is replaced, not grown) */
 static int done_offsets;
 static struct zc_wbuf stage; /* small records, written before the records that need them */
 static uint64_t *enc;        /* an EVENTS record's encoded records */
@@ -168,6 +169,20 @@ static void defs_locked(void) {
         }
         rec_end(at);
         done_comms = d->ncomms;
+    }
+    if (d->metrics != done_metrics) {
+        at = rec_begin(ZC_JRN_METRICS);
+        zc_wbuf_put(&stage, d->nmetrics);
+        for (uint32_t i = 0; i < d->nmetrics; i++) {
+            const struct zc_def_metric *m = &d->metrics[i];
+            zc_wbuf_put(&stage, m->name);
+            zc_wbuf_put(&stage, m->descr);
+            zc_wbuf_put(&stage, m->unit);
+            zc_wbuf_put(&stage, m->type);
+            zc_wbuf_put(&stage, m->mode);
+        }
+        rec_end(at);
+        done_metrics = d->metrics;
     }
     zc_defs_unlock();
 }

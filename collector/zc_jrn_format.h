@@ -47,6 +47,9 @@ enum zc_jrn_type {
     /* time (ns), flags: every record put before `time` is in the journal above (device
      * operations once drained); ZC_JRN_FINAL: the process ended and wrote everything it had */
     ZC_JRN_FLUSH = 10,
+    /* the process's PAPI metric class (zc_defs.h), replacing any before: count, count x (name,
+     * description, unit strings, OTF2 value type, OTF2 metric mode) */
+    ZC_JRN_METRICS = 11,
 };
 #define ZC_JRN_FINAL 1u
 

@@ -14,13 +14,16 @@
  *   RMA windows: r = rank r's Level Zero window (on communicator r). */
 #include "zc_merge.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ZC_UNIFY_MAGIC UINT64_C(0x7a63756e69667931) /* "zcunify1" */
+#define ZC_UNIFY_MAX_METRICS 16 /* ZC_PAPI_MAX_EVENTS */
 
 /* ---------------------------------------------------------------- word buffers */
+
 void zc_wbuf_put(struct zc_wbuf *b, uint64_t v) {
     if (b->n == b->cap) {
         size_t ncap = b->cap ? 2 * b->cap : 1024;
@@ -132,6 +135,14 @@ void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
         for (uint32_t k = 0; k < c->n + c->nremote; k++) zc_wbuf_put(b, c->members[k]);
         zc_wbuf_put_str(b, c->key);
     }
+    zc_wbuf_put(b, d->nmetrics);
+    for (uint32_t i = 0; i < d->nmetrics; i++) {
+        zc_wbuf_put(b, d->metrics[i].name);
+        zc_wbuf_put(b, d->metrics[i].descr);
+        zc_wbuf_put(b, d->metrics[i].unit);
+        zc_wbuf_put(b, d->metrics[i].type);
+        zc_wbuf_put(b, d->metrics[i].mode);
+    }
     zc_wbuf_put(b, src->nlocs);
     for (size_t i = 0; i < src->nlocs; i++) {
         const struct zc_merge_loc *l = &src->locs[i];
@@ -164,15 +175,16 @@ struct rank_defs {
     bool ok;
     const char *host;
     uint64_t tmin, tmax, mpi_loc;
-    uint32_t nstrings, nregions, ndevices, ngroups, ncomms, nlocs;
+    uint32_t nstrings, nregions, ndevices, ngroups, ncomms, nlocs, nmetrics;
     uint32_t *smap;                /* local string -> global */
-    const uint64_t *regions, *devices, *groups;
+    const uint64_t *regions, *devices, *groups, *metrics;
     struct rcomm *comms;
     struct rloc *locs;
     uint32_t host_node, l0_base;   /* system tree node; first index in group 0 */
     uint32_t *dev_node;            /* local device -> system tree node */
     uint32_t group_base;           /* global id of its first accelerator location group */
     uint64_t *rmap, *cmap;         /* regions, communicators: local -> global */
+    uint64_t mclass;               /* its metric class (local 0) -> global, if nmetrics */
 };
 
 /* open-addressing table of ids keyed by a 64-bit hash; equality is checked by the caller */
@@ -264,6 +276,13 @@ struct ggroup {
     const uint64_t *members; /* world ranks */
     uint32_t n;
 };
+struct gmember {
+    uint32_t name, descr, unit, type, mode;
+};
+struct gclass {
+    uint32_t n;
+    uint32_t m[ZC_UNIFY_MAX_METRICS]; /* global members */
+};
 struct merged {
     struct vec strings; /* const char * */
     struct htab string_ht;
@@ -275,26 +294,36 @@ struct merged {
     struct htab comm_ht;
     struct vec groups;  /* struct ggroup (MPI COMM_GROUPs) */
     struct htab group_ht;
+    struct vec members; /* struct gmember (PAPI counters) */
+    struct htab member_ht;
+    struct vec classes; /* struct gclass: one per distinct list of members */
+    struct htab class_ht;
     bool oom;
 };
 static struct merged *M; /* for the equality callbacks */
 
-static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
-
-static uint32_t gstr(const char *s) {
+/* The global id of what key identifies (eq compares an id's entry with key): the one found in
+ * t, else a new one, whose entry item (v->elem bytes) is appended to v. 0 when out of memory
+ * (M->oom set). */
+static uint32_t intern(struct htab *t, struct vec *v, uint64_t h, bool (*eq)(uint32_t, const void *), const void *key,
+                       const void *item) {
     bool added;
-    uint32_t id = ht_find(&M->string_ht, fnv(s, strlen(s), FNV0), str_eq, s, (uint32_t)M->strings.n, &added);
+    uint32_t id = ht_find(t, h, eq, key, (uint32_t)v->n, &added);
     if (id == ZC_NO_ID) {
         M->oom = true;
         return 0;
     }
     if (added) {
-        const char **p = vpush(&M->strings);
-        if (p) *p = s;
+        void *p = vpush(v);
+        if (p) memcpy(p, item, v->elem);
         else M->oom = true;
     }
     return id;
 }
+
+static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
+
+static uint32_t gstr(const char *s) { return intern(&M->string_ht, &M->strings, fnv(s, strlen(s), FNV0), str_eq, s, &s); }
 
 static bool region_eq(uint32_t id, const void *a) {
     const struct gregion *x = &((struct gregion *)M->regions.v)[id], *y = a;
@@ -308,21 +337,21 @@ static bool group_eq(uint32_t id, const void *a) {
     return x->n == y->n && (x->n == 0 || memcmp(x->members, y->members, x->n * sizeof(uint64_t)) == 0);
 }
 
+/* PAPI counters: members are one per (name, unit, type, mode), classes one per member list */
+static bool member_eq(uint32_t id, const void *a) {
+    const struct gmember *x = &((struct gmember *)M->members.v)[id], *y = a;
+    return x->name == y->name && x->unit == y->unit && x->type == y->type && x->mode == y->mode;
+}
+
+static bool class_eq(uint32_t id, const void *a) {
+    const struct gclass *x = &((struct gclass *)M->classes.v)[id], *y = a;
+    return x->n == y->n && memcmp(x->m, y->m, x->n * sizeof(x->m[0])) == 0;
+}
+
 /* MPI COMM_GROUP for this member list (global group id offset added by the writer) */
 static uint32_t ggroup(const uint64_t *m, uint32_t n) {
     struct ggroup g = {m, n};
-    bool added;
-    uint32_t id = ht_find(&M->group_ht, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, (uint32_t)M->groups.n, &added);
-    if (id == ZC_NO_ID) {
-        M->oom = true;
-        return 0;
-    }
-    if (added) {
-        struct ggroup *p = vpush(&M->groups);
-        if (p) *p = g;
-        else M->oom = true;
-    }
-    return id;
+    return intern(&M->group_ht, &M->groups, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, &g);
 }
 
 static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
@@ -356,6 +385,8 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
         c->members = get_n(&b, (uint64_t)c->n + c->nremote);
         c->key = get_str(&b);
     }
+    r->nmetrics = (uint32_t)get(&b);
+    r->metrics = get_n(&b, 5 * (uint64_t)r->nmetrics);
     r->nlocs = (uint32_t)get(&b);
     r->locs = calloc(r->nlocs + 1, sizeof(*r->locs));
     if (b.bad || !r->locs) return false;
@@ -408,6 +439,18 @@ struct dev_node {
     uint32_t host, uuid, name;
 };
 
+static uint32_t gmetric_class(const struct rank_defs *r) {
+    struct gclass c = {0, {0}};
+    for (uint32_t i = 0; i < r->nmetrics && i < ZC_UNIFY_MAX_METRICS; i++) {
+        const uint64_t *x = &r->metrics[5 * i];
+        struct gmember g = {lstr(r, x[0]), lstr(r, x[1]), lstr(r, x[2]), (uint32_t)x[3], (uint32_t)x[4]};
+        /* the description is not part of the identity: the first rank's is kept */
+        struct gmember key = {g.name, 0, g.unit, g.type, g.mode};
+        c.m[c.n++] = intern(&M->member_ht, &M->members, fnv(&key, sizeof(key), FNV0), member_eq, &g, &g);
+    }
+    return intern(&M->class_ht, &M->classes, fnv(c.m, c.n * sizeof(c.m[0]), FNV0), class_eq, &c, &c);
+}
+
 /* Merges every rank's definitions; fills each rank's maps. Returns false when out of memory. */
 static bool merge(struct rank_defs *R, uint32_t size) {
     /* hosts, then devices: system tree ids ascend by kind */
@@ -457,16 +500,10 @@ static bool merge(struct rank_defs *R, uint32_t size) {
         for (uint32_t i = 0; i < x->nregions; i++) {
             struct gregion g = {lstr(x, x->regions[3 * i]), (uint32_t)x->regions[3 * i + 1],
                                 (uint32_t)x->regions[3 * i + 2]};
-            bool added;
-            uint32_t id = ht_find(&M->region_ht, fnv(&g, sizeof(g), FNV0), region_eq, &g, (uint32_t)M->regions.n, &added);
-            if (id == ZC_NO_ID) return false;
-            if (added) {
-                struct gregion *p = vpush(&M->regions);
-                if (!p) return false;
-                *p = g;
-            }
-            x->rmap[i] = id;
+            x->rmap[i] = intern(&M->region_ht, &M->regions, fnv(&g, sizeof(g), FNV0), region_eq, &g, &g);
+            if (M->oom || M->regions.oom) return false;
         }
+        if (x->nmetrics) x->mclass = gmetric_class(x);
         for (uint32_t i = 0; i < x->ncomms; i++) {
             const struct rcomm *c = &x->comms[i];
             if (c->kind == ZC_COMM_L0) {
@@ -506,13 +543,14 @@ static bool merge(struct rank_defs *R, uint32_t size) {
             }
         }
     }
-    return !M->oom && !M->strings.oom && !M->regions.oom && !M->comms.oom && !M->groups.oom;
+    return !M->oom && !M->strings.oom && !M->regions.oom && !M->comms.oom && !M->groups.oom && !M->members.oom &&
+           !M->classes.oom;
 }
 
-static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t size, bool mpi, zc_merge_fail_fn fail) {
+static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t size, bool mpi, zc_merge_msg_fn msg) {
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(archive);
     if (!g) {
-        fail("no OTF2 global definition writer");
+        msg(true, "no OTF2 global definition writer");
         return;
     }
     /* every string first */
@@ -562,6 +600,16 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
         OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)i, regs[i].name, regs[i].name, s_empty, role_of(regs[i].role),
                                          paradigm_of(regs[i].paradigm), OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     OTF2_GlobalDefWriter_WriteParameter(g, 0, s_callsite, OTF2_PARAMETER_TYPE_UINT64);
+    /* PAPI counters (A19): members, then one class per distinct list of them */
+    const struct gmember *gm = M->members.v;
+    for (size_t i = 0; i < M->members.n; i++)
+        OTF2_GlobalDefWriter_WriteMetricMember(g, (uint32_t)i, gm[i].name, gm[i].descr, OTF2_METRIC_TYPE_PAPI,
+                                               (OTF2_MetricMode)gm[i].mode, (OTF2_Type)gm[i].type, OTF2_BASE_DECIMAL, 0,
+                                               gm[i].unit);
+    const struct gclass *gcl = M->classes.v;
+    for (size_t i = 0; i < M->classes.n; i++)
+        OTF2_GlobalDefWriter_WriteMetricClass(g, (uint32_t)i, (uint8_t)gcl[i].n, gcl[i].m, OTF2_METRIC_SYNCHRONOUS,
+                                              OTF2_RECORDER_KIND_CPU);
     /* system tree: machine > hosts > devices */
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     for (size_t h = 0; h < M->hosts.n; h++) {
@@ -656,7 +704,7 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
     for (uint32_t r = 0; r < size; r++) OTF2_GlobalDefWriter_WriteRmaWin(g, r, s_win, r, OTF2_RMA_WIN_FLAG_NONE);
     free(members);
 out:
-    if (M->oom) fail("out of memory writing definitions");
+    if (M->oom) msg(true, "out of memory writing definitions");
     OTF2_Archive_CloseGlobalDefWriter(archive, g);
     free(s_proc);
     free(names);
@@ -665,8 +713,63 @@ out:
     free(s_hosts);
 }
 
+/* appends to a bounded message (the end stays inside it) */
+__attribute__((format(printf, 4, 5))) static void app(char *out, size_t cap, size_t *o, const char *fmt, ...) {
+    if (*o + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(out + *o, cap - *o, fmt, ap);
+    va_end(ap);
+    if (k > 0) *o = *o + (size_t)k < cap ? *o + (size_t)k : cap - 1;
+}
+
+/* Rank 0, once per job: ranks that counted different PAPI events (hosts differ) are named, each
+ * set with its ranks ("ranks 0-3,8: a, b; ranks 4-7: a"). The usual case, every rank alike, says
+ * nothing: the launcher's rank 0 already named what its host could not count (zc_papi.c). */
+static void papi_differences(const struct rank_defs *R, uint32_t size, zc_merge_msg_fn msg) {
+    uint32_t *set = calloc(size + 1, sizeof(uint32_t));
+    bool differ = false;
+    for (uint32_t r = 0; set && r < size; r++) {
+        set[r] = R[r].ok && R[r].nmetrics ? (uint32_t)R[r].mclass : ZC_NO_ID;
+        if (set[r] != set[0]) differ = true;
+    }
+    if (!set || !differ) {
+        free(set);
+        return;
+    }
+    char text[1536] = "", line[1600];
+    size_t o = 0;
+    const char **strs = M->strings.v;
+    const struct gmember *gm = M->members.v;
+    const struct gclass *gc = M->classes.v;
+    for (uint32_t r = 0; r < size; r++) {
+        bool first = true;
+        for (uint32_t q = 0; q < r && first; q++) first = set[q] != set[r];
+        if (!first) continue;
+        app(text, sizeof(text), &o, "%sranks ", o ? "; " : "");
+        for (uint32_t q = r, sep = 0; q < size;) { /* its ranks as ranges */
+            if (set[q] != set[r]) {
+                q++;
+                continue;
+            }
+            uint32_t e = q;
+            while (e + 1 < size && set[e + 1] == set[r]) e++;
+            if (e == q) app(text, sizeof(text), &o, "%s%u", sep++ ? "," : "", q);
+            else app(text, sizeof(text), &o, "%s%u-%u", sep++ ? "," : "", q, e);
+            q = e + 1;
+        }
+        app(text, sizeof(text), &o, ": ");
+        if (set[r] == ZC_NO_ID) app(text, sizeof(text), &o, "none");
+        for (uint32_t i = 0; set[r] != ZC_NO_ID && i < gc[set[r]].n; i++)
+            app(text, sizeof(text), &o, "%s%s", i ? ", " : "", strs[gm[gc[set[r]].m[i]].name]);
+    }
+    snprintf(line, sizeof(line), "the ranks counted different PAPI events: %s", text);
+    msg(false, line);
+    free(set);
+}
+
 void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_t *all, const size_t *sizes, void **maps,
-                   size_t *map_sizes, zc_merge_fail_fn fail) {
+                   size_t *map_sizes, zc_merge_msg_fn msg) {
     struct merged m;
     memset(&m, 0, sizeof(m));
     m.strings.elem = sizeof(const char *);
@@ -675,6 +778,8 @@ void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_
     m.devs.elem = sizeof(struct dev_node);
     m.comms.elem = sizeof(struct gcomm);
     m.groups.elem = sizeof(struct ggroup);
+    m.members.elem = sizeof(struct gmember);
+    m.classes.elem = sizeof(struct gclass);
     M = &m;
     struct rank_defs *R = calloc(size, sizeof(*R));
     struct zc_wbuf out = {0};
@@ -683,14 +788,18 @@ void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_
         for (uint32_t r = 0; r < size; r++) {
             R[r].ok = sizes[r] && parse_rank(&R[r], all + off, sizes[r] / 8);
             if (!R[r].ok && sizes[r]) {
-                char msg[128];
-                snprintf(msg, sizeof(msg), "rank %u sent no usable definitions: its part of the archive is unreadable", r);
-                fail(msg);
+                char text[128];
+                snprintf(text, sizeof(text), "rank %u sent no usable definitions: its part of the archive is unreadable", r);
+                msg(true, text);
             }
             off += sizes[r] / 8;
         }
-        if (merge(R, size)) write_global(archive, R, size, mpi, fail);
-        else fail("out of memory unifying definitions");
+        if (merge(R, size)) {
+            write_global(archive, R, size, mpi, msg);
+            papi_differences(R, size, msg);
+        } else {
+            msg(true, "out of memory unifying definitions");
+        }
         /* maps, concatenated in rank order: nregions, regions..., ncomms, comms... */
         for (uint32_t r = 0; r < size; r++) {
             size_t before = out.n;
@@ -699,6 +808,9 @@ void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_
             for (uint32_t i = 0; i < nr; i++) zc_wbuf_put(&out, R[r].rmap[i]);
             zc_wbuf_put(&out, nc);
             for (uint32_t i = 0; i < nc; i++) zc_wbuf_put(&out, R[r].cmap[i]);
+            bool metric = R[r].ok && R[r].nmetrics;
+            zc_wbuf_put(&out, metric);
+            if (metric) zc_wbuf_put(&out, R[r].mclass);
             map_sizes[r] = (out.n - before) * 8;
         }
         for (uint32_t r = 0; r < size; r++) {
@@ -731,6 +843,12 @@ void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_
     free(m.groups.v);
     free(m.group_ht.slot);
     free(m.group_ht.hash);
+    free(m.members.v);
+    free(m.member_ht.slot);
+    free(m.member_ht.hash);
+    free(m.classes.v);
+    free(m.class_ht.slot);
+    free(m.class_ht.hash);
     M = NULL;
 }
 
@@ -749,10 +867,13 @@ void zc_merge_write_local(OTF2_DefWriter *dw, const void *maps, size_t nbytes, u
     const uint64_t *rmap = get_n(&rb, nr);
     uint64_t nc = get(&rb);
     const uint64_t *cmap = get_n(&rb, nc);
+    uint64_t nm = get(&rb);
+    const uint64_t *mmap = get_n(&rb, nm);
     uint64_t win = rank;
     if (!rb.bad) {
         write_map(dw, OTF2_MAPPING_REGION, rmap, nr);
         write_map(dw, OTF2_MAPPING_COMM, cmap, nc);
+        write_map(dw, OTF2_MAPPING_METRIC, mmap, nm);
     }
     write_map(dw, OTF2_MAPPING_RMA_WIN, &win, 1);
     for (int i = 0; i < noffsets; i++)

@@ -52,17 +52,20 @@ void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src);
  * beyond them) as OTF2 readers do; 0 without any. */
 int64_t zc_merge_offset_at(const struct zc_clock_offset *o, int n, uint64_t t);
 
-typedef void (*zc_merge_fail_fn)(const char *msg);
+/* failure: the archive lacks something (an internal failure for the collector); otherwise a
+ * warning (ranks that counted different PAPI events) */
+typedef void (*zc_merge_msg_fn)(bool failure, const char *msg);
 
 /* Reads the serialised definitions of ranks 0..size-1 (concatenated in all; sizes[r] bytes each,
  * 0 = the rank is missing), writes the archive's global definitions (mpi: "MPI Rank r" process
  * groups, else "Process r") and returns every rank's maps concatenated in *maps (malloc'd, NULL
- * on failure) with map_sizes[r] bytes each. Problems go to fail(), once each. */
+ * on failure) with map_sizes[r] bytes each. Problems go to msg(), once each. */
 void zc_merge_root(OTF2_Archive *archive, uint32_t size, bool mpi, const uint64_t *all, const size_t *sizes, void **maps,
-                   size_t *map_sizes, zc_merge_fail_fn fail);
+                   size_t *map_sizes, zc_merge_msg_fn msg);
 
 /* A location's local definitions: its rank's mapping tables (maps/nbytes: that rank's part of
- * zc_merge_root's output; NULL: none, ids are global), its RMA window and its clock offsets. */
+ * zc_merge_root's output: regions, communicators, metric class; NULL: none, ids are global), its
+ * RMA window and its clock offsets. */
 void zc_merge_write_local(OTF2_DefWriter *dw, const void *maps, size_t nbytes, uint32_t rank,
                           const struct zc_clock_offset *offsets, int noffsets);
 

@@ -10,6 +10,7 @@
  * close, by zc_unify.c. */
 #include "zc_defs.h"
 #include "zc_evt.h"
+#include "zc_papi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -310,7 +311,7 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         }
         loc->writer = w;
     }
-    OTF2_ErrorCode e = zc_evt_write(w, ev, n, zc_param_callsite, &ts_min, &ts_max);
+    OTF2_ErrorCode e = zc_evt_write(w, ev, n, zc_param_callsite, zc_papi_otf2_types(), &ts_min, &ts_max);
     if (e != OTF2_SUCCESS)
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }

@@ -47,7 +47,10 @@ static void serialize(struct zc_wbuf *b, uint64_t ts_min, uint64_t ts_max) {
     free(locs);
 }
 
-static void fail(const char *msg) { ZC_FAIL(ZC_F_TRACE, "%s", msg); }
+static void merge_msg(bool failure, const char *msg) {
+    if (failure) ZC_FAIL(ZC_F_TRACE, "%s", msg);
+    else ZC_WARN("%s", msg);
+}
 
 void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
     OTF2_Archive *archive = archive_v;
@@ -68,7 +71,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
         sizes[0] = b.n * 8;
     }
     if (!job || zc_job.rank == 0) {
-        if (all && sizes && map_sizes) zc_merge_root(archive, zc_job.size, zc_job.mpi, all, sizes, &maps, map_sizes, fail);
+        if (all && sizes && map_sizes) zc_merge_root(archive, zc_job.size, zc_job.mpi, all, sizes, &maps, map_sizes, merge_msg);
         else ZC_FAIL(ZC_F_TRACE, "cannot gather the ranks' definitions");
     }
     if (job) {

@@ -70,6 +70,7 @@ struct rank_j {
     uint64_t tmin, tmax;               /* on rank 0's clock, for the archive's clock properties */
     uint64_t cut;                      /* local time where its data ends */
     uint32_t flush_region;             /* local id of "zecoll buffer flush", or ZC_NO_ID */
+    uint8_t metric_types[16];          /* OTF2_Type of each value of its metric class */
 };
 
 static void *xcalloc(size_t n, size_t size) {
@@ -257,6 +258,25 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         l->segs[l->nsegs++] = (struct seg){first, (size_t)k, ev};
         return true;
     }
+    case ZC_JRN_METRICS: {
+        uint64_t cnt2 = rd_get(&r);
+        if (r.bad || cnt2 > sizeof(j->metric_types) || cnt2 * 5 != r.n - r.i) return false;
+        struct zc_def_metric *m = calloc(cnt2 + 1, sizeof(*m));
+        if (!m) return false;
+        for (uint64_t i = 0; i < cnt2; i++) {
+            uint64_t name = rd_get(&r), descr = rd_get(&r), unit = rd_get(&r), vtype = rd_get(&r), mode = rd_get(&r);
+            if (name >= d->nstrings || descr >= d->nstrings || unit >= d->nstrings || vtype > 255 || mode > 255) {
+                free(m);
+                return false;
+            }
+            m[i] = (struct zc_def_metric){(uint32_t)name, (uint32_t)descr, (uint32_t)unit, (uint32_t)vtype, (uint32_t)mode};
+            j->metric_types[i] = (uint8_t)vtype;
+        }
+        free(d->metrics);
+        d->metrics = m;
+        d->nmetrics = (uint32_t)cnt2;
+        return true;
+    }
     case ZC_JRN_OFFSET: {
         uint64_t local = rd_get(&r), off = rd_get(&r), sd = rd_get(&r);
         if (r.bad) return false;
@@ -367,6 +387,8 @@ static bool ev_valid(const struct rank_j *j, const struct zc_ev *e) {
     case ZC_EV_RMA_PUT:
     case ZC_EV_RMA_COMPLETE: return e->a == 0;
     case ZC_EV_BUFFER_FLUSH: return true;
+    case ZC_EV_METRIC: return d->nmetrics && e->a == d->nmetrics;
+    case ZC_EV_METRIC_MORE: return d->nmetrics != 0;
     case ZC_EV_MPI_SEND:
     case ZC_EV_MPI_ISEND:
     case ZC_EV_MPI_RECV:
@@ -491,9 +513,9 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
 static int merge_failed;
-static void merge_fail(const char *msg) {
-    fprintf(stderr, "%s: %s\n", prog, msg);
-    merge_failed = 1;
+static void merge_msg(bool failure, const char *msg) {
+    fprintf(stderr, "%s: %s%s\n", prog, failure ? "" : "note: ", msg);
+    merge_failed |= failure;
 }
 
 /* Writes one location's events; false on an OTF2 error (message printed). */
@@ -504,7 +526,7 @@ static bool write_loc(OTF2_Archive *ar, struct rank_j *j, struct sloc *l) {
         return false;
     }
     uint64_t lo = UINT64_MAX, hi = 0;
-    OTF2_ErrorCode e = zc_evt_write(w, l->ev, l->n, 0, &lo, &hi);
+    OTF2_ErrorCode e = zc_evt_write(w, l->ev, l->n, 0, j->defs.nmetrics ? j->metric_types : NULL, &lo, &hi);
     uint64_t end = hi > j->cut ? hi : j->cut;
     /* what is still open at the cut (a call split over two buffers, a record torn by a gap) */
     while (e == OTF2_SUCCESS && open_n) {
@@ -781,7 +803,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return 1;
     }
-    zc_merge_root(ar, size, mpi, all.w, sizes, &maps, map_sizes, merge_fail);
+    zc_merge_root(ar, size, mpi, all.w, sizes, &maps, map_sizes, merge_msg);
     OTF2_Archive_OpenDefFiles(ar);
     for (size_t i = 0; i < nj; i++) {
         struct rank_j *j = &J[i];
@@ -860,6 +882,7 @@ int main(int argc, char **argv) {
         free(J[i].defs.devices);
         free(J[i].defs.groups);
         free(J[i].defs.comms);
+        free(J[i].defs.metrics);
         munmap(J[i].map, J[i].map_len);
         free((void *)J[i].path);
     }
