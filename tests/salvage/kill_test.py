@@ -8,8 +8,8 @@
 COMMON: --zesim LIB --libdir DIR --bindir DIR --work DIR --interval-ms I [--env K=V]...
         [--delay LO:HI] [--preload-first LIB]
 
-serial: N runs of the program, each sent SIGKILL at a seeded random time in [LO, HI] s after it
-started. mpi: N runs of the job, SIGKILL to one random rank (mpirun then stops the others) or to
+serial: N runs of the program, each sent SIGKILL at a seeded random time in [LO, HI] s after its
+GPU work began (its truth holds 100 operations: start-up takes long on a loaded machine). mpi: N runs of the job, SIGKILL to one random rank (mpirun then stops the others) or to
 every rank at once. mpi-end: one run of a job that ends by itself without MPI_Finalize
 (tests/salvage/salv_mpi_end.c: MPI_Abort, or returning from main).
 
@@ -119,6 +119,24 @@ def rank_pids(work, np_):
         except (OSError, ValueError, KeyError):
             pass
     return pids
+
+
+def wait_started(work, np_, p, ops=100, timeout=60):
+    """Until every rank's truth holds `ops` operations (the program is past its start-up, however
+    loaded the machine), or the process ended. True when started."""
+    end = time.time() + timeout
+    while time.time() < end and p.poll() is None:
+        n = []
+        for r in range(np_):
+            try:
+                with open(os.path.join(work, f"truth-{r}.jsonl"), "rb") as f:
+                    n.append(f.read().count(b"\n"))
+            except OSError:
+                n.append(0)
+        if min(n) > ops:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def data_ends(anchor):
@@ -237,6 +255,9 @@ def one_serial(a, k, delay):
     work = os.path.join(a.work, f"p{k}")
     os.makedirs(work)
     p = start([a.app] + a.arg, env_for(a, work), work)
+    if not wait_started(work, 1, p):
+        run.fail(f"the program did not start its GPU work: {finish(p)[-500:]}")
+        return run
     time.sleep(delay)
     if p.poll() is not None:
         run.fail(f"the program ended by itself before the kill ({p.returncode}): {finish(p)[-500:]}")
@@ -256,6 +277,9 @@ def one_mpi(a, k, delay, victim):
     env, xs = job_env(a, work)
     p = start([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)] + xs + [a.app] + a.arg, env,
               work)
+    if not wait_started(work, a.np, p):
+        run.fail(f"not every rank started its GPU work: {finish(p)[-800:]}")
+        return run
     time.sleep(delay)
     pids = rank_pids(work, a.np)
     if p.poll() is not None or len(pids) != a.np:
@@ -269,7 +293,8 @@ def one_mpi(a, k, delay, victim):
         except ProcessLookupError:
             run.fail(f"rank {r} (pid {pids[r]}) was gone before the kill")
     out = finish(p)
-    run.note("mpirun: " + " | ".join(l for l in out.splitlines() if "zecoll" in l)[:400])
+    run.note(f"killed pids {[pids[r] for r in victims]} (ranks {victims}); mpirun: "
+             + " | ".join(l for l in out.splitlines() if "zecoll" in l)[:400])
     judge(a, run, work, t_kill, victims, a.np, True)
     return run
 
@@ -306,7 +331,8 @@ def main():
     ap.add_argument("--interval-ms", type=int, default=100)
     ap.add_argument("--points", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--delay", default="0.6:1.4", help="LO:HI seconds after the start")
+    ap.add_argument("--delay", default="0.4:1.0",
+                    help="LO:HI seconds after every rank's GPU work began (100 operations in its truth)")
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--preload-first")
     ap.add_argument("--mpiexec", default="mpirun")
