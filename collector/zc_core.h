@@ -368,6 +368,9 @@ extern atomic_bool zc_is_active;
 /* initialised, enabled and not yet finalized */
 static inline bool zc_active(void) { return atomic_load_explicit(&zc_is_active, memory_order_acquire); }
 uint64_t zc_start_time(void);
+/* Starts one of the collector's threads with every signal blocked: signals are the
+ * application's (pthread_create's result). */
+int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
 uint32_t zc_rank(void);
 void zc_finalize(void); /* idempotent */
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,13 +466,9 @@ static void *flusher_main(void *arg) {
 
 void zc_jrn_start(void) {
     if (!zc_on(ZC_F_JOURNAL) || atomic_exchange(&fonce, true)) return;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the application's */
     pthread_mutex_lock(&flock);
-    fstarted = pthread_create(&fthread, NULL, flusher_main, NULL) == 0;
+    fstarted = zc_thread_spawn(&fthread, flusher_main, NULL) == 0;
     pthread_mutex_unlock(&flock);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!fstarted) ZC_FAIL(ZC_F_JOURNAL, "cannot start the journal's flusher thread");
 }
 

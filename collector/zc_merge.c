@@ -49,13 +49,7 @@ void zc_wbuf_put_str(struct zc_wbuf *b, const char *s) {
     }
 }
 
-struct rbuf {
-    const uint64_t *w;
-    size_t n, i;
-    bool bad;
-};
-
-static uint64_t get(struct rbuf *r) {
+uint64_t zc_rbuf_get(struct zc_rbuf *r) {
     if (r->i >= r->n) {
         r->bad = true;
         return 0;
@@ -63,23 +57,22 @@ static uint64_t get(struct rbuf *r) {
     return r->w[r->i++];
 }
 
-static const char *get_str(struct rbuf *r) {
-    uint64_t len = get(r), words = (len + 7) / 8;
+const char *zc_rbuf_get_str(struct zc_rbuf *r) {
+    uint64_t len = zc_rbuf_get(r), words = (len + 7) / 8;
     if (r->bad || len == 0 || words > r->n - r->i) {
         r->bad = true;
         return "";
     }
     const char *s = (const char *)(r->w + r->i);
     r->i += words;
-    if (s[len - 1] != 0) {
+    if (s[len - 1] != 0 || strlen(s) != len - 1) { /* one C string, its NUL where its length says */
         r->bad = true;
         return "";
     }
     return s;
 }
 
-/* a run of n words, checked against what is left */
-static const uint64_t *get_n(struct rbuf *r, uint64_t n) {
+const uint64_t *zc_rbuf_get_n(struct zc_rbuf *r, uint64_t n) {
     if (r->bad || n > r->n - r->i) {
         r->bad = true;
         return NULL;
@@ -355,53 +348,53 @@ static uint32_t ggroup(const uint64_t *m, uint32_t n) {
 }
 
 static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
-    struct rbuf b = {w, nwords, 0, false};
-    if (get(&b) != ZC_UNIFY_MAGIC) return false;
-    (void)get(&b); /* rank */
-    r->host = get_str(&b);
-    r->tmin = get(&b);
-    r->tmax = get(&b);
-    r->mpi_loc = get(&b);
-    r->nstrings = (uint32_t)get(&b);
+    struct zc_rbuf b = {w, nwords, 0, false};
+    if (zc_rbuf_get(&b) != ZC_UNIFY_MAGIC) return false;
+    (void)zc_rbuf_get(&b); /* rank */
+    r->host = zc_rbuf_get_str(&b);
+    r->tmin = zc_rbuf_get(&b);
+    r->tmax = zc_rbuf_get(&b);
+    r->mpi_loc = zc_rbuf_get(&b);
+    r->nstrings = (uint32_t)zc_rbuf_get(&b);
     r->smap = calloc(r->nstrings + 1, sizeof(uint32_t));
     if (!r->smap) return false;
-    for (uint32_t i = 0; i < r->nstrings && !b.bad; i++) r->smap[i] = gstr(get_str(&b));
-    r->nregions = (uint32_t)get(&b);
-    r->regions = get_n(&b, 3 * (uint64_t)r->nregions);
-    r->ndevices = (uint32_t)get(&b);
-    r->devices = get_n(&b, 3 * (uint64_t)r->ndevices);
-    r->ngroups = (uint32_t)get(&b);
-    r->groups = get_n(&b, 2 * (uint64_t)r->ngroups);
-    r->ncomms = (uint32_t)get(&b);
+    for (uint32_t i = 0; i < r->nstrings && !b.bad; i++) r->smap[i] = gstr(zc_rbuf_get_str(&b));
+    r->nregions = (uint32_t)zc_rbuf_get(&b);
+    r->regions = zc_rbuf_get_n(&b, 3 * (uint64_t)r->nregions);
+    r->ndevices = (uint32_t)zc_rbuf_get(&b);
+    r->devices = zc_rbuf_get_n(&b, 3 * (uint64_t)r->ndevices);
+    r->ngroups = (uint32_t)zc_rbuf_get(&b);
+    r->groups = zc_rbuf_get_n(&b, 2 * (uint64_t)r->ngroups);
+    r->ncomms = (uint32_t)zc_rbuf_get(&b);
     r->comms = calloc(r->ncomms + 1, sizeof(*r->comms));
     if (b.bad || !r->comms) return false;
     for (uint32_t i = 0; i < r->ncomms && !b.bad; i++) {
         struct rcomm *c = &r->comms[i];
-        c->kind = (uint32_t)get(&b);
-        c->name = (uint32_t)get(&b);
-        c->parent = (uint32_t)get(&b);
-        c->n = (uint32_t)get(&b);
-        c->nremote = (uint32_t)get(&b);
-        c->members = get_n(&b, (uint64_t)c->n + c->nremote);
-        c->key = get_str(&b);
+        c->kind = (uint32_t)zc_rbuf_get(&b);
+        c->name = (uint32_t)zc_rbuf_get(&b);
+        c->parent = (uint32_t)zc_rbuf_get(&b);
+        c->n = (uint32_t)zc_rbuf_get(&b);
+        c->nremote = (uint32_t)zc_rbuf_get(&b);
+        c->members = zc_rbuf_get_n(&b, (uint64_t)c->n + c->nremote);
+        c->key = zc_rbuf_get_str(&b);
     }
-    r->nmetrics = (uint32_t)get(&b);
-    r->metrics = get_n(&b, 5 * (uint64_t)r->nmetrics);
-    r->nlocs = (uint32_t)get(&b);
+    r->nmetrics = (uint32_t)zc_rbuf_get(&b);
+    r->metrics = zc_rbuf_get_n(&b, 5 * (uint64_t)r->nmetrics);
+    r->nlocs = (uint32_t)zc_rbuf_get(&b);
     r->locs = calloc(r->nlocs + 1, sizeof(*r->locs));
     if (b.bad || !r->locs) return false;
     for (uint32_t i = 0; i < r->nlocs && !b.bad; i++) {
         struct rloc *l = &r->locs[i];
-        l->id = get(&b);
-        l->name = gstr(get_str(&b));
-        l->kind = (uint32_t)get(&b);
-        l->events = get(&b);
-        l->group = get(&b);
-        l->comm_rank = get(&b);
-        l->recorded = get(&b);
-        l->clamped = get(&b);
-        l->dropped = get(&b);
-        l->data_end = get(&b);
+        l->id = zc_rbuf_get(&b);
+        l->name = gstr(zc_rbuf_get_str(&b));
+        l->kind = (uint32_t)zc_rbuf_get(&b);
+        l->events = zc_rbuf_get(&b);
+        l->group = zc_rbuf_get(&b);
+        l->comm_rank = zc_rbuf_get(&b);
+        l->recorded = zc_rbuf_get(&b);
+        l->clamped = zc_rbuf_get(&b);
+        l->dropped = zc_rbuf_get(&b);
+        l->data_end = zc_rbuf_get(&b);
     }
     return !b.bad;
 }
@@ -862,13 +855,13 @@ static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t 
 
 void zc_merge_write_local(OTF2_DefWriter *dw, const void *maps, size_t nbytes, uint32_t rank,
                           const struct zc_clock_offset *offsets, int noffsets) {
-    struct rbuf rb = {maps, nbytes / 8, 0, false};
-    uint64_t nr = get(&rb);
-    const uint64_t *rmap = get_n(&rb, nr);
-    uint64_t nc = get(&rb);
-    const uint64_t *cmap = get_n(&rb, nc);
-    uint64_t nm = get(&rb);
-    const uint64_t *mmap = get_n(&rb, nm);
+    struct zc_rbuf rb = {maps, nbytes / 8, 0, false};
+    uint64_t nr = zc_rbuf_get(&rb);
+    const uint64_t *rmap = zc_rbuf_get_n(&rb, nr);
+    uint64_t nc = zc_rbuf_get(&rb);
+    const uint64_t *cmap = zc_rbuf_get_n(&rb, nc);
+    uint64_t nm = zc_rbuf_get(&rb);
+    const uint64_t *mmap = zc_rbuf_get_n(&rb, nm);
     uint64_t win = rank;
     if (!rb.bad) {
         write_map(dw, OTF2_MAPPING_REGION, rmap, nr);

@@ -21,6 +21,17 @@ void zc_wbuf_put(struct zc_wbuf *b, uint64_t v);
 /* length with the NUL, then the bytes with their NUL, zero-padded to whole words */
 void zc_wbuf_put_str(struct zc_wbuf *b, const char *s);
 
+/* Reading such words back, bounds-checked: past the end, or a string whose length does not fit or
+ * whose NUL is not where its length says, sets bad (and returns 0, "" or NULL). */
+struct zc_rbuf {
+    const uint64_t *w;
+    size_t n, i;
+    bool bad;
+};
+uint64_t zc_rbuf_get(struct zc_rbuf *r);
+const char *zc_rbuf_get_str(struct zc_rbuf *r);
+const uint64_t *zc_rbuf_get_n(struct zc_rbuf *r, uint64_t n); /* n words, or NULL */
+
 /* One location as the merge needs it. */
 struct zc_merge_loc {
     uint64_t id;          /* OTF2 location id (rank in the low 32 bits) */

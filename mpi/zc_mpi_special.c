@@ -39,7 +39,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
-#include <signal.h>
 #include <unistd.h>
 #include <errno.h>
 #include <limits.h>
@@ -456,13 +455,8 @@ void zc_mpi_abort_prepare(void) {
     sp.t1 = sp.t0; /* the call does not return: a region of no duration where it was made */
     record_region(ZC_MPI_MPI_Abort, &sp);
     atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t th;
-    int rc = pthread_create(&th, NULL, abort_finalize, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) return;
+    if (zc_thread_spawn(&th, abort_finalize, NULL) != 0) return;
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     uint64_t ns = (uint64_t)dl.tv_nsec + (zc_knobs.FINALIZE_TIMEOUT_MS + 1000) * UINT64_C(1000000);

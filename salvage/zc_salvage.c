@@ -96,40 +96,17 @@ static void grow(void *arr, size_t *cap, size_t n, size_t elem) {
     *cap = ncap;
 }
 
-/* a bounds-checked reader over one record's payload */
-struct rd {
-    const uint64_t *w;
-    uint64_t n, i;
-    bool bad;
-};
-
-static uint64_t rd_get(struct rd *r) {
-    if (r->i >= r->n) {
-        r->bad = true;
-        return 0;
-    }
-    return r->w[r->i++];
-}
-
-static const char *rd_str(struct rd *r) {
-    uint64_t len = rd_get(r), words = (len + 7) / 8;
-    if (r->bad || len == 0 || len > 1u << 20 || words > r->n - r->i) {
-        r->bad = true;
-        return "";
-    }
-    const char *s = (const char *)(r->w + r->i);
-    r->i += words;
-    if (s[len - 1] != 0 || strlen(s) != len - 1) {
-        r->bad = true;
-        return "";
-    }
-    return s;
+/* a record's payload is read with zc_rbuf (zc_merge.h): bounds-checked */
+static const char *rd_str(struct zc_rbuf *r) {
+    const char *str = zc_rbuf_get_str(r);
+    if (strlen(str) >= 1u << 20) r->bad = true; /* names, paths: longer is damage */
+    return r->bad ? "" : str;
 }
 
 /* The next id of a table must be `have`: tables only grow, in order. */
-static bool rd_table(struct rd *r, uint32_t have, uint64_t *count, uint64_t per_item_min_words) {
-    uint64_t first = rd_get(r);
-    *count = rd_get(r);
+static bool rd_table(struct zc_rbuf *r, uint32_t have, uint64_t *count, uint64_t per_item_min_words) {
+    uint64_t first = zc_rbuf_get(r);
+    *count = zc_rbuf_get(r);
     return !r->bad && first == have && *count <= (r->n - r->i) / (per_item_min_words ? per_item_min_words : 1) &&
            have + *count < UINT32_MAX;
 }
@@ -142,20 +119,20 @@ static struct sloc *find_loc(struct rank_j *j, uint64_t id) {
 
 /* One verified record; false: its contents do not make sense (reading stops there). */
 static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n) {
-    struct rd r = {p, n, 0, false};
+    struct zc_rbuf r = {p, (size_t)n, 0, false};
     struct zc_defs *d = &j->defs;
     uint64_t cnt;
     if (type != ZC_JRN_JOB && !j->have_job) return false;
     switch (type) {
     case ZC_JRN_JOB:
-        if (j->have_job || rd_get(&r) != ZC_JRN_VERSION) return false;
-        j->rank = (uint32_t)rd_get(&r);
-        j->size = (uint32_t)rd_get(&r);
-        j->mpi = rd_get(&r) != 0;
-        j->pid = rd_get(&r);
-        j->start = rd_get(&r);
-        j->mpi_loc = rd_get(&r);
-        j->interval_ms = rd_get(&r);
+        if (j->have_job || zc_rbuf_get(&r) != ZC_JRN_VERSION) return false;
+        j->rank = (uint32_t)zc_rbuf_get(&r);
+        j->size = (uint32_t)zc_rbuf_get(&r);
+        j->mpi = zc_rbuf_get(&r) != 0;
+        j->pid = zc_rbuf_get(&r);
+        j->start = zc_rbuf_get(&r);
+        j->mpi_loc = zc_rbuf_get(&r);
+        j->interval_ms = zc_rbuf_get(&r);
         j->host = rd_str(&r);
         j->dir = rd_str(&r);
         j->exe = rd_str(&r);
@@ -176,7 +153,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         d->regions = realloc(d->regions, (d->nregions + cnt + 1) * sizeof(*d->regions));
         if (!d->regions) return false;
         for (uint64_t i = 0; i < cnt; i++) {
-            uint64_t name = rd_get(&r), role = rd_get(&r), par = rd_get(&r);
+            uint64_t name = zc_rbuf_get(&r), role = zc_rbuf_get(&r), par = zc_rbuf_get(&r);
             if (r.bad || name >= d->nstrings || role > ZC_ROLE_COLL_OTHER || par > ZC_PARADIGM_MEASUREMENT) return false;
             d->regions[d->nregions++] = (struct zc_def_region){(uint32_t)name, (enum zc_region_role)role, (enum zc_paradigm)par};
         }
@@ -186,7 +163,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         d->devices = realloc(d->devices, (d->ndevices + cnt + 1) * sizeof(*d->devices));
         if (!d->devices) return false;
         for (uint64_t i = 0; i < cnt; i++) {
-            uint64_t index = rd_get(&r), name = rd_get(&r), uuid = rd_get(&r);
+            uint64_t index = zc_rbuf_get(&r), name = zc_rbuf_get(&r), uuid = zc_rbuf_get(&r);
             if (r.bad || name >= d->nstrings || uuid >= d->nstrings || index > UINT32_MAX) return false;
             d->devices[d->ndevices++] = (struct zc_def_device){(uint32_t)index, (uint32_t)name, (uint32_t)uuid};
         }
@@ -196,7 +173,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         d->groups = realloc(d->groups, (d->ngroups + cnt + 1) * sizeof(*d->groups));
         if (!d->groups) return false;
         for (uint64_t i = 0; i < cnt; i++) {
-            uint64_t dev = rd_get(&r), ctx = rd_get(&r);
+            uint64_t dev = zc_rbuf_get(&r), ctx = zc_rbuf_get(&r);
             if (r.bad || dev >= d->ndevices || ctx > UINT32_MAX) return false;
             d->groups[d->ngroups++] = (struct zc_def_group){(uint32_t)dev, (uint32_t)ctx};
         }
@@ -207,8 +184,8 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         if (!d->comms) return false;
         for (uint64_t i = 0; i < cnt; i++) {
             struct zc_def_comm c;
-            c.kind = (enum zc_comm_kind)rd_get(&r);
-            uint64_t name = rd_get(&r), parent = rd_get(&r), nm = rd_get(&r), nr = rd_get(&r);
+            c.kind = (enum zc_comm_kind)zc_rbuf_get(&r);
+            uint64_t name = zc_rbuf_get(&r), parent = zc_rbuf_get(&r), nm = zc_rbuf_get(&r), nr = zc_rbuf_get(&r);
             if (r.bad || c.kind > ZC_COMM_MPI_INTER || name >= d->nstrings || nm > MAX_RANKS || nr > MAX_RANKS ||
                 nm + nr > r.n - r.i || (parent != ZC_NO_ID && parent >= d->ncomms))
                 return false;
@@ -225,7 +202,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         }
         return true;
     case ZC_JRN_LOCATION: {
-        uint64_t id = rd_get(&r), kind = rd_get(&r), group = rd_get(&r), cr = rd_get(&r);
+        uint64_t id = zc_rbuf_get(&r), kind = zc_rbuf_get(&r), group = zc_rbuf_get(&r), cr = zc_rbuf_get(&r);
         const char *name = rd_str(&r);
         if (r.bad || kind > ZC_LOC_DEVICE || group > d->ngroups || (kind == ZC_LOC_DEVICE) != (group != 0) ||
             cr > UINT32_MAX || (id & 0xffffffffu) != 0 || find_loc(j, id))
@@ -236,7 +213,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         return true;
     }
     case ZC_JRN_EVENTS: {
-        uint64_t id = rd_get(&r), first = rd_get(&r), k = rd_get(&r), bytes = rd_get(&r);
+        uint64_t id = zc_rbuf_get(&r), first = zc_rbuf_get(&r), k = zc_rbuf_get(&r), bytes = zc_rbuf_get(&r);
         struct sloc *l = find_loc(j, id);
         /* every record takes 3 bytes at least; the bytes fill the payload but its padding */
         if (r.bad || !l || bytes / 3 < k || (bytes + 7) / 8 != r.n - r.i || first > UINT64_MAX - k) return false;
@@ -259,12 +236,12 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         return true;
     }
     case ZC_JRN_METRICS: {
-        uint64_t cnt2 = rd_get(&r);
+        uint64_t cnt2 = zc_rbuf_get(&r);
         if (r.bad || cnt2 > sizeof(j->metric_types) || cnt2 * 5 != r.n - r.i) return false;
         struct zc_def_metric *m = calloc(cnt2 + 1, sizeof(*m));
         if (!m) return false;
         for (uint64_t i = 0; i < cnt2; i++) {
-            uint64_t name = rd_get(&r), descr = rd_get(&r), unit = rd_get(&r), vtype = rd_get(&r), mode = rd_get(&r);
+            uint64_t name = zc_rbuf_get(&r), descr = zc_rbuf_get(&r), unit = zc_rbuf_get(&r), vtype = zc_rbuf_get(&r), mode = zc_rbuf_get(&r);
             if (name >= d->nstrings || descr >= d->nstrings || unit >= d->nstrings || vtype > 255 || mode > 255) {
                 free(m);
                 return false;
@@ -278,7 +255,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         return true;
     }
     case ZC_JRN_OFFSET: {
-        uint64_t local = rd_get(&r), off = rd_get(&r), sd = rd_get(&r);
+        uint64_t local = zc_rbuf_get(&r), off = zc_rbuf_get(&r), sd = zc_rbuf_get(&r);
         if (r.bad) return false;
         if (j->noffsets < 2) {
             struct zc_clock_offset *o = &j->offsets[j->noffsets++];
@@ -289,7 +266,7 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         return true;
     }
     case ZC_JRN_FLUSH: {
-        uint64_t t = rd_get(&r), flags = rd_get(&r);
+        uint64_t t = zc_rbuf_get(&r), flags = zc_rbuf_get(&r);
         if (r.bad) return false;
         j->flush_time = t;
         j->nflush++;

@@ -253,22 +253,26 @@ def offset_error_bound(archive, rank):
     return bound
 
 
-def pair_complete(c, where, e, g, start_tol):
-    """Pairs each operation with the closest unclaimed record (same bytes for transfers). Another
-    rank's records are all shifted by its clock offset's error (up to the bound above): that common
-    shift is taken out before pairing (the median of in-order differences; the device-to-host
-    mapping is monotonic), or two operations closer together than twice the shift could each claim
-    the other's record."""
-    diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
-    shift = diffs[len(diffs) // 2] if diffs else 0
-    starts = [r["start"] - shift for r in g]
-    used = [False] * len(g)
+def pair_nearest(c, where, outer, inner, ops_outer, shift, start_tol, missing):
+    """Pairs each of outer with the closest unclaimed one of inner (sorted by start) of the same
+    bytes for transfers: distance = start difference (records shifted by `shift`) + duration
+    difference. ops_outer: outer are the operations, inner the records (else the reverse).
+    missing(x): the failure for an outer without a partner. Returns [(operation, record)]."""
+    def o_r(x, y):
+        return (x, y) if ops_outer else (y, x)
+
+    def start(v, is_op):
+        return v["host_start"] if is_op else v["start"] - shift
+
+    starts = [start(y, not ops_outer) for y in inner]
+    used = [False] * len(inner)
     pairs = []
-    for o in e:
-        i = bisect.bisect_left(starts, o["host_start"] - 20 * start_tol)
+    for x in outer:
+        t = start(x, ops_outer)
+        i = bisect.bisect_left(starts, t - 20 * start_tol)
         best, bestd = None, None
-        while i < len(g) and starts[i] <= o["host_start"] + 20 * start_tol:
-            r = g[i]
+        while i < len(inner) and starts[i] <= t + 20 * start_tol:
+            o, r = o_r(x, inner[i])
             if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
                 d = abs(r["start"] - shift - o["host_start"]) + \
                     abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
@@ -276,36 +280,31 @@ def pair_complete(c, where, e, g, start_tol):
                     best, bestd = i, d
             i += 1
         if best is None:
-            c.fail(f"{where}: no record near the operation at {o['host_start']} (cmd {o['cmd']}, exec {o['exec']})")
+            c.fail(missing(x))
             continue
         used[best] = True
-        pairs.append((o, g[best]))
+        pairs.append(o_r(x, inner[best]))
     return pairs
+
+
+def pair_complete(c, where, e, g, start_tol):
+    """Every operation with a record. Another rank's records are all shifted by its clock
+    offset's error (up to the bound above): that common shift is taken out before pairing (the
+    median of in-order differences; the device-to-host mapping is monotonic), or two operations
+    closer together than twice the shift could each claim the other's record."""
+    diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
+    shift = diffs[len(diffs) // 2] if diffs else 0
+    return pair_nearest(c, where, e, g, True, shift, start_tol,
+                        lambda o: f"{where}: no record near the operation at {o['host_start']} "
+                                  f"(cmd {o['cmd']}, exec {o['exec']})")
 
 
 def pair_truncated(c, where, e, g, start_tol):
-    """A salvaged archive: each record is paired with the closest unclaimed operation, and every
-    record must find one (none wrong); operations may lack a record (how many of those that
-    completed early enough were recovered is counted by the caller)."""
-    starts = [o["host_start"] for o in e]
-    used = [False] * len(e)
-    pairs = []
-    for r in g:
-        i = bisect.bisect_left(starts, r["start"] - 20 * start_tol)
-        best, bestd = None, None
-        while i < len(e) and starts[i] <= r["start"] + 20 * start_tol:
-            o = e[i]
-            if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
-                d = abs(r["start"] - o["host_start"]) + abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
-                if bestd is None or d < bestd:
-                    best, bestd = i, d
-            i += 1
-        if best is None:
-            c.fail(f"{where}: the record at {r['start']} is no operation zesim executed")
-            continue
-        used[best] = True
-        pairs.append((e[best], r))
-    return pairs
+    """A salvaged archive: every record with an operation (none wrong); operations may lack a
+    record (how many of those that completed early enough were recovered is counted by the
+    caller)."""
+    return pair_nearest(c, where, g, e, False, 0, start_tol,
+                        lambda r: f"{where}: the record at {r['start']} is no operation zesim executed")
 
 
 def check(c, truth_path, trace_dir, facts, rank=None, truncated=False, required_before=None):

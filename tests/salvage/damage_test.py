@@ -35,6 +35,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from jrn_hash import jrn_hash  # noqa: E402
+from salv_common import absolute, add_run_args, collector_env  # noqa: E402
 PY = "/usr/bin/python3"
 REC_MAGIC = 0x524A435A
 
@@ -69,14 +72,7 @@ def make_journal(a):
     """A dead run's archive directory (kept journal) and the journal's path."""
     work = os.path.join(a.work, "run")
     os.makedirs(work)
-    env = dict(os.environ)
-    env.update({"ZE_ENABLE_ALT_DRIVERS": a.zesim, "ZECOLL_OUTPUT": os.path.join(work, "trace"),
-                "ZECOLL_FLUSH_INTERVAL_MS": "20", "ZECOLL_STRICT": "1",
-                "LD_PRELOAD": ":".join(([a.preload_first] if a.preload_first else [])
-                                       + [os.path.join(a.libdir, "libzecoll.so")])})
-    for kv in a.env:
-        k, _, v = kv.partition("=")
-        env[k] = v
+    env = collector_env(a, os.path.join(work, "trace"), {"ZECOLL_FLUSH_INTERVAL_MS": "20"})
     p = subprocess.Popen([a.app] + a.arg, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.6)
     p.send_signal(signal.SIGKILL)
@@ -114,19 +110,11 @@ def variant(a, base, name, data, jname="0.zcj"):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--app", required=True)
-    ap.add_argument("--arg", action="append", default=[])
-    ap.add_argument("--zesim", required=True)
-    ap.add_argument("--libdir", required=True)
-    ap.add_argument("--bindir", required=True)
-    ap.add_argument("--work", required=True)
+    add_run_args(ap)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--cases", type=int, default=24)
-    ap.add_argument("--env", action="append", default=[])
-    ap.add_argument("--preload-first")
     a = ap.parse_args()
-    for k in ("app", "zesim", "libdir", "bindir", "work"):
-        setattr(a, k, os.path.abspath(getattr(a, k)))
+    absolute(a)
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     rnd = random.Random(a.seed)
@@ -141,8 +129,6 @@ def main():
     print(f"# journal: {len(data)} bytes, {len(b) - 1} whole records")
     t.check(len(b) > 10 and b[-1] <= len(data), "the journal parses into records")
     # the format as docs/archive.md describes it: every whole record's checksum, recomputed
-    sys.path.insert(0, HERE)
-    from jrn_hash import jrn_hash
     t.check(struct.unpack_from("<Q", data, 0)[0] == 0x314C4E524A435A7F, "the file magic")
     for i in range(len(b) - 1):
         if b[i + 1] > len(data):

@@ -46,6 +46,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from salv_common import absolute, add_run_args, collector_env  # noqa: E402
 PY = "/usr/bin/python3"
 TARGET = 0.99
 # The flusher wakes on a timer: a pass begins this much after its deadline on an idle machine
@@ -75,23 +77,9 @@ class Run:
 
 
 def env_for(a, work):
-    env = dict(os.environ)
-    preload = ([a.preload_first] if a.preload_first else []) + [os.path.join(a.libdir, "libzecoll.so")]
-    env.update({
-        "ZE_ENABLE_ALT_DRIVERS": a.zesim,
-        "ZESIM_TRUTH": os.path.join(work, "truth-%r.jsonl"),
-        "ZESIM_TRUTH_UNBUFFERED": "1",
-        "ZECOLL_OUTPUT": os.path.join(work, "trace"),
-        "ZECOLL_STRICT": "1",
-        "ZECOLL_FLUSH_INTERVAL_MS": str(a.interval_ms),
-        "LD_PRELOAD": ":".join(preload),
-    })
-    for kv in a.env:
-        k, _, v = kv.partition("=")
-        if k.endswith("_OPTIONS") and env.get(k):
-            v = env[k] + ":" + v
-        env[k] = v
-    return env
+    return collector_env(a, os.path.join(work, "trace"), {
+        "ZESIM_TRUTH": os.path.join(work, "truth-%r.jsonl"), "ZESIM_TRUTH_UNBUFFERED": "1",
+        "ZECOLL_FLUSH_INTERVAL_MS": str(a.interval_ms)})
 
 
 def job_env(a, work):
@@ -322,26 +310,18 @@ def one_end(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["serial", "mpi", "mpi-end"])
-    ap.add_argument("--app", required=True)
-    ap.add_argument("--arg", action="append", default=[])
-    ap.add_argument("--zesim", required=True)
-    ap.add_argument("--libdir", required=True)
-    ap.add_argument("--bindir", required=True)
-    ap.add_argument("--work", required=True)
+    add_run_args(ap)
     ap.add_argument("--interval-ms", type=int, default=100)
     ap.add_argument("--points", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--delay", default="0.4:1.0",
                     help="LO:HI seconds after every rank's GPU work began (100 operations in its truth)")
-    ap.add_argument("--env", action="append", default=[])
-    ap.add_argument("--preload-first")
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--victims", choices=["one", "all"], default="one")
     ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
     a = ap.parse_args()
-    for k in ("app", "zesim", "libdir", "bindir", "work"):
-        setattr(a, k, os.path.abspath(getattr(a, k)))
+    absolute(a)
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     rnd = random.Random(a.seed)
