@@ -363,9 +363,12 @@ void zc_otf2_finalize(void) {
         /* The job's archive closes collectively, and only MPI_Finalize guarantees that every
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
         if (!zc_job.closing) {
-            if (archive)
-                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s", zc_job.rank,
-                        archive_dir, zc_jrn_close(false) ? "; after the job, run `zecoll salvage` on it" : "");
+            if (archive) {
+                bool kept = zc_jrn_close(false);
+                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s%s%s",
+                        zc_job.rank, archive_dir, kept ? "; after the job, run `zecoll salvage " : "",
+                        kept ? archive_dir : "", kept ? "`" : "");
+            }
             archive_dir[0] = 0;
         } else if (archive) {
             close_locked();
