@@ -183,19 +183,14 @@ static void *sig_watcher(void *arg) {
     return NULL;
 }
 
-int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg) {
+static void install_signals(void) {
+    if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(t, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
-}
-
-static void install_signals(void) {
-    if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
     pthread_t t;
-    int rc = zc_thread_spawn(&t, sig_watcher, NULL);
+    int rc = pthread_create(&t, NULL, sig_watcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         close(sig_pipe[0]);
         close(sig_pipe[1]);
