@@ -56,6 +56,7 @@ struct rank_j {
     bool have_job;
     uint32_t rank, size;
     bool mpi, final;
+    bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */
     uint64_t pid, start, mpi_loc, interval_ms;
     const char *host, *dir, *exe;
     struct zc_defs defs; /* strings, regions, devices, groups, comms: pointers into the file */
@@ -725,6 +726,32 @@ int main(int argc, char **argv) {
         renumber_l0(j);
     }
 
+    /* ---- ranks without a journal: the job's communicators name them, so each keeps a process
+     * group with one empty thread location whose measurement is off from the job's start */
+    uint64_t t_first = UINT64_MAX;
+    for (size_t i = 0; i < nj; i++)
+        for (size_t k = 0; k < J[i].nlocs; k++)
+            if (J[i].locs[k].n) {
+                uint64_t t = J[i].locs[k].ev[0].ts;
+                t += (uint64_t)zc_merge_offset_at(J[i].offsets, J[i].noffsets, t);
+                t_first = t < t_first ? t : t_first;
+            }
+    size_t nfound = nj;
+    for (uint32_t r = 0, i = 0; r < size; r++) {
+        while (i < nfound && J[i].rank < r) i++;
+        if (i < nfound && J[i].rank == r) continue;
+        grow(&J, &cap_j, nj, sizeof(*J));
+        struct rank_j *m = &J[nj++];
+        memset(m, 0, sizeof(*m));
+        *m = (struct rank_j){.rank = r, .size = size, .mpi = mpi, .missing = true, .have_job = true,
+                             .host = "(no journal)", .dir = dir, .exe = "", .tmin = UINT64_MAX, .cut = t_first,
+                             .flush_region = ZC_NO_ID};
+        m->locs = xcalloc(1, sizeof(*m->locs));
+        m->locs[0] = (struct sloc){.kind = ZC_LOC_THREAD, .name = "Master thread", .ev = xcalloc(1, sizeof(struct zc_ev))};
+        m->nlocs = m->cap_locs = 1;
+    }
+    qsort(J, nj, sizeof(*J), rank_cmp);
+
     /* ---- the archive: the dead run's partial OTF2 files are replaced */
     snprintf(path, sizeof(path), "%s/traces", dir);
     if (rm_tree(path) != 0) {
@@ -745,7 +772,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     char prop[256];
-    snprintf(prop, sizeof(prop), "%zu of %u rank(s)", nj, size);
+    snprintf(prop, sizeof(prop), "%zu of %u rank(s)", nfound, size);
     OTF2_Archive_SetProperty(ar, "ZECOLL::SALVAGED", prop, true);
     int rc = 0;
     for (size_t i = 0; i < nj && !rc; i++) {
@@ -804,18 +831,23 @@ int main(int argc, char **argv) {
     /* ---- summary */
     uint64_t t0 = UINT64_MAX;
     for (size_t i = 0; i < nj; i++) t0 = J[i].tmin < t0 ? J[i].tmin : t0;
+    t0 = t_first < t0 ? t_first : t0;
     if (!quiet) {
-        printf("%s: %s: %s, %zu of %u rank(s) found", prog, dir, mpi ? "MPI job" : "process alone", nj, size);
-        if (nj < size) {
+        printf("%s: %s: %s, %zu of %u rank(s) found", prog, dir, mpi ? "MPI job" : "process alone", nfound, size);
+        if (nfound < size) {
             printf("; missing:");
-            for (uint32_t r = 0, i = 0; r < size; r++) {
-                while (i < nj && J[i].rank < r) i++;
-                if (i >= nj || J[i].rank != r) printf(" %u", r);
-            }
+            for (size_t i = 0; i < nj; i++)
+                if (J[i].missing) printf(" %u", J[i].rank);
         }
         printf("\n");
         for (size_t i = 0; i < nj; i++) {
             struct rank_j *j = &J[i];
+            if (j->missing) {
+                printf("rank %u: no journal (killed before MPI_Init, or its file lost): an empty location, "
+                       "measurement off from the start\n",
+                       j->rank);
+                continue;
+            }
             char cut[64];
             uint64_t cut_g = j->cut + (uint64_t)zc_merge_offset_at(j->offsets, j->noffsets, j->cut);
             fmt_rel(cut, sizeof(cut), cut_g, t0 == UINT64_MAX ? cut_g : t0);
@@ -860,7 +892,7 @@ int main(int argc, char **argv) {
         free(J[i].defs.groups);
         free(J[i].defs.comms);
         free(J[i].defs.metrics);
-        munmap(J[i].map, J[i].map_len);
+        if (J[i].map) munmap(J[i].map, J[i].map_len);
         free((void *)J[i].path);
     }
     free(J);

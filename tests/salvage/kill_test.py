@@ -148,6 +148,8 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
     that ended by itself (its journal's final flush) must have every operation it executed."""
     trace = os.path.join(work, "trace")
     interval = a.interval_ms * 1000000
+    for r in a.drop_journal:  # as if its file were lost: salvage must keep the job whole without it
+        os.unlink(os.path.join(trace, "zecoll-journal", f"{r}.zcj"))
     p = subprocess.run([os.path.join(a.bindir, "zecoll"), "salvage", trace] + (["--keep-journal"] if a.keep else []),
                        capture_output=True, text=True, timeout=300)
     out = p.stdout + p.stderr
@@ -156,9 +158,14 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
         run.fail(f"zecoll salvage exited {p.returncode}: {out[-800:]}")
         return
     m = re.search(r"(\d+) of (\d+) rank\(s\) found", out)
-    if not m or int(m.group(1)) != np_ or int(m.group(2)) != np_:
-        run.fail(f"zecoll salvage did not find the {np_} rank(s): {out[:300]}")
+    found = np_ - len(a.drop_journal)
+    if not m or int(m.group(1)) != found or int(m.group(2)) != np_:
+        run.fail(f"zecoll salvage did not find {found} of the {np_} rank(s): {out[:300]}")
+    if a.drop_journal and not re.search(r"missing: " + " ".join(str(r) for r in sorted(a.drop_journal)) + r"\n", out):
+        run.fail(f"zecoll salvage does not name the ranks without journal {a.drop_journal}: {out[:300]}")
     for r in killed:
+        if r in a.drop_journal:
+            continue
         if not re.search(rf"^rank {r} \(.*\): died", out, re.M):
             run.fail(f"zecoll salvage does not say that rank {r} died")
     final = {int(x) for x in re.findall(r"^rank (\d+) \(.*\): ended without completing", out, re.M)}
@@ -171,6 +178,8 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
         run.fail("the journal is still there after a successful salvage")
     ends = data_ends(anchor)
     for r in range(np_):
+        if r in a.drop_journal:
+            continue
         everything = strict_final and r in final
         end = ends.get(r)
         if end is None:
@@ -320,6 +329,8 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--victims", choices=["one", "all"], default="one")
     ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
+    ap.add_argument("--drop-journal", type=int, action="append", default=[], metavar="RANK",
+                    help="delete this rank's journal before salvaging (a lost file): the job keeps the rank")
     a = ap.parse_args()
     absolute(a)
     shutil.rmtree(a.work, ignore_errors=True)
