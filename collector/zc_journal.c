@@ -413,7 +413,8 @@ static void flush_pass(void) {
         /* a process alone opens its archive on its first full buffer: open it now instead if
          * anything was recorded, so that the records are journaled */
         bool any = false;
-        for (struct zc_loc *l = zc_loc_list(); l && !any; l = l->next) any = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE) != 0;
+        for (struct zc_loc *l = zc_loc_list(); l && !any; l = l->next)
+            any = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE) != 0;
         if (any) zc_otf2_open_for_journal();
         if (!journal_open()) return;
     }

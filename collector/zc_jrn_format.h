@@ -161,8 +161,10 @@ static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const uint64_t *w, si
     for (; i < n; i++) s->buf[s->nbuf++] = w[i];
 }
 static inline uint64_t zc_jrn_hash_final(const struct zc_jrn_hs *s) {
-    uint64_t h = zc_jrn_rotl(s->v[0], 1) + zc_jrn_rotl(s->v[1], 7) + zc_jrn_rotl(s->v[2], 12) + zc_jrn_rotl(s->v[3], 18);
-    for (size_t i = 0; i < s->nbuf; i++) h = zc_jrn_rotl(h ^ zc_jrn_round(0, s->buf[i]), 27) * UINT64_C(0x9E3779B185EBCA87);
+    uint64_t h = zc_jrn_rotl(s->v[0], 1) + zc_jrn_rotl(s->v[1], 7) + zc_jrn_rotl(s->v[2], 12) +
+                 zc_jrn_rotl(s->v[3], 18);
+    for (size_t i = 0; i < s->nbuf; i++)
+        h = zc_jrn_rotl(h ^ zc_jrn_round(0, s->buf[i]), 27) * UINT64_C(0x9E3779B185EBCA87);
     h ^= h >> 33;
     h *= UINT64_C(0xC2B2AE3D27D4EB4F);
     h ^= h >> 29;

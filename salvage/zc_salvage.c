@@ -156,7 +156,8 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         for (uint64_t i = 0; i < cnt; i++) {
             uint64_t name = zc_rbuf_get(&r), role = zc_rbuf_get(&r), par = zc_rbuf_get(&r);
             if (r.bad || name >= d->nstrings || role > ZC_ROLE_COLL_OTHER || par > ZC_PARADIGM_MEASUREMENT) return false;
-            d->regions[d->nregions++] = (struct zc_def_region){(uint32_t)name, (enum zc_region_role)role, (enum zc_paradigm)par};
+            d->regions[d->nregions++] =
+                (struct zc_def_region){(uint32_t)name, (enum zc_region_role)role, (enum zc_paradigm)par};
         }
         return true;
     case ZC_JRN_DEVICES:
@@ -242,7 +243,8 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
         struct zc_def_metric *m = calloc(cnt2 + 1, sizeof(*m));
         if (!m) return false;
         for (uint64_t i = 0; i < cnt2; i++) {
-            uint64_t name = zc_rbuf_get(&r), descr = zc_rbuf_get(&r), unit = zc_rbuf_get(&r), vtype = zc_rbuf_get(&r), mode = zc_rbuf_get(&r);
+            uint64_t name = zc_rbuf_get(&r), descr = zc_rbuf_get(&r), unit = zc_rbuf_get(&r);
+            uint64_t vtype = zc_rbuf_get(&r), mode = zc_rbuf_get(&r);
             if (name >= d->nstrings || descr >= d->nstrings || unit >= d->nstrings || vtype > 255 || mode > 255) {
                 free(m);
                 return false;
@@ -747,7 +749,8 @@ int main(int argc, char **argv) {
                              .host = "(no journal)", .dir = dir, .exe = "", .tmin = UINT64_MAX, .cut = t_first,
                              .flush_region = ZC_NO_ID};
         m->locs = xcalloc(1, sizeof(*m->locs));
-        m->locs[0] = (struct sloc){.kind = ZC_LOC_THREAD, .name = "Master thread", .ev = xcalloc(1, sizeof(struct zc_ev))};
+        m->locs[0] =
+            (struct sloc){.kind = ZC_LOC_THREAD, .name = "Master thread", .ev = xcalloc(1, sizeof(struct zc_ev))};
         m->nlocs = m->cap_locs = 1;
     }
     qsort(J, nj, sizeof(*J), rank_cmp);
@@ -878,7 +881,8 @@ int main(int argc, char **argv) {
         }
         printf("%s: wrote %s/traces.otf2 (salvaged)\n", prog, dir);
     }
-    if (!keep && rm_tree(jdir) != 0) fprintf(stderr, "%s: %s: could not remove the journal: %s\n", prog, jdir, strerror(errno));
+    if (!keep && rm_tree(jdir) != 0)
+        fprintf(stderr, "%s: %s: could not remove the journal: %s\n", prog, jdir, strerror(errno));
     for (size_t i = 0; i < nj; i++) {
         for (size_t k = 0; k < J[i].nlocs; k++) {
             for (size_t m = 0; m < J[i].locs[k].nsegs; m++) free(J[i].locs[k].segs[m].ev);
