@@ -595,7 +595,7 @@ def main():
         if a.start_tol_ns:
             globals()["START_TOL_NS"] = a.start_tol_ns
         facts = json.load(open(a.facts)) if a.facts else None
-        check(c, a.truth, a.trace, facts, a.rank, a.truncated, a.required_before)
+        check(c, a.truth, a.trace, facts, rank=a.rank, truncated=a.truncated, required_before=a.required_before)
     for n in c.notes:
         print("# " + n)
     for f in c.failures[:40]:
