@@ -6,6 +6,7 @@
 #define ZC_CORE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -126,6 +127,8 @@ enum zc_ev_type {
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
+    /* MeasurementOnOff, a = 1 on, 0 off: placed by the writer (loc_emit), never recorded */
+    ZC_EV_MEASUREMENT,
     /* PAPI counters (zc_papi.h): a = number of values, b, c, d = the first three; the others
      * follow in ZC_EV_METRIC_MORE records (b, c, d each, same ts), always in the same put. One
      * OTF2 Metric of the process's metric class. */
@@ -165,6 +168,10 @@ struct zc_loc {
     size_t inflight_n;
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
+    /* measurement windows (loc_emit): the next transition of the log to place here, the state
+     * written so far, and an OFF waiting for what was in flight when recording stopped */
+    uint64_t mk, m_off;
+    bool m_on, m_pend;
     /* the salvage journal: a location's records are numbered in the order they were put (its
      * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
     uint64_t jbase, inflight_base;
@@ -210,6 +217,51 @@ void zc_loc_fork_child(void); /* the child has no writer thread */
  * anyway (synchronisation), so the conversion to OTF2 stays off the hot path. */
 void zc_loc_flush_own_if_half(void);
 struct zc_loc *zc_loc_list(void);
+
+/* At the end of the run: the measurement transitions not yet placed on each location. */
+void zc_loc_marks_end(struct zc_loc *loc);
+
+/* ---------------------------------------------------------------- recording windows */
+/* zc_window.c: whether this rank records now. Every interposed call checks zc_rec_open(), one
+ * load: bits 0-30 of zc_rec count the open windows, bit 31 is set while the collector is not
+ * active (before start-up, after finalize, in a forked child), bits 32-63 count the on/off
+ * transitions so far (each has an entry in the log that zc_win_log_get reads). */
+extern _Atomic uint64_t zc_rec;
+#define ZC_REC_INACTIVE (UINT64_C(1) << 31)
+static inline uint64_t zc_rec_word(void) { return atomic_load_explicit(&zc_rec, memory_order_acquire); }
+static inline bool zc_rec_open_w(uint64_t w) { return (int32_t)(uint32_t)w > 0; }
+static inline bool zc_rec_open(void) { return zc_rec_open_w(zc_rec_word()); }
+void zc_win_init(void);               /* constructor: this rank's windows (launcher's rank) */
+void zc_win_set_active(bool on);      /* with zc_is_active */
+void zc_win_mpi_init(uint32_t rank);  /* MPI_Init: the rank confirmed */
+void zc_win_time_base(void);          /* MPI_Init returns: time windows count from now */
+void zc_win_unselected(void);         /* this rank takes part in the job's archive, recording nothing */
+bool zc_win_rank_selected(void);
+void zc_win_pcontrol(int level);      /* MPI_Pcontrol: 0 stops, >= 1 starts, < 0 ignored */
+void zc_win_finalize(void);
+void zc_win_fork_child(void);
+bool zc_win_sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* the app's, for a window's signal */
+const char *zc_win_describe(char *buf, size_t size);
+/* Transition k: its host time (ns) and whether recording turned on; false if not logged yet. */
+bool zc_win_log_get(uint64_t k, uint64_t *ns, bool *on);
+uint64_t zc_win_log_current(void);    /* the latest transition's number */
+uint64_t zc_win_markers_lost(void);
+/* Kernel selection, evaluated once per kernel handle (at zeKernelCreate): whether its launches
+ * are timed (kernels.include/exclude) and which kernel windows count them. */
+#define ZC_KSEL_MAX 16
+struct zc_kernel_sel {
+    bool selected;
+    uint16_t nwin;
+    uint16_t win[ZC_KSEL_MAX];
+};
+extern bool zc_win_kernels;        /* kernel windows or filters exist: launches look at their kernel */
+extern bool zc_win_kernel_windows; /* kernel windows apply here: launches are counted while off too */
+void zc_win_kernel_info(const char *name, struct zc_kernel_sel *k);
+uint32_t zc_win_kernel_launch(const struct zc_kernel_sel *k); /* before the launch; windows to close after it */
+void zc_win_kernel_after(const struct zc_kernel_sel *k, uint32_t close);
+/* The launcher's rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), -1 if none is set. */
+int zc_launcher_rank(void);
+bool zc_mpi_linked(void); /* mpi/: the program links libmpi */
 
 /* ---------------------------------------------------------------- threads */
 struct zc_thread {
@@ -289,6 +341,8 @@ int zc_otf2_init(void);
 /* Writes a full buffer of loc to its event writer (called with loc held); first = the stream
  * index of ev[0] (for the journal). */
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+/* Measurement markers (recording windows): written, not journaled. */
+void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* The journal's flusher found records while no archive is open: a process alone opens its
  * archive now (an MPI job's opens in MPI_Init), so that there is a journal. */
 void zc_otf2_open_for_journal(void);
@@ -377,5 +431,9 @@ int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
 uint32_t zc_rank(void);
 void zc_finalize(void); /* idempotent */
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */
+/* MPI_Init on a rank whose collector is off while others collect: start the core to take part
+ * in the job's archive as an unselected rank (no events). 0 = started. */
+int zc_start_unselected(void);
+int zc_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* libc's, not ours */
 
 #endif

@@ -35,11 +35,10 @@ uint32_t zc_rank(void) { return zc_job.rank; }
 /* ZECOLL_CLOCK_SKEW_NS: the launcher's rank picks this process's entry (MPI is not up yet, and
  * every timestamp must carry the same skew). */
 static void set_clock_skew(void) {
-    const char *list = zc_knobs.CLOCK_SKEW_NS, *r = NULL;
+    const char *list = zc_knobs.CLOCK_SKEW_NS;
     if (!list || !*list) return;
-    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]) && !r; i++) r = getenv(vars[i]);
-    long idx = r ? strtol(r, NULL, 10) : 0;
+    int rank = zc_launcher_rank();
+    long idx = rank < 0 ? 0 : rank;
     const char *p = list;
     for (long i = 0; i < idx && p; i++) {
         p = strchr(p, ',');
@@ -66,11 +65,15 @@ static int core_init(void) {
     zc_region_flush = zc_def_region("zecoll buffer flush", ZC_ROLE_ARTIFICIAL, ZC_PARADIGM_MEASUREMENT);
     /* local communicator 0: the process's Level Zero communicator (RMA window 0 lives on it) */
     if (zc_def_comm(ZC_COMM_L0, "L0", ZC_NO_ID, NULL, 0, NULL, 0, "l0", 2) != 0) return -1;
+    zc_win_init();
     return 0;
 }
 
+static bool late_started; /* started in MPI_Init to take part in the job's archive (ZECOLL_ENABLE=0 here) */
+
 static void core_finalize(void) {
-    if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0) return;
+    zc_win_finalize();
+    if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0 || late_started) return;
     if (!zc_otf2_path()[0]) return; /* nothing recorded, nothing to say */
     uint64_t events = 0, clamped = 0, dropped = 0, threads = 0, streams = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
@@ -80,13 +83,14 @@ static void core_finalize(void) {
         if (l->kind == ZC_LOC_THREAD) threads++;
         else streams++;
     }
-    char line[1024];
+    char line[1024], win[128];
+    zc_win_describe(win, sizeof(win));
     int n = snprintf(line, sizeof(line),
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
-                     "(%llu clamped, %llu dropped, %llu internal errors)\n",
+                     "(%llu clamped, %llu dropped, %llu internal errors%s%s)\n",
                      zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
                      zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
-                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures));
+                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures), win[0] ? "; " : "", win);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
         (void)w;
@@ -113,6 +117,7 @@ void zc_finalize(void) {
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->pre_finalize) subsystems[i]->pre_finalize();
     /* events after this point (other threads still running) are not recorded */
+    zc_win_set_active(false);
     atomic_store_explicit(&zc_is_active, false, memory_order_release);
     for (size_t i = NSUB; i-- > 0;)
         if (subsystems[i]->finalize) subsystems[i]->finalize();
@@ -139,7 +144,7 @@ static int sig_pipe[2] = {-1, -1};
 #endif
 static volatile sig_atomic_t sig_pending;
 
-static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+int zc_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     if (!ZC_SIG_INTERPOSE) return sigaction(sig, act, old);
     static int (*next)(int, const struct sigaction *, struct sigaction *);
     if (!next) next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
@@ -150,7 +155,7 @@ static int real_sigaction(int sig, const struct sigaction *act, struct sigaction
  * would stay pending on it forever. From here on the app's disposition is the real one. */
 static void forward(int sig) {
     struct sigaction *old = sig == SIGTERM ? &old_term : &old_int;
-    real_sigaction(sig, old, NULL);
+    zc_real_sigaction(sig, old, NULL);
     kill(getpid(), sig);
 }
 
@@ -205,9 +210,9 @@ static void install_signals(void) {
     sigemptyset(&sa.sa_mask);
     struct sigaction cur;
     /* an ignored signal stays ignored: the app (or nohup) chose that */
-    if (real_sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) real_sigaction(SIGTERM, &sa, &old_term);
+    if (zc_real_sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) zc_real_sigaction(SIGTERM, &sa, &old_term);
     else old_term = cur;
-    if (real_sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) real_sigaction(SIGINT, &sa, &old_int);
+    if (zc_real_sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != SIG_IGN) zc_real_sigaction(SIGINT, &sa, &old_int);
     else old_int = cur;
 }
 
@@ -226,7 +231,12 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
         errno = ENOSYS;
         return -1;
     }
-    if (!sig_ours(sig)) return next(sig, act, old);
+    if (!sig_ours(sig)) {
+        pthread_mutex_lock(&sig_lock);
+        bool win = zc_win_sigaction(sig, act, old); /* a window's signal: ours stays, chaining to theirs */
+        pthread_mutex_unlock(&sig_lock);
+        return win ? 0 : next(sig, act, old);
+    }
     pthread_mutex_lock(&sig_lock);
     struct sigaction *chained = sig == SIGTERM ? &old_term : &old_int;
     if (old) *old = *chained;
@@ -250,11 +260,13 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
 /* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
  * events, so the child runs untraced (an exec'd program starts its own collector). */
 static void atfork_child(void) {
+    zc_win_set_active(false);
+    zc_win_fork_child();
     atomic_store(&zc_is_active, false);
     /* the watcher stayed in the parent: the child's signals go straight to the app's handlers */
     if (sig_pipe[1] >= 0) {
-        real_sigaction(SIGTERM, &old_term, NULL);
-        real_sigaction(SIGINT, &old_int, NULL);
+        zc_real_sigaction(SIGTERM, &old_term, NULL);
+        zc_real_sigaction(SIGINT, &old_int, NULL);
         close(sig_pipe[0]);
         close(sig_pipe[1]);
         sig_pipe[0] = sig_pipe[1] = -1;
@@ -283,7 +295,26 @@ __attribute__((constructor)) static void zc_constructor(void) {
         }
     }
     atomic_store_explicit(&zc_is_active, true, memory_order_release);
+    zc_win_set_active(true);
     atexit(at_exit);
     install_signals();
     pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* An MPI job in which some ranks collect and this one does not (ZECOLL_ENABLE=0 here, or its
+ * start failed): the job's archive is written collectively, so this rank takes part in it as an
+ * unselected rank (docs/config.md): the core and the writer start here, in MPI_Init, and record
+ * nothing. Level Zero stays untouched (its driver was never redirected). 0 = started. */
+int zc_start_unselected(void) {
+    if (zc_active()) return 0;
+    zc_knobs.SUMMARY = false;
+    late_started = true;
+    set_clock_skew();
+    zc_clock_init();
+    zc_win_unselected();
+    if (core_init() != 0 || zc_otf2_init() != 0) return -1;
+    atomic_store_explicit(&zc_is_active, true, memory_order_release);
+    zc_win_set_active(true);
+    atexit(at_exit);
+    return 0;
 }

@@ -270,7 +270,11 @@ static void write_held_locked(void) {
         /* a location's first records: stream index 0 on (minus any dropped over the limit) */
         if (l->nheld) {
             write_events_locked(l, l->held, l->nheld);
-            zc_jrn_events(l, 0, l->held, l->nheld);
+            /* the journal numbers a location's records; window markers are not records */
+            size_t k = 0;
+            for (size_t i = 0; i < l->nheld; i++)
+                if (l->held[i].type != ZC_EV_MEASUREMENT) l->held[k++] = l->held[i];
+            zc_jrn_events(l, 0, l->held, k);
         }
         free(l->held);
         l->held = NULL;
@@ -323,6 +327,20 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_
     pthread_mutex_unlock(&otf2_lock);
 }
 
+/* Measurement markers (zc_loc.c): written like records but not journaled (they are no records
+ * of the location's stream: a salvaged archive has none). */
+void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    if (n == 0) return;
+    pthread_mutex_lock(&otf2_lock);
+    if (closed || !zc_on(ZC_F_TRACE)) {
+    } else if (!opened && !holding_done && zc_mpi_expected()) {
+        hold_locked(loc, ev, n);
+    } else if (!(zc_job.mpi && !opened) && open_locked() == 0) {
+        write_events_locked(loc, ev, n);
+    }
+    pthread_mutex_unlock(&otf2_lock);
+}
+
 void zc_otf2_open_for_journal(void) {
     pthread_mutex_lock(&otf2_lock);
     if (!opened && !closed && !holding_done && zc_on(ZC_F_TRACE) && !zc_job.mpi && !zc_mpi_launched()) open_locked();
@@ -332,12 +350,16 @@ void zc_otf2_open_for_journal(void) {
 /* ---------------------------------------------------------------- close */
 /* Collective in an MPI job. */
 static void close_locked(void) {
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        /* every location is defined, so every one has its event file, even without events (the
+         * thread of an unselected rank, which the job's MPI communicator names) */
+        if (!l->writer) l->writer = OTF2_Archive_GetEvtWriter(archive, loc_id(l));
         if (l->writer) {
             OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
             OTF2_Archive_CloseEvtWriter(archive, l->writer);
             l->writer = NULL;
         }
+    }
     OTF2_Archive_CloseEvtFiles(archive);
     zc_unify_write(archive, ts_min, ts_max);
     bool whole = OTF2_Archive_Close(archive) == OTF2_SUCCESS && zc_on(ZC_F_TRACE);

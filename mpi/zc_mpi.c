@@ -42,6 +42,32 @@ uint32_t zc_mpi_region(uint32_t fn) {
  * Enter time, those of what it finishes (receives, completions, tests, MpiCollectiveEnd) the
  * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
 
+_Atomic size_t zc_mpi_nfollowed;
+
+/* Recording is off: a KEEP call is tracked without events; a DONE call only if requests started
+ * while recording are pending (it is then recorded if it takes one of them: zc_mpi_closed_taken). */
+bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode) {
+    if (!zc_mpi_ready() || zc_mpi_depth > 0) return false;
+    if (mode == ZC_MPI_DONE && !atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed)) return false;
+    zc_mpi_depth = 1;
+    c->fn = fn;
+    c->n = 0;
+    c->split = 0;
+    c->closed = true;
+    c->t = zc_tls_thread;
+    c->events = false;
+    return true;
+}
+
+void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n) {
+    bool any = false;
+    for (int i = 0; ris && i < n && !any; i++) any = ris[i] && ris[i]->active;
+    if (!any || !zc_on(ZC_F_MPI)) return;
+    c->t = zc_thread_get();
+    c->events = c->t != NULL;
+    if (c->events) c->t0 = zc_tick();
+}
+
 /* PAPI counters at a sampled call's Enter (read after its Enter time was taken): the Metric
  * records and the Enter are written now, the rest of the call at its end (as a split call). */
 static void papi_enter(struct zc_mpi_call *c) {
@@ -377,10 +403,14 @@ bool zc_mpi_rt_grow(void) {
 }
 
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
-    /* persistent requests have handles of their own */
+    /* persistent requests have handles of their own; one started untraced stays inactive */
+    if (!c->events) return;
     zr_lock();
     struct zc_rt_slot *f = zr_find(req);
-    if (f && f->head) zr_activate(c, f->head);
+    if (f && f->head) {
+        if (!f->head->active) zr_followed(1);
+        zr_activate(c, f->head);
+    }
     zr_unlock();
 }
 

@@ -89,6 +89,7 @@ struct zc_mpi_call {
     uint32_t fn;
     bool events;   /* MPI events are recorded (top-level call, tracing on) */
     uint8_t split; /* ZC_MPI_ENTERED | ZC_MPI_PAPI */
+    bool closed;   /* recording is off: bookkeeping only, or a completion of a followed request */
     int n;
     struct zc_ev ev[ZC_MPI_PENDING]; /* the events inside the call's region; ts 0 = the Leave time */
 };
@@ -100,28 +101,48 @@ struct zc_mpi_call {
  * sampled calls take zc_mpi_begin_slow without a single extra instruction when PAPI is off.
  * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
- * Tracked without events: tracing off or paused; requests and communicators are still followed,
- * so that what is recorded later is attributed right. */
+ * Tracked without events: MPI recording off (record.mpi); requests and communicators are still
+ * followed, so that what is recorded later is attributed right.
+ * While recording is off (a window closed, an unselected rank) the mode, a constant per wrapper,
+ * decides, at the cost of one load: ZC_MPI_PASS calls straight through (what starts
+ * communication: a message or request started then is never recorded, nor its completion);
+ * ZC_MPI_KEEP keeps the bookkeeping the archive needs later (communicators, persistent
+ * requests, request frees and cancels); ZC_MPI_DONE (wait/test) passes through unless requests
+ * started while recording are still pending (zc_mpi_nfollowed): a call that tests or completes
+ * one of them is recorded, so no recorded request is left without its completion. */
+enum { ZC_MPI_PASS, ZC_MPI_KEEP, ZC_MPI_DONE, ZC_MPI_PASS_ON /* generated: recording was on at entry */ };
+extern _Atomic size_t zc_mpi_nfollowed; /* zc_mpi_req.h */
+/* Whether a wrapper of this mode (a constant) has work while recording is off. */
+#define ZC_MPI_CLOSED_WANTS(mode) \
+    ((mode) == ZC_MPI_KEEP || ((mode) == ZC_MPI_DONE && atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed)))
 extern _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
 extern _Thread_local struct zc_thread *zc_mpi_thread __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c);
+bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode);
 void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1);
 static inline bool zc_mpi_ready(void);
-static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
+static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
+    if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
+        return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
     if (__builtin_expect(!zc_mpi_ready() || zc_mpi_depth > 0, 0)) return false;
     zc_mpi_depth = 1;
     c->fn = fn;
     c->n = 0;
     c->split = 0;
+    if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
     struct zc_thread *t = zc_mpi_thread;
     c->t = t;
-    c->events = t && zc_active() && zc_on(ZC_F_MPI);
+    c->events = t && zc_on(ZC_F_MPI);
     if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c);
     if (c->events) c->t0 = zc_tick();
     return true;
 }
+/* A completion call while recording is off, after it took its requests' records: recorded if one
+ * of them was started while recording (active). */
+struct zc_req;
+void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n);
 static inline __attribute__((always_inline)) void zc_mpi_end(struct zc_mpi_call *c) {
     zc_mpi_depth = 0;
     if (!c->events) return;

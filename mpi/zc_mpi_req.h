@@ -98,6 +98,17 @@ extern struct zc_mpi_rt {
 } zc_mpi_rt;
 extern pthread_mutex_t zc_mpi_reqs_lock;
 extern bool zc_mpi_reqs_mt; /* set once in MPI_Init, before any wrapper records */
+/* Active records in the table, i.e. requests started while recording that have not completed:
+ * while it is 0, completion calls pass straight through while recording is off. Changed under
+ * the table's lock (or by the one thread in MPI) with plain loads and stores, no atomic
+ * instruction on the hot path; read without the lock as a hint by closed calls. */
+extern _Atomic size_t zc_mpi_nfollowed;
+static inline void zr_followed(long d) {
+    atomic_store_explicit(&zc_mpi_nfollowed, atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed) + (size_t)d,
+                          memory_order_relaxed);
+}
+/* d = +1 or -1 if the record is active (branchless: the common case is active) */
+static inline void zr_followed_if(const struct zc_req *ri, long d);
 bool zc_mpi_rt_grow(void);
 
 static inline void zr_lock(void) {
@@ -158,13 +169,16 @@ static inline void zr_free(struct zc_req *r) {
     zc_mpi_nspare++;
 }
 
+static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed(d * (long)ri->active); }
+
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
+/* Only with events (c->events): a request started untraced stays inactive, so its completion is
+ * not recorded either. */
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
     ri->id = ++zc_mpi_next_request;
     ri->active = true;
     ri->cancelled = false;
-    if (!c->events) return;
     uint32_t type;
     switch (ri->kind) {
     case ZC_MPI_REQ_ISEND:
@@ -187,6 +201,7 @@ static inline void zr_insert(MPI_Request req, struct zc_req *ri) {
     if (__builtin_expect(f != NULL, 1)) {
         ri->next = f->head;
         f->head = ri;
+        zr_followed_if(ri, 1);
     }
     zr_unlock();
     if (!f) zr_free(ri); /* out of memory: this request goes unrecorded */
@@ -194,8 +209,11 @@ static inline void zr_insert(MPI_Request req, struct zc_req *ri) {
 
 static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
                     MPI_Comm comm, MPI_Request req) {
-    /* a request started untraced is not followed: its completion is then not recorded either */
-    if (!c->events || req == MPI_REQUEST_NULL) return;
+    /* a request started untraced is not followed: its completion is then not recorded either.
+     * Persistent requests are, whenever they are created (once, often while recording is off):
+     * their starts while recording are recorded. */
+    bool persistent = kind == ZC_MPI_REQ_PSEND || kind == ZC_MPI_REQ_PRECV;
+    if ((!c->events && !persistent) || req == MPI_REQUEST_NULL) return;
     struct zc_req *ri = zr_alloc();
     if (!ri) return;
     ri->owner = c->t;
@@ -231,6 +249,7 @@ static inline struct zc_req *zr_take(MPI_Request req, const void *me) {
         ri = *link;
         *link = ri->next;
         ri->next = NULL;
+        zr_followed_if(ri, -1);
     }
     zr_unlock();
     return ri;

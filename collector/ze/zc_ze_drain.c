@@ -417,6 +417,8 @@ static struct zc_uevent *uevent_locked(ze_event_handle_t ev) {
             free(u);
             u = NULL;
         }
+        /* from now on the hooks that keep it right run while recording is off too */
+        if (u && !atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) atomic_store(&zc_ze_uevents_any, true);
     }
     return u;
 }

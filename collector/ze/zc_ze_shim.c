@@ -267,18 +267,53 @@ uint32_t zc_ze_api_region(uint32_t api) {
     return r;
 }
 
-/* The thread's first call (registration), or the collector is not active. */
+/* The thread's first call while recording: registration. */
 bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api) {
+    if (!zc_thread_get()) return false;
+    return zc_ze_call_begin_open(c, api);
+}
+
+atomic_bool zc_ze_uevents_any;
+atomic_uint_fast64_t zc_ze_tmpl_lists;
+
+/* A closed call whose launch opened a kernel window: from here on it is recorded like any. */
+bool zc_ze_call_reopen(struct zc_ze_call *c) {
+    struct zc_thread *t = zc_thread_get();
+    if (!t) return false;
+    c->t = t;
+    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    return true;
+}
+
+/* Recording is off (a window closed, an unselected rank) or the collector is not active: the
+ * hooks of this API run for bookkeeping only (c->t NULL), or not at all (false). Nothing is
+ * injected, no call is recorded, the thread is not registered. */
+bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api) {
     if (!zc_active()) {
         /* after finalize (or in a forked child) lists we timed still carry our events: their
          * executions keep getting the helper lists that keep the app's events correct */
         if (api != ZC_ZE_zeCommandQueueExecuteCommandLists || !zc_ze.ready) return false;
-        memset(c, 0, sizeof(*c));
-        c->api = api;
-        return true;
+    } else {
+        switch (zc_ze_closed_policy[api]) {
+        case ZC_ZE_CLOSED_ALWAYS: break;
+        case ZC_ZE_CLOSED_UEVENTS:
+            if (!atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) return false;
+            break;
+        case ZC_ZE_CLOSED_LAUNCH:
+            if (!zc_win_kernel_windows) return false;
+            break;
+        case ZC_ZE_CLOSED_EXECUTE:
+            if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed) || !zc_ze.ready) return false;
+            break;
+        case ZC_ZE_CLOSED_SYNC:
+            if (zc_knobs.DRAIN_INTERVAL_US) return false;
+            break;
+        default: return false;
+        }
     }
-    if (!zc_thread_get()) return false;
-    return zc_ze_call_begin(c, api);
+    memset(c, 0, sizeof(*c)); /* t = NULL: closed */
+    c->api = api;
+    return true;
 }
 
 /* The region not defined yet, or the buffer full. */
