@@ -34,6 +34,10 @@ void zc_log(int level, const char *func, int line, const char *fmt, ...) __attri
 #define ZC_WARN(...) zc_log(ZC_LOG_WARN, __func__, __LINE__, __VA_ARGS__)
 #define ZC_INFO(...) zc_log(ZC_LOG_INFO, __func__, __LINE__, __VA_ARGS__)
 #define ZC_DEBUG(...) zc_log(ZC_LOG_DEBUG, __func__, __LINE__, __VA_ARGS__)
+/* Writes buf (len bytes formatted into its cap, len as snprintf reported it, so possibly more than
+ * fit) to stderr as one line with one write(2): it always ends with a newline, and a line that did
+ * not fit ends with a marker saying it was cut. */
+void zc_log_write(char *buf, size_t cap, size_t len);
 
 /* Features that an internal failure switches off, each on its own. */
 enum zc_feature {

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,6 @@ static int core_init(void) {
 
 static void core_finalize(void) {
     if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0) return;
-    if (!zc_otf2_path()[0]) return; /* nothing recorded, nothing to say */
     uint64_t events = 0, clamped = 0, dropped = 0, threads = 0, streams = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         events += l->nevents;
@@ -77,17 +77,15 @@ static void core_finalize(void) {
         if (l->kind == ZC_LOC_THREAD) threads++;
         else streams++;
     }
-    char line[1024];
+    if (!zc_otf2_path()[0] && !events && !dropped) return; /* nothing recorded, nothing to say */
+    char line[PATH_MAX + 512];
     int n = snprintf(line, sizeof(line),
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
-                     "(%llu clamped, %llu dropped, %llu internal errors)\n",
+                     "(%llu clamped, %llu dropped, %llu internal errors)",
                      zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
                      zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
                      (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures));
-    if (n > 0) {
-        ssize_t w = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-        (void)w;
-    }
+    if (n > 0) zc_log_write(line, sizeof(line), (size_t)n);
 }
 
 const struct zc_subsystem zc_core_subsystem = {.name = "core", .init = core_init, .finalize = core_finalize};

@@ -73,9 +73,14 @@ static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void 
 
 static const OTF2_MemoryCallbacks mem_cbs = {mem_alloc, mem_free_all};
 
-/* Expands %e %p %h %t in ZECOLL_OUTPUT. */
-static void expand_path(char *out, size_t size) {
-    const char *tmpl = zc_knobs.OUTPUT && *zc_knobs.OUTPUT ? zc_knobs.OUTPUT : "zecoll-trace-%e-%p";
+/* Room OTF2 needs below the archive directory ("/traces/<20 digits>.evt" and the like) plus the
+ * ".<n>" suffix of a taken name: a longer ZECOLL_OUTPUT would fail later, inside OTF2. */
+#define ZC_DIR_ROOM 48
+#define ZC_DEFAULT_OUTPUT "zecoll-trace-%e-%p"
+
+/* Expands %e %p %h %t of tmpl into out (size bytes); false if the result does not fit, or one of
+ * its names is longer than a file name may be (NAME_MAX, less room for the suffix). */
+static bool expand_path(const char *tmpl, char *out, size_t size) {
     char exe[PATH_MAX] = "app", host[256] = "host";
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -86,44 +91,89 @@ static void expand_path(char *out, size_t size) {
     }
     gethostname(host, sizeof(host) - 1);
     size_t o = 0;
-    for (const char *p = tmpl; *p && o + 1 < size; p++) {
-        if (*p != '%' || !p[1]) {
-            out[o++] = *p;
-            continue;
-        }
+    bool fits = true;
+    for (const char *p = tmpl; *p && fits; p++) {
         char piece[PATH_MAX + 8] = "";
-        switch (*++p) {
-        case 'e': snprintf(piece, sizeof(piece), "%s", exe); break;
-        case 'p': snprintf(piece, sizeof(piece), "%d", (int)getpid()); break;
-        case 'h': snprintf(piece, sizeof(piece), "%s", host); break;
-        case 't': {
-            time_t t = time(NULL);
-            struct tm tm;
-            localtime_r(&t, &tm);
-            strftime(piece, sizeof(piece), "%Y%m%d-%H%M%S", &tm);
-            break;
-        }
-        case '%': snprintf(piece, sizeof(piece), "%%"); break;
-        default: snprintf(piece, sizeof(piece), "%%%c", *p); break;
+        if (*p != '%' || !p[1]) {
+            piece[0] = *p;
+            piece[1] = 0;
+        } else {
+            switch (*++p) {
+            case 'e': snprintf(piece, sizeof(piece), "%s", exe); break;
+            case 'p': snprintf(piece, sizeof(piece), "%d", (int)getpid()); break;
+            case 'h': snprintf(piece, sizeof(piece), "%s", host); break;
+            case 't': {
+                time_t t = time(NULL);
+                struct tm tm;
+                localtime_r(&t, &tm);
+                strftime(piece, sizeof(piece), "%Y%m%d-%H%M%S", &tm);
+                break;
+            }
+            case '%': snprintf(piece, sizeof(piece), "%%"); break;
+            default: snprintf(piece, sizeof(piece), "%%%c", *p); break;
+            }
         }
         size_t len = strlen(piece);
-        if (o + len >= size) break;
+        if (o + len >= size) {
+            fits = false;
+            len = size - 1 - o;
+        }
         memcpy(out + o, piece, len);
         o += len;
     }
     out[o] = 0;
+    for (const char *c = out; *c && fits;) { /* every name within NAME_MAX, with room for ".<n>" */
+        size_t len = strcspn(c, "/");
+        if (len > NAME_MAX - 8) fits = false;
+        c += len + (c[len] == '/');
+    }
+    return fits;
 }
 
-/* Never writes into an existing archive: picks <dir>, <dir>.1, <dir>.2 ... */
-static int choose_dir(void) {
-    char base[PATH_MAX - 16];
-    expand_path(base, sizeof(base));
+/* mkdir -p of the directories above path */
+static int make_parents(const char *path) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s", path);
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+/* Creates the archive directory, <base> or, if taken, <base>.1, <base>.2 ...: mkdir tests and
+ * claims a name in one step, so runs that start together with one ZECOLL_OUTPUT (job arrays,
+ * jobs sharing a directory) each get their own. Returns 0 or the errno of the failure (EEXIST:
+ * every name taken). */
+static int create_dir(const char *base) {
     for (int i = 0; i < 1000; i++) {
         if (i == 0) snprintf(archive_dir, sizeof(archive_dir), "%s", base);
         else snprintf(archive_dir, sizeof(archive_dir), "%s.%d", base, i);
-        struct stat st;
-        if (stat(archive_dir, &st) != 0 && errno == ENOENT) return 0;
+        if (mkdir(archive_dir, 0777) == 0) return 0;
+        if (errno == ENOENT && make_parents(archive_dir) == 0 && mkdir(archive_dir, 0777) == 0) return 0;
+        if (errno != EEXIST) return errno;
     }
+    return EEXIST;
+}
+
+/* Picks and creates the archive directory (archive_dir). A ZECOLL_OUTPUT too long to hold an
+ * archive is named and replaced by the default; any other failure is named with its cause. */
+static int choose_dir(void) {
+    const char *tmpl = zc_knobs.OUTPUT && *zc_knobs.OUTPUT ? zc_knobs.OUTPUT : ZC_DEFAULT_OUTPUT;
+    char base[PATH_MAX];
+    int e = expand_path(tmpl, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : ENAMETOOLONG;
+    if (e == ENAMETOOLONG && strcmp(tmpl, ZC_DEFAULT_OUTPUT) != 0) {
+        ZC_WARN("ZECOLL_OUTPUT=%.48s...: the archive's path would be too long for its files (at most %d bytes and "
+                "names of %d): writing the archive to the default %s instead",
+                tmpl, PATH_MAX - ZC_DIR_ROOM - 1, NAME_MAX - 8, ZC_DEFAULT_OUTPUT);
+        e = expand_path(ZC_DEFAULT_OUTPUT, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : ENAMETOOLONG;
+    }
+    if (e == 0) return 0;
+    ZC_WARN("cannot create the archive directory %s (ZECOLL_OUTPUT=%s): %s; nothing is recorded", archive_dir,
+            zc_knobs.OUTPUT ? zc_knobs.OUTPUT : "", e == EEXIST ? "it and its 999 numbered variants exist" : strerror(e));
+    archive_dir[0] = 0;
+    atomic_store(&zc_feature_on[ZC_F_TRACE], false);
     return -1;
 }
 
@@ -152,10 +202,7 @@ static int open_local(void) {
 static int open_locked(void) {
     if (opened) return archive ? 0 : -1;
     opened = true;
-    if (choose_dir() != 0) {
-        ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
-        return -1;
-    }
+    if (choose_dir() != 0) return -1;
     if (open_local() != 0) return -1;
     if (OTF2_Archive_SetSerialCollectiveCallbacks(archive) != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
@@ -179,10 +226,7 @@ int zc_otf2_start_job(void) {
         return 0;
     }
     bool ok = !opened && !closed && zc_on(ZC_F_TRACE);
-    if (zc_job.rank == 0 && ok && choose_dir() != 0) {
-        ZC_FAIL(ZC_F_TRACE, "no free archive directory name for ZECOLL_OUTPUT=%s", zc_knobs.OUTPUT);
-        ok = false;
-    }
+    if (zc_job.rank == 0 && ok && choose_dir() != 0) ok = false;
     /* rank 0 decides the directory, as an absolute path (ranks may start in other directories) */
     if (zc_job.rank == 0 && ok && archive_dir[0] != '/') {
         char cwd[PATH_MAX], abs[PATH_MAX];

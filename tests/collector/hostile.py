@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The collector in a hostile process environment (issue 10): each subcommand runs zc_hostile (or
+another program) under the collector on zesim the way a hostile-but-realistic user would, and
+judges what the application saw, its exit status, the messages and the archive.
+
+  hostile.py --libdir DIR --zesim LIB --work DIR [--preload-first LIB] --app zc_hostile [--bin DIR] CASE [args]
+
+Cases: concurrent N, output-too-long, output-notdir, fds FDS, churn N, signal-sleep SIG HOW,
+exits N, signal-handled SIG, fatal SIG, disk-full, buffer-alloc, launcher, log-cut.
+"""
+import argparse
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_expect  # noqa: E402  (device_records)
+
+A = None
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("not ok - " + msg)
+
+
+def ok(cond, msg):
+    if cond:
+        print("ok - " + msg)
+    else:
+        fail(msg)
+    return cond
+
+
+def base_env(work, output=None):
+    env = dict(os.environ)
+    env.update({"ZE_ENABLE_ALT_DRIVERS": A.zesim, "ZESIM_TRUTH": os.path.join(work, "truth.jsonl"),
+                "ZECOLL_OUTPUT": output or os.path.join(work, "trace"),
+                "LD_PRELOAD": ":".join(([A.preload_first] if A.preload_first else [])
+                                       + [os.path.join(A.libdir, "libzecoll.so")])})
+    if A.preload_first and "libasan" in A.preload_first:
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    return env
+
+
+def fresh(name):
+    d = os.path.join(A.work, name)
+    subprocess.run(["rm", "-rf", d])
+    os.makedirs(d)
+    return d
+
+
+def archive_ok(d, records=None, what="archive"):
+    """The archive in d is complete: otf2-print -Werror reads it, python3-otf2 reads every event,
+    with a device-record count in `records` (lo, hi). Returns the count or None."""
+    anchor = os.path.join(d, "traces.otf2")
+    if not ok(os.path.exists(anchor), f"{what}: {anchor} exists"):
+        return None
+    r = subprocess.run(["otf2-print", "--silent", "-Werror", anchor], capture_output=True, text=True)
+    if not ok(r.returncode == 0, f"{what}: otf2-print -Werror reads it"):
+        print((r.stderr or r.stdout)[:500])
+        return None
+    try:
+        n = run_expect.device_records(anchor)
+    except Exception as e:  # the reader's own failure is the finding
+        fail(f"{what}: python3-otf2 cannot read it: {e!r}")
+        return None
+    if records:
+        ok(records[0] <= n <= records[1], f"{what}: {n} device records, want {records[0]}..{records[1]}")
+    return n
+
+
+def run(cmd, env, cwd=None, timeout=120, **kw):
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, **kw)
+    sys.stdout.write(p.stdout[-1500:])
+    sys.stdout.write(p.stderr[-3000:])
+    return p
+
+
+def app(*args):
+    return [A.app] + [str(a) for a in args]
+
+
+# ---------------------------------------------------------------- archive directories
+def case_concurrent(n):
+    """n runs started together with one ZECOLL_OUTPUT: n distinct, complete archives."""
+    work = fresh("concurrent")
+    out = os.path.join(work, "trace")
+    procs = []
+    for i in range(n):
+        env = base_env(work, out)
+        env["ZESIM_TRUTH"] = os.path.join(work, f"truth{i}.jsonl")
+        procs.append(subprocess.Popen(app("churn", 1, 1, 3), env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    paths = []
+    for i, p in enumerate(procs):
+        o, e = p.communicate(timeout=300)
+        ok(p.returncode == 0, f"run {i} exits 0 (got {p.returncode})") or print(e[-800:])
+        m = re.search(r"-> (\S+) \(", e)
+        ok(m is not None, f"run {i} names its archive") or print(e[-800:])
+        if m:
+            paths.append(m.group(1))
+    ok(len(set(paths)) == n, f"{n} runs wrote {len(set(paths))} distinct archives")
+    dirs = sorted(glob.glob(out + "*"))
+    ok(len(dirs) == n, f"{len(dirs)} archive directories for {n} runs")
+    for d in dirs:
+        archive_ok(d, (3, 3), os.path.basename(d))
+
+
+def case_output_too_long():
+    """A ZECOLL_OUTPUT too long for the archive's files: named, and the default name is used."""
+    work = fresh("output-too-long")
+    long = os.path.join(work, "x" * 200, "y" * 200) * 12  # > PATH_MAX once expanded
+    p = run(app("churn", 1, 1, 2), base_env(work, long), cwd=work)
+    ok(p.returncode == 0, "the application exits 0")
+    ok(re.search(r"ZECOLL_OUTPUT=.*too long.*default zecoll-trace-%e-%p", p.stderr) is not None,
+       "one message names ZECOLL_OUTPUT, says it is too long and which name is used instead")
+    dirs = glob.glob(os.path.join(work, "zecoll-trace-zc_hostile-*"))
+    ok(len(dirs) == 1, "the archive is written under the default name")
+    if dirs:
+        archive_ok(dirs[0], (2, 2))
+
+
+def case_output_notdir():
+    """ZECOLL_OUTPUT below a regular file: the real cause, not 'no free name'."""
+    work = fresh("output-notdir")
+    f = os.path.join(work, "file")
+    open(f, "w").close()
+    p = run(app("churn", 1, 1, 2), base_env(work, os.path.join(f, "trace")))
+    ok(p.returncode == 0, "the application exits 0")
+    ok(re.search(r"cannot create the archive directory .*file/trace.*: Not a directory", p.stderr) is not None,
+       "the message names the directory and the cause (Not a directory)")
+    ok("no free archive directory name" not in p.stderr, "no misleading 'no free name'")
+    ok(len(re.findall(r"zecoll\[", p.stderr)) == 1, "exactly one message")
+    ok(re.search(r"-> \(no archive\)", p.stderr) is not None, "the summary says there is no archive")
+
+
+def case_log_cut():
+    """A message longer than the log's buffer (a long path below a file) is cut visibly, ends
+    with its newline, and the next message starts on a line of its own."""
+    work = fresh("log-cut")
+    f = os.path.join(work, "file")
+    open(f, "w").close()
+    deep = os.path.join(f, *(["d" * 200] * 12))  # ~2.5 KB: within PATH_MAX, longer than a log line
+    p = run(app("churn", 1, 1, 2), base_env(work, deep))
+    ok(p.returncode == 0, "the application exits 0")
+    lines = p.stderr.splitlines(keepends=True)
+    cut = [ln for ln in lines if "cannot create the archive directory" in ln]
+    ok(len(cut) == 1 and cut[0].endswith(" [... message cut]\n"),
+       "the long message ends with the cut marker and a newline")
+    ok(len(cut) == 1 and len(cut[0]) <= 1024, "the cut line fits the log's 1 KiB buffer")
+    ok(any(ln.startswith("zecoll: rank 0:") and ln.endswith("\n") for ln in lines),
+       "the summary line that follows starts a line of its own")
+    # the summary names a long archive path in full, with its newline
+    deep = os.path.join(work, *(["e" * 200] * 8))
+    p = run(app("churn", 1, 1, 2), base_env(work, deep))
+    summary = [ln for ln in p.stderr.splitlines(keepends=True) if ln.startswith("zecoll: rank 0:")]
+    ok(len(summary) == 1 and deep in summary[0] and summary[0].endswith("internal errors)\n"),
+       "a summary with a 1.6 KB archive path is whole and ends with its newline")
+
+
+def case_launcher():
+    """`zecoll run` with an option that lacks its value: a usage message, exit 2, never bash's
+    "unbound variable"; both spellings of a value work."""
+    zecoll = os.path.join(A.bin, "zecoll")
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0:detect_leaks=0"
+    for args, want in ((["--output"], "--output needs a directory"), (["--output="], "--output needs a directory"),
+                       (["--config"], "--config needs a file"), (["--output", "x", "--config"], "--config needs a file"),
+                       (["--frobnicate", "--", "true"], "unknown option '--frobnicate'")):
+        p = subprocess.run([zecoll, "run"] + args, env=env, capture_output=True, text=True)
+        ok(p.returncode == 2 and want in p.stderr and "unbound" not in p.stderr and "usage:" in p.stderr,
+           f"zecoll run {' '.join(args)}: exit 2 (got {p.returncode}) and '{want}' with the usage") or print(p.stderr)
+    for args in (["--output", "/tmp/x y"], ["--output=/tmp/x y"]):
+        p = subprocess.run([zecoll, "run"] + args + ["--", "/usr/bin/env"], env=env, capture_output=True, text=True)
+        ok(p.returncode == 0 and "ZECOLL_OUTPUT=/tmp/x y\n" in p.stdout, f"zecoll run {' '.join(args)} sets ZECOLL_OUTPUT")
+
+
+CASES = {
+    "launcher": (case_launcher, []),
+    "log-cut": (case_log_cut, []),
+    "concurrent": (case_concurrent, [int]),
+    "output-too-long": (case_output_too_long, []),
+    "output-notdir": (case_output_notdir, []),
+}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--libdir", required=True)
+    ap.add_argument("--zesim", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--app", required=True)
+    ap.add_argument("--bin", help="build/bin (zecoll launcher)")
+    ap.add_argument("--preload-first")
+    ap.add_argument("case", choices=sorted(CASES))
+    ap.add_argument("args", nargs="*")
+    A = ap.parse_args()
+    os.makedirs(A.work, exist_ok=True)
+    fn, types = CASES[A.case]
+    fn(*[t(v) for t, v in zip(types, A.args)])
+    print("ok - all expectations hold" if not FAILS else f"# {len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
