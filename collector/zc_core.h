@@ -61,6 +61,19 @@ static inline bool zc_on(enum zc_feature f) {
 
 extern atomic_bool zc_is_active; /* zc_active() */
 
+/* ---------------------------------------------------------------- file descriptors */
+/* Descriptors 0-2 are the application's even when closed (zc_fd.c). zc_fd_high moves one of the
+ * collector's own descriptors above 2 (close-on-exec; -1 if that failed, the original closed).
+ * A guard holds the closed ones among 0-2 while code that opens files on our behalf runs
+ * (OTF2's calls), so those files land above 2; release frees exactly what hold took. */
+int zc_fd_high(int fd);
+struct zc_fd_guard {
+    int fd[3];
+    unsigned long long ino[3], dev[3];
+};
+void zc_fd_guard_hold(struct zc_fd_guard *g);
+void zc_fd_guard_release(struct zc_fd_guard *g);
+
 /* ---------------------------------------------------------------- host clock */
 /* CLOCK_MONOTONIC_RAW is the host side of zeDeviceGetGlobalTimestamps, so device times map onto
  * the same axis; every time in the archive is on it (ns). zc_now() reads it (~30 ns); hot paths

@@ -180,6 +180,15 @@ static void *sig_watcher(void *arg) {
 
 static void install_signals(void) {
     if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
+    /* never on 0-2: a process started with stdin closed would read our pipe as its stdin */
+    sig_pipe[0] = zc_fd_high(sig_pipe[0]);
+    sig_pipe[1] = zc_fd_high(sig_pipe[1]);
+    if (sig_pipe[0] < 0 || sig_pipe[1] < 0) {
+        if (sig_pipe[0] >= 0) close(sig_pipe[0]);
+        if (sig_pipe[1] >= 0) close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+        return;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

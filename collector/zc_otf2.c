@@ -20,6 +20,17 @@
 #include <unistd.h>
 
 static pthread_mutex_t otf2_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Everything OTF2 does runs under otf2_lock, with the application's closed descriptors 0-2 held
+ * (zc_fd.c): the files OTF2 opens meanwhile land above 2. */
+static struct zc_fd_guard otf2_fds;
+static void otf2_enter(void) {
+    pthread_mutex_lock(&otf2_lock);
+    zc_fd_guard_hold(&otf2_fds);
+}
+static void otf2_leave(void) {
+    zc_fd_guard_release(&otf2_fds);
+    pthread_mutex_unlock(&otf2_lock);
+}
 static OTF2_Archive *archive;
 static bool opened, closed;
 static char archive_dir[PATH_MAX];
@@ -219,10 +230,10 @@ static int open_locked(void) {
  * locally are agreed on before each collective one, so no rank is left waiting. */
 int zc_otf2_start_job(void) {
     if (!zc_job.mpi) return 0;
-    pthread_mutex_lock(&otf2_lock);
+    otf2_enter();
     if (opened && zc_job.size == 1 && archive) {
         /* a singleton (no launcher) that wrote its archive before MPI_Init: it stays serial */
-        pthread_mutex_unlock(&otf2_lock);
+        otf2_leave();
         return 0;
     }
     bool ok = !opened && !closed && zc_on(ZC_F_TRACE);
@@ -266,7 +277,7 @@ int zc_otf2_start_job(void) {
         atomic_store(&zc_feature_on[ZC_F_TRACE], false);
         if (zc_job.rank == 0) ZC_WARN("the job's archive could not be opened on every rank: nothing is recorded");
     }
-    pthread_mutex_unlock(&otf2_lock);
+    otf2_leave();
     return all ? 0 : -1;
 }
 
@@ -417,9 +428,9 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
 
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (n == 0) return;
-    pthread_mutex_lock(&otf2_lock);
+    otf2_enter();
     write_locked(loc, ev, n);
-    pthread_mutex_unlock(&otf2_lock);
+    otf2_leave();
 }
 
 /* ---------------------------------------------------------------- close */
@@ -439,15 +450,15 @@ static void close_locked(void) {
 }
 
 void zc_otf2_finalize(void) {
-    pthread_mutex_lock(&otf2_lock);
+    otf2_enter();
     if (closed) {
-        pthread_mutex_unlock(&otf2_lock);
+        otf2_leave();
         return;
     }
     holding_done = true; /* MPI did not start: what was held goes to a per-process archive */
-    pthread_mutex_unlock(&otf2_lock);
+    otf2_leave();
     zc_loc_flush_all();
-    pthread_mutex_lock(&otf2_lock);
+    otf2_enter();
     closed = true;
     if (zc_job.mpi) {
         /* The job's archive closes collectively, and only MPI_Finalize guarantees that every
@@ -460,7 +471,7 @@ void zc_otf2_finalize(void) {
         } else if (archive) {
             close_locked();
         }
-        pthread_mutex_unlock(&otf2_lock);
+        otf2_leave();
         return;
     }
     /* a process that recorded nothing (a shell or `timeout` that inherited LD_PRELOAD) leaves no
@@ -468,9 +479,9 @@ void zc_otf2_finalize(void) {
     uint64_t total = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) total += l->nevents;
     if (!opened && total == 0) {
-        pthread_mutex_unlock(&otf2_lock);
+        otf2_leave();
         return;
     }
     if (zc_on(ZC_F_TRACE) && open_locked() == 0) close_locked();
-    pthread_mutex_unlock(&otf2_lock);
+    otf2_leave();
 }

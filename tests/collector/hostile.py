@@ -182,7 +182,44 @@ def case_launcher():
         ok(p.returncode == 0 and "ZECOLL_OUTPUT=/tmp/x y\n" in p.stdout, f"zecoll run {' '.join(args)} sets ZECOLL_OUTPUT")
 
 
+def case_fds(which):
+    """The process starts with some of fds 0-2 closed (`<&-`, `>&-`, `2>&-`): they must stay
+    closed while the collector writes buffers (small ones, so OTF2 opens its files mid-run) and
+    its signal pipe exists; the archive is complete."""
+    closed = [int(x) for x in which.split(",")]
+    work = fresh("fds")
+    env = base_env(work)
+    env["ZECOLL_BUFFER_EVENTS"] = "1024"
+    env.pop("ZESIM_TRUTH")  # zesim's own log would take a closed descriptor, with or without us
+    launches = 400
+
+    def once(env, name):
+        report = os.path.join(work, name)
+        try:
+            p = subprocess.run(app("fds", report, launches), env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=60, preexec_fn=lambda: [os.close(fd) for fd in closed])
+        except subprocess.TimeoutExpired:
+            fail(f"{name}: the application hangs (its read of the closed stdin blocks)")
+            return ""
+        sys.stdout.write(p.stdout[-1500:] + p.stderr[-1500:])
+        ok(p.returncode == 0, f"{name}: the application exits 0 (got {p.returncode})")
+        text = open(report).read() if os.path.exists(report) else ""
+        print(f"{name}: " + text.strip())
+        return text
+
+    plain = dict(env)
+    plain.pop("LD_PRELOAD")
+    ok(once(plain, "without") == once(env, "with"), "the application sees the same descriptors with and without the collector")
+    text = open(os.path.join(work, "with")).read()
+    for fd in closed:
+        ok(f"fd{fd}=closed " in text, f"fd {fd}, closed at start, is still closed after the run's flushes")
+    if 0 in closed:
+        ok("read0=Bad file descriptor" in text, "reading the closed stdin fails with EBADF, as without the collector")
+    archive_ok(os.path.join(work, "trace"), (4 * launches, 4 * launches))
+
+
 CASES = {
+    "fds": (case_fds, [str]),
     "launcher": (case_launcher, []),
     "log-cut": (case_log_cut, []),
     "concurrent": (case_concurrent, [int]),

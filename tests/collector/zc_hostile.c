@@ -107,12 +107,20 @@ static int fds(const char *report, uint32_t launches) {
     setup(4);
     for (uint32_t i = 0; i < 4; i++) gpu_work(i, launches);
     /* what the application sees of its standard descriptors after the collector wrote buffers */
-    char line[256];
+    char line[1024];
     int n = 0;
     for (int fd = 0; fd < 3; fd++) {
         bool now = fcntl(fd, F_GETFD) == -1 && errno == EBADF;
-        n += snprintf(line + n, sizeof(line) - (size_t)n, "fd%d=%s%s ", fd, closed[fd] ? "closed" : "open",
-                      closed[fd] && !now ? "-but-taken" : "");
+        char what[128] = "";
+        if (closed[fd] && !now) { /* who took it */
+            char link[32];
+            snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+            ssize_t k = readlink(link, what + 1, sizeof(what) - 2);
+            what[0] = ':';
+            what[k > 0 ? k + 1 : 1] = 0;
+        }
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "fd%d=%s%s%s ", fd, closed[fd] ? "closed" : "open",
+                      closed[fd] && !now ? "-but-taken" : "", what);
     }
     char c;
     ssize_t r = read(0, &c, 1);
