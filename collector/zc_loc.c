@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,17 +52,56 @@ struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *nam
     return zc_loc_new_cap(kind, group, name, 0);
 }
 
+/* Event buffers: ZECOLL_BUFFER_EVENTS each, unless that much memory cannot be had (an address
+ * space limit, a cgroup, strict overcommit): then half, and half again, down to ZC_LOC_MIN_CAP,
+ * said once with the variable and the size that worked; later locations start from that size. */
+#define ZC_LOC_MIN_CAP 1024
+static atomic_size_t cap_ceiling = SIZE_MAX;
+
+static void no_memory(const char *name) {
+    static atomic_bool once;
+    if (!atomic_exchange(&once, true))
+        ZC_WARN("out of memory: cannot allocate even a %d-event buffer (%zu KiB): %s, and any later thread or stream "
+                "that cannot have one, is not recorded",
+                ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10, name);
+}
+
+static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
+    size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
+    for (;; c /= 2) {
+        if (c < ZC_LOC_MIN_CAP) c = ZC_LOC_MIN_CAP;
+        struct zc_ev *b = malloc(c * sizeof(*b));
+        if (b) {
+            size_t before = c < want ? atomic_exchange(&cap_ceiling, c) : c;
+            if (before == SIZE_MAX) /* the first reduction is said; later ones are details */
+                ZC_WARN("ZECOLL_BUFFER_EVENTS=%zu: cannot allocate an event buffer of %zu MiB (%s): using buffers of %zu "
+                        "events (%zu KiB) instead",
+                        want, want * sizeof(*b) >> 20, strerror(ENOMEM), c, c * sizeof(*b) >> 10);
+            else if (before > c)
+                ZC_INFO("event buffers reduced again, to %zu events", c);
+            *cap = c;
+            return b;
+        }
+        if (c == ZC_LOC_MIN_CAP) break;
+    }
+    no_memory(name);
+    return NULL;
+}
+
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap) {
     struct zc_loc *l = calloc(1, sizeof(*l));
-    if (!l) return NULL;
+    if (!l) {
+        no_memory(name);
+        return NULL;
+    }
     l->cap = cap ? cap : zc_knobs.BUFFER_EVENTS;
-    if (l->cap < 1024) l->cap = 1024;
-    l->lim = l->cap - ZC_LOC_RESERVE;
-    l->buf = malloc(l->cap * sizeof(*l->buf));
+    if (l->cap < ZC_LOC_MIN_CAP) l->cap = ZC_LOC_MIN_CAP;
+    l->buf = alloc_buffer(&l->cap, name);
     if (!l->buf) {
         free(l);
         return NULL;
     }
+    l->lim = l->cap - ZC_LOC_RESERVE;
     atomic_flag_clear(&l->busy);
     l->kind = kind;
     l->group = group;

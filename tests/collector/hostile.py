@@ -218,7 +218,34 @@ def case_fds(which):
     archive_ok(os.path.join(work, "trace"), (4 * launches, 4 * launches))
 
 
+def case_buffer_alloc():
+    """ZECOLL_BUFFER_EVENTS at its maximum (640 MiB per buffer) under an address-space limit the
+    application itself fits in: smaller buffers, one message naming the variable, every record."""
+    import resource
+    work = fresh("buffer-alloc")
+    env = base_env(work)
+    env["ZECOLL_BUFFER_EVENTS"] = "16777216"
+    limit = 1 << 30
+
+    def lim():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    plain = dict(env)
+    plain.pop("LD_PRELOAD")
+    p0 = subprocess.run(app("churn", 2, 2, 5), env=plain, capture_output=True, text=True, timeout=60, preexec_fn=lim)
+    if not ok(p0.returncode == 0, "without the collector the application runs within the limit"):
+        return
+    p = run(app("churn", 2, 2, 5), env, preexec_fn=lim)
+    ok(p.returncode == 0, f"the application exits 0 (got {p.returncode})")
+    ok(len(re.findall(r"ZECOLL_BUFFER_EVENTS=16777216: cannot allocate an event buffer of 640 MiB.*using buffers of "
+                      r"\d+ events", p.stderr)) == 1, "one message names the variable, the size and what is used instead")
+    ok(re.search(r"on 3 thread\(s\) and 1 device stream", p.stderr) is not None,
+       "every thread and the device stream are recorded")
+    archive_ok(os.path.join(work, "trace"), (10, 10))
+
+
 CASES = {
+    "buffer-alloc": (case_buffer_alloc, []),
     "fds": (case_fds, [str]),
     "launcher": (case_launcher, []),
     "log-cut": (case_log_cut, []),
