@@ -202,11 +202,18 @@ void zc_loc_flush_own_if_half(void);
 struct zc_loc *zc_loc_list(void);
 
 /* ---------------------------------------------------------------- threads */
+/* A thread slot: the location of one live thread. A thread that exits leaves its slot (and its
+ * buffer, with whatever it recorded) to the next thread that registers, so a program that
+ * creates thousands of short-lived threads has as many locations as it ever had threads alive
+ * at once, and exit costs that, not the number of threads ever seen. Everything that must be
+ * unique per location lives here, not in TLS, so the next thread continues it. */
 struct zc_thread {
     struct zc_loc *loc;
-    uint64_t callsites; /* per-thread callsite counter */
+    uint64_t callsites; /* callsite counter (ids unique per location) */
+    uint64_t requests;  /* MPI request ids (unique per location) */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
+    struct zc_thread *next_free;
 };
 /* The calling thread's record, registering it on first use. NULL while the collector is off or
  * when registration failed. initial-exec: no __tls_get_addr on the hot path; the pointer is
@@ -329,7 +336,9 @@ struct zc_subsystem {
     void (*pre_finalize)(void); /* app still intact: drain device work */
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
+    void (*thread_exit)(void);  /* on a recording thread that exits, before its slot is reused */
 };
+void zc_thread_exit_hooks(void); /* every layer's thread_exit (zc_loc.c's key destructor) */
 extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem;
 
 extern atomic_bool zc_is_active;

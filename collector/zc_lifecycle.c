@@ -101,6 +101,11 @@ int zc_post_mpi_init(void) {
     return rc;
 }
 
+void zc_thread_exit_hooks(void) {
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->thread_exit) subsystems[i]->thread_exit();
+}
+
 /* ---------------------------------------------------------------- finalize */
 void zc_finalize(void) {
     if (atomic_flag_test_and_set(&finalizing)) return;

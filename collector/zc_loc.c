@@ -310,14 +310,23 @@ static _Thread_local bool tls_registering __attribute__((tls_model("initial-exec
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* A thread that exits leaves its events in its location; flush them now so its buffer memory
- * does not sit idle until the end of the run. */
+static struct zc_thread *free_slots; /* under reg_lock: slots of threads that exited */
+
+/* The key's destructor, on a thread that exits. Its events stay in the slot's buffer: the next
+ * thread appends after them (it starts later), and the buffer is written when full or at the
+ * end. The thread's TLS stays valid through every destructor: if another key's destructor makes
+ * a call we record after this one ran, the thread takes a slot again (and setspecific makes
+ * glibc call this once more). A thread that exits while the collector finalizes leaves its slot
+ * to no one: registering needs the collector active. */
 static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
-    if (!t || !t->loc) return;
-    struct zc_loc *l = t->loc;
-    if (zc_own_begin(l) && l->n) zc_loc_write_out(l);
-    zc_own_end(l);
+    if (!t || zc_tls_thread != t) return;
+    zc_tls_thread = NULL;
+    if (zc_active()) zc_thread_exit_hooks();
+    pthread_mutex_lock(&reg_lock);
+    t->next_free = free_slots;
+    free_slots = t;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 static void make_key(void) {
@@ -337,8 +346,11 @@ struct zc_thread *zc_thread_register(void) {
     if (!zc_active() || tls_registering) return NULL;
     tls_registering = true;
     pthread_once(&key_once, make_key);
-    t = calloc(1, sizeof(*t));
-    if (t) {
+    pthread_mutex_lock(&reg_lock);
+    t = free_slots;
+    if (t) free_slots = t->next_free;
+    pthread_mutex_unlock(&reg_lock);
+    if (!t && (t = calloc(1, sizeof(*t))) != NULL) {
         t->loc = zc_loc_new(ZC_LOC_THREAD, 0, "Thread");
         if (!t->loc) {
             free(t);
@@ -349,9 +361,10 @@ struct zc_thread *zc_thread_register(void) {
             t->comm_rank = t->loc->comm_rank;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
-            pthread_setspecific(thread_key, t);
         }
     }
+    /* the slot returns to the free list when this thread exits */
+    if (t) pthread_setspecific(thread_key, t);
     zc_tls_thread = t;
     tls_registering = false;
     return t;

@@ -161,7 +161,9 @@ static inline void zr_free(struct zc_req *r) {
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
-    ri->id = ++zc_mpi_next_request;
+    /* unique per location: a thread slot's counter continues where the slot's previous thread
+     * left it (zc_core.h); calls not recorded use their own range */
+    ri->id = c->t ? ++c->t->requests : (UINT64_C(1) << 63) | ++zc_mpi_next_request;
     ri->active = true;
     ri->cancelled = false;
     if (!c->events) return;

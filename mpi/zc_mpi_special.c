@@ -99,7 +99,17 @@ static void mpi_fork_child(void) {
     job = false;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child};
+/* A thread that exits frees its spare request records. */
+static void mpi_thread_exit(void) {
+    while (zc_mpi_spare_reqs) {
+        struct zc_req *r = zc_mpi_spare_reqs;
+        zc_mpi_spare_reqs = r->next;
+        free(r);
+    }
+    zc_mpi_nspare = 0;
+}
+
+const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {

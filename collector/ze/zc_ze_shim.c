@@ -196,4 +196,5 @@ static void ze_pre_finalize(void) {
  * drainer thread: fork copies only the calling thread). */
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
-const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize, .fork_child = ze_fork_child};
+const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize,
+                                              .fork_child = ze_fork_child, .thread_exit = zc_ze_thread_exit};
