@@ -346,7 +346,16 @@ extern atomic_bool zc_is_active;
 static inline bool zc_active(void) { return atomic_load_explicit(&zc_is_active, memory_order_acquire); }
 uint64_t zc_start_time(void);
 uint32_t zc_rank(void);
-void zc_finalize(void); /* idempotent */
+/* The one finalize (zc_exit.c): the first caller runs it, every other exit path waits for it
+ * (bounded by its progress); a thread on its way out while a fatal signal is delivered waits for
+ * that. */
+void zc_finalize(void);
+void zc_lifecycle_finalize(void); /* every layer's pre_finalize and finalize (zc_lifecycle.c) */
+void zc_exit_init(void);          /* constructor: atexit handler, signal handlers and their watcher */
+void zc_exit_fork_child(void);
+/* Bumped as the finalize advances (buffers written, layers done): exit paths waiting for it tell
+ * a slow finalizer from a stuck one by it. */
+extern atomic_uint_fast64_t zc_progress;
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */
 
 #endif

@@ -168,6 +168,7 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     loc->nclamped += clamped;
     loc->nevents += events;
     zc_otf2_write(loc, ev, n);
+    atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------- writer thread */

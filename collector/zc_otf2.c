@@ -441,6 +441,7 @@ static void close_locked(void) {
             OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
             OTF2_Archive_CloseEvtWriter(archive, l->writer);
             l->writer = NULL;
+            atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         }
     OTF2_Archive_CloseEvtFiles(archive);
     zc_unify_write(archive, ts_min, ts_max);

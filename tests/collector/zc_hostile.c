@@ -7,11 +7,13 @@
  *       immediate list and kernel, LAUNCHES launches each, CONCURRENT alive at a time
  *   zc_hostile fds REPORT LAUNCHES      some of fds 0-2 closed by the caller: they must stay closed
  *       (the collector may not hand them out) while the archive is written; REPORT gets the facts
- *   zc_hostile sleep nanosleep|poll|read|pause   GPU work, then "ready" on stdout and waits for a
- *       signal in that call; prints what the call returned (without the collector a default
+ *   zc_hostile sleep nanosleep|poll|read|pause   GPU work (a kernel of 1 s left running), then
+ *       "ready" on stdout and waits for a signal in that call; prints what the call returned (without the collector a default
  *       SIGTERM ends the process inside it)
  *   zc_hostile exits THREADS           GPU work, then THREADS threads call exit(7) at once
- *   zc_hostile fatal SIGNAL            GPU work, then raise(SIGNAL) (e.g. SEGV, ABRT) */
+ *   zc_hostile fatal SIGNAL            GPU work, then raise(SIGNAL) (e.g. SEGV, ABRT)
+ *   zc_hostile handled restart|norestart   its own SIGTERM handler, then a read of stdin that the
+ *       signal interrupts; prints what read returned and whether the handler ran; exits 5 */
 #include "ex_common.h"
 
 #include <errno.h>
@@ -134,9 +136,28 @@ static int fds(const char *report, uint32_t launches) {
 }
 
 /* ---------------------------------------------------------------- sleep */
+/* One kernel of `ms` milliseconds left running on an asynchronous list: the collector's exit
+ * then waits for it (up to ZECOLL_FINALIZE_TIMEOUT_MS) before it writes the archive, so the
+ * application has all that time to run ahead if it is let. */
+static void leave_long_kernel(uint32_t ms) {
+    char text[128];
+    int n = snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel long args=0 ns=%u ns_per_item=0\n", ms * 1000000u);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, (size_t)n,
+                           (const uint8_t *)text, NULL, NULL};
+    ze_module_handle_t mod;
+    EX_CHECK(zeModuleCreate(env.context, dev, &md, &mod, NULL));
+    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "long"};
+    ze_kernel_handle_t k;
+    EX_CHECK(zeKernelCreate(mod, &kd, &k));
+    ze_command_list_handle_t l = ex_immediate_list(&env, dev, ordinal, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_group_count_t g = {1, 1, 1};
+    EX_CHECK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
+}
+
 static int sleeper(const char *how) {
     setup(4);
     gpu_work(0, 20);
+    leave_long_kernel(1000);
     printf("ready\n");
     fflush(stdout);
     int r = 0, err = 0;
@@ -156,6 +177,41 @@ static int sleeper(const char *how) {
     printf("zc_hostile sleep: %s returned %d (%s); exiting 0\n", how, r, r < 0 ? strerror(err) : "-");
     fflush(stdout);
     return 0;
+}
+
+/* ---------------------------------------------------------------- handled */
+static volatile sig_atomic_t handled, handled_elsewhere;
+static pid_t main_tid;
+
+static void on_term(int sig) {
+    (void)sig;
+    handled++;
+    if (gettid() != main_tid) handled_elsewhere++;
+}
+
+/* Its own SIGTERM handler (with or without SA_RESTART), then a read of stdin (a pipe) that the
+ * signal interrupts: what read returned and whether the handler ran first are what the
+ * application sees, to be the same with and without the collector. */
+static int handled_read(const char *flags) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_term;
+    sa.sa_flags = !strcmp(flags, "restart") ? SA_RESTART : 0;
+    main_tid = gettid();
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, NULL) != 0) return 2;
+    setup(4);
+    gpu_work(0, 20);
+    printf("ready\n");
+    fflush(stdout);
+    char c;
+    ssize_t r = read(0, &c, 1);
+    int err = errno;
+    printf("zc_hostile handled: read returned %d (%s), handler ran %d time(s) before, %d on another thread\n",
+           (int)r, r < 0 ? strerror(err) : "-", (int)handled, (int)handled_elsewhere);
+    fflush(stdout);
+    gpu_work(1, 5); /* the application goes on: not recorded any more, but unharmed */
+    return 5;
 }
 
 /* ---------------------------------------------------------------- exits */
@@ -200,6 +256,7 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "sleep") && argc == 3) return sleeper(argv[2]);
     if (!strcmp(mode, "exits") && argc == 3) return exits((uint32_t)ex_arg_u64(argc, argv, 2, "threads", 0, 2, 64));
     if (!strcmp(mode, "fatal") && argc == 3) return fatal(argv[2]);
-    fprintf(stderr, "usage: zc_hostile churn N W L | fds REPORT L | sleep nanosleep|poll|read|pause | exits N | fatal SEGV|ABRT|BUS\n");
+    if (!strcmp(mode, "handled") && argc == 3) return handled_read(argv[2]);
+    fprintf(stderr, "usage: zc_hostile churn N W L | fds REPORT L | sleep nanosleep|poll|read|pause | exits N | fatal SEGV|ABRT|BUS | handled restart|norestart\n");
     return 2;
 }
