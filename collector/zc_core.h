@@ -287,6 +287,7 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* Closes the archive: flush everything, write definitions. */
 void zc_otf2_finalize(void);
 const char *zc_otf2_path(void);
+uint64_t zc_otf2_write_errors(void); /* writes of the archive that failed (disk full, I/O errors) */
 
 /* ---------------------------------------------------------------- the job */
 /* Whom this process's archive is shared with. Serial (the default): a process alone, its own

@@ -4,6 +4,7 @@
  * MPI_Finalize) and pthread_atfork drive them in order. Nothing else initialises or tears down
  * collector state. */
 #include "zc_defs.h"
+#include "zc_otf2_io.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,10 +81,12 @@ static void core_finalize(void) {
     char line[PATH_MAX + 512];
     int n = snprintf(line, sizeof(line),
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
-                     "(%llu clamped, %llu dropped, %llu internal errors)",
+                     "(%llu clamped, %llu dropped, %llu internal errors, %llu write errors%s)",
                      zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
                      zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
-                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures));
+                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures),
+                     (unsigned long long)zc_otf2_write_errors(),
+                     zc_otf2_write_errors() ? ": the archive ends where writing failed" : "");
     if (n > 0) zc_log_write(line, sizeof(line), (size_t)n);
 }
 
@@ -91,7 +94,8 @@ const struct zc_subsystem zc_core_subsystem = {.name = "core", .init = core_init
 
 static int otf2_sub_init(void) { return zc_otf2_init(); }
 static void otf2_sub_finalize(void) { zc_otf2_finalize(); }
-const struct zc_subsystem zc_otf2_subsystem = {.name = "otf2", .init = otf2_sub_init, .post_mpi_init = zc_otf2_start_job, .finalize = otf2_sub_finalize};
+const struct zc_subsystem zc_otf2_subsystem = {.name = "otf2", .init = otf2_sub_init, .post_mpi_init = zc_otf2_start_job,
+                                                .finalize = otf2_sub_finalize, .fork_child = zc_otf2_io_fork_child};
 
 int zc_post_mpi_init(void) {
     int rc = 0;

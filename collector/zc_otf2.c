@@ -19,15 +19,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zc_otf2_io.h"
+
 static pthread_mutex_t otf2_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Everything OTF2 does runs under otf2_lock, with the application's closed descriptors 0-2 held
  * (zc_fd.c): the files OTF2 opens meanwhile land above 2. */
 static struct zc_fd_guard otf2_fds;
+static struct zc_otf2_io_scope otf2_io; /* its failures (zc_otf2_io.c) */
 static void otf2_enter(void) {
     pthread_mutex_lock(&otf2_lock);
     zc_fd_guard_hold(&otf2_fds);
+    zc_otf2_io_enter(&otf2_io);
 }
 static void otf2_leave(void) {
+    zc_otf2_io_leave(&otf2_io);
     zc_fd_guard_release(&otf2_fds);
     pthread_mutex_unlock(&otf2_lock);
 }
@@ -37,15 +42,21 @@ static char archive_dir[PATH_MAX];
 static uint64_t ts_min = UINT64_MAX, ts_max;
 
 const char *zc_otf2_path(void) { return archive_dir; }
+uint64_t zc_otf2_write_errors(void) { return zc_otf2_io_errors(); }
 
+/* After a failed write, event buffers are discarded instead of written (zc_otf2_io.c). */
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final) {
-    return OTF2_FLUSH;
+    return zc_otf2_io_flush(ft, loc) ? OTF2_FLUSH : OTF2_NO_FLUSH;
 }
 
 /* Same clock as every event: OTF2 records the flush as a BufferFlush event with this time. */
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc) { return zc_now(); }
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc) {
+    zc_otf2_io_flushed();
+    return zc_now();
+}
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
+#define ZC_EVT_CHUNK (1024 * 1024) /* bytes per event chunk */
 
 /* Without memory callbacks OTF2 keeps every chunk of a writer in memory until it is closed.
  * Here an event writer holds at most ZC_EVT_CHUNKS chunks: when it asks for more, the NULL
@@ -193,7 +204,7 @@ static void write_held_locked(void);
 /* Opens the archive (serial, or this rank's part of the job's) in archive_dir. Local steps
  * only, so that a failure can be agreed on before any collective one. */
 static int open_local(void) {
-    archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    archive = OTF2_Archive_Open(archive_dir, "traces", OTF2_FILEMODE_WRITE, ZC_EVT_CHUNK, 4 * 1024 * 1024,
                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!archive) {
         ZC_FAIL(ZC_F_TRACE, "cannot create OTF2 archive %s (check ZECOLL_OUTPUT and permissions)", archive_dir);
@@ -207,6 +218,8 @@ static int open_local(void) {
         archive = NULL;
         return -1;
     }
+    /* room for the definitions, should the disk fill up (rank 0 also writes the job's) */
+    zc_otf2_io_reserve_open(archive_dir, zc_job.rank, zc_job.rank == 0 ? (uint64_t)zc_job.size * 1024 : 0);
     return 0;
 }
 
@@ -281,7 +294,10 @@ int zc_otf2_start_job(void) {
     return all ? 0 : -1;
 }
 
-int zc_otf2_init(void) { return 0; }
+int zc_otf2_init(void) {
+    zc_otf2_io_init();
+    return 0;
+}
 
 uint64_t zc_otf2_loc_id(const struct zc_loc *l) { return l->id | zc_rank(); }
 #define loc_id zc_otf2_loc_id
@@ -339,7 +355,7 @@ static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
         loc->ndropped += n;
         return;
     }
-    if (open_locked() != 0) {
+    if (open_locked() != 0 || zc_otf2_io_damaged()) { /* after a failed write: nothing more to disk */
         loc->ndropped += n;
         return;
     }
@@ -356,11 +372,13 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
             return;
         }
         loc->writer = w;
+        zc_otf2_io_reserve_grow(0); /* its mapping tables, at the end */
     }
     OTF2_ErrorCode e = OTF2_SUCCESS;
     size_t leave_at = SIZE_MAX;
     const struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n && e == OTF2_SUCCESS; i++) {
+    size_t i;
+    for (i = 0; i < n && e == OTF2_SUCCESS && !zc_otf2_io_damaged(); i++) {
         if (i > leave_at) { /* the end of a call's events (a record may have taken the next one too) */
             e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
             leave_at = SIZE_MAX;
@@ -421,8 +439,11 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         default: break;
         }
     }
-    if (e == OTF2_SUCCESS && leave_at != SIZE_MAX) e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
-    if (e != OTF2_SUCCESS)
+    if (e == OTF2_SUCCESS && leave_at != SIZE_MAX && !zc_otf2_io_damaged())
+        e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
+    if (zc_otf2_io_damaged()) /* a write failed during this batch: the rest of it goes nowhere */
+        loc->ndropped += n - i;
+    else if (e != OTF2_SUCCESS)
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }
 
@@ -434,19 +455,47 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 }
 
 /* ---------------------------------------------------------------- close */
+/* Events OTF2 was given for a location whose file ends early (zc_otf2_io.c) are dropped ones. */
+static void count_lost(uint64_t id, uint64_t kept) {
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
+        if (loc_id(l) == id && l->otf2_events > kept) l->ndropped += l->otf2_events - kept;
+}
+
 /* Collective in an MPI job. */
 static void close_locked(void) {
+    OTF2_ErrorCode e = OTF2_SUCCESS;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
         if (l->writer) {
             OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
-            OTF2_Archive_CloseEvtWriter(archive, l->writer);
+            OTF2_ErrorCode c = OTF2_Archive_CloseEvtWriter(archive, l->writer);
+            if (e == OTF2_SUCCESS) e = c;
             l->writer = NULL;
             atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         }
-    OTF2_Archive_CloseEvtFiles(archive);
+    OTF2_ErrorCode c = OTF2_Archive_CloseEvtFiles(archive);
+    if (e == OTF2_SUCCESS) e = c;
+    /* the definitions and the anchor file get the space kept for them (zc_otf2_io.c) */
+    zc_otf2_io_reserve_release();
+    bool clean = !zc_otf2_io_damaged();
+    if (zc_job.mpi && zc_job.all_true(&clean) != 0) clean = false;
+    if (!clean) {
+        char text[512];
+        if (zc_otf2_io_damaged())
+            snprintf(text, sizeof(text), "rank %u could not write from %llu ns on (%s): its later events are missing",
+                     zc_job.rank, (unsigned long long)zc_otf2_io_damaged_at(), zc_otf2_io_first_error());
+        else
+            snprintf(text, sizeof(text), "a rank could not write all its events: see its summary line");
+        c = OTF2_Archive_SetProperty(archive, "ZECOLL::TRUNCATED", text, true);
+        if (e == OTF2_SUCCESS) e = c;
+    }
     zc_unify_write(archive, ts_min, ts_max);
-    OTF2_Archive_Close(archive);
+    c = OTF2_Archive_Close(archive);
+    if (e == OTF2_SUCCESS) e = c;
     archive = NULL;
+    zc_otf2_io_repair(archive_dir, "traces", ZC_EVT_CHUNK, count_lost);
+    /* an I/O failure is counted and said already; anything else is ours */
+    if (e != OTF2_SUCCESS && !zc_otf2_io_damaged())
+        ZC_FAIL(ZC_F_TRACE, "closing the archive %s failed: %s", archive_dir, OTF2_Error_GetName(e));
     if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
 }
 

@@ -161,7 +161,7 @@ def case_log_cut():
     deep = os.path.join(work, *(["e" * 200] * 8))
     p = run(app("churn", 1, 1, 2), base_env(work, deep))
     summary = [ln for ln in p.stderr.splitlines(keepends=True) if ln.startswith("zecoll: rank 0:")]
-    ok(len(summary) == 1 and deep in summary[0] and summary[0].endswith("internal errors)\n"),
+    ok(len(summary) == 1 and deep in summary[0] and summary[0].endswith("write errors)\n"),
        "a summary with a 1.6 KB archive path is whole and ends with its newline")
 
 
@@ -392,7 +392,72 @@ def case_fatal(signame):
     ok(not os.path.exists(os.path.join(d, "traces.otf2")), "no anchor file: the directory does not look complete")
 
 
+def judge_truncated(work, d, p):
+    """The archive of a run whose writes failed: read by otf2-print -Werror and python3-otf2,
+    saying it is truncated; one message of ours, none of OTF2's; the summary counts it."""
+    ok(p.returncode == 0 and "PASS" in p.stdout, f"the application runs to its end and exits 0 (got {p.returncode})")
+    m = re.search(r"(\d+) commands executed", p.stdout)
+    truth_ops = int(m.group(1)) if m else 0
+    ok(len(re.findall(r"cannot write the archive: (No space left on device|File is too large)", p.stderr)) == 1,
+       "one message names the failure")
+    ok("[OTF2]" not in p.stderr, "OTF2's own error lines do not reach stderr")
+    m = re.search(r"\((\d+) clamped, (\d+) dropped, (\d+) internal errors, (\d+) write errors: the archive ends", p.stderr)
+    ok(m is not None and int(m.group(2)) > 0 and int(m.group(4)) > 0 and int(m.group(3)) == 0,
+       "the summary counts the write errors and the dropped events, and no internal error")
+    n = archive_ok(d, (0, truth_ops), "the archive up to the failure")
+    r = subprocess.run(["otf2-print", "-A", os.path.join(d, "traces.otf2")], capture_output=True, text=True)
+    ok("ZECOLL::TRUNCATED" in r.stdout, "its anchor file says it is truncated (ZECOLL::TRUNCATED)")
+    ok(not glob.glob(os.path.join(d, ".zecoll-reserve*")), "the space reserve is gone")
+    return n
+
+
+def case_disk_full():
+    """A 4 MiB file system fills up under the archive (a run that writes ~7 MiB): the run goes
+    on unharmed, the definitions and anchor file are written into the space kept for them, every
+    event file ends after its last whole chunk, and the archive reads as the run up to there."""
+    if os.geteuid() != 0:
+        print("SKIP: mounting a small tmpfs needs root (CI runs as root); hostile.file_size_limit covers EFBIG")
+        sys.exit(77)
+    work = fresh("disk-full")
+    mnt = os.path.join(work, "mnt")
+    os.makedirs(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]).returncode != 0:
+        print("SKIP: cannot mount a tmpfs here")
+        sys.exit(77)
+    try:
+        d = os.path.join(mnt, "trace")
+        env = base_env(work, d)
+        p = run([A.regular_app, "12000"], env)
+        n = judge_truncated(work, d, p)
+        ok(n is not None and n > 0, f"the archive keeps device records written before the disk filled ({n})")
+    finally:
+        subprocess.run(["umount", "-l", mnt])
+
+
+def case_file_size_limit():
+    """RLIMIT_FSIZE (1 MiB) under the archive: SIGXFSZ from our writes would kill the
+    application; it runs to its end, and the archive reads as the run up to the failure."""
+    import resource
+    work = fresh("file-size-limit")
+    d = os.path.join(work, "trace")
+
+    def lim():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    env = base_env(work, d)
+    env.pop("ZESIM_TRUTH")  # the simulated driver's own log would hit the limit, with or without us
+    plain = dict(env)
+    plain.pop("LD_PRELOAD")
+    p0 = subprocess.run([A.regular_app, "12000"], env=plain, capture_output=True, text=True, preexec_fn=lim)
+    ok(p0.returncode == 0, f"without the collector the application runs under the limit (got {p0.returncode})")
+    p = run([A.regular_app, "12000"], env, preexec_fn=lim)
+    judge_truncated(work, d, p)
+
+
 CASES = {
+    "disk-full": (case_disk_full, []),
+    "file-size-limit": (case_file_size_limit, []),
     "signal-sleep": (case_signal_sleep, [str, str]),
     "signal-handled": (case_signal_handled, [str]),
     "exits": (case_exits, [int]),
@@ -416,6 +481,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--app", required=True)
     ap.add_argument("--bin", help="build/bin (zecoll launcher)")
+    ap.add_argument("--regular-app", help="ex_regular_list_repeat")
     ap.add_argument("--preload-first")
     ap.add_argument("case", choices=sorted(CASES))
     ap.add_argument("args", nargs="*")
