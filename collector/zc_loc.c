@@ -22,6 +22,7 @@
  * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
  * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+#include "zc_papi.h"
 
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -155,8 +156,8 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
             }
         } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
             e->b = zc_tickconv(&tc, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID) {
-            events--; /* part of the NonBlockingCollectiveComplete before it */
+        } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
+            events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
         }
         if (i == leave_at) {
             if (call->b < last) call->b = last;
@@ -323,6 +324,7 @@ static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
     if (!t || zc_tls_thread != t) return;
     zc_tls_thread = NULL;
+    zc_papi_thread_exit(t);
     if (zc_active()) zc_thread_exit_hooks();
     pthread_mutex_lock(&reg_lock);
     t->next_free = free_slots;

@@ -14,6 +14,7 @@
 
 #include "../collector/zc_defs.h"
 #include "../collector/zc_map.h"
+#include "../collector/zc_papi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
+_Thread_local struct zc_thread *zc_mpi_thread __attribute__((tls_model("initial-exec")));
 uint32_t zc_mpi_region_cache[ZC_MPI_FN_COUNT];
 /* request ids only need to be unique per location, i.e. per thread */
 _Thread_local uint64_t zc_mpi_next_request __attribute__((tls_model("initial-exec")));
@@ -40,11 +42,32 @@ uint32_t zc_mpi_region(uint32_t fn) {
  * Enter time, those of what it finishes (receives, completions, tests, MpiCollectiveEnd) the
  * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
 
-/* The thread's first call: register it. */
+/* PAPI counters at a sampled call's Enter (read after its Enter time was taken): the Metric
+ * records and the Enter are written now, the rest of the call at its end (as a split call). */
+static void papi_enter(struct zc_mpi_call *c) {
+    struct zc_ev ev[ZC_PAPI_MAX_RECS + 1];
+    size_t k = zc_papi_read(c->t, ev);
+    if (!k) return; /* no counters (PAPI off, or failed just now): the ordinary path */
+    zc_papi_stamp(ev, k, c->t0);
+    ev[k] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(c->fn), 0, 0, 0};
+    struct zc_loc *l = c->t->loc;
+    if (zc_own_begin(l)) zc_own_put(l, ev, k + 1);
+    zc_own_end(l);
+    c->split = ZC_MPI_ENTERED | ZC_MPI_PAPI;
+}
+
+/* The thread's first call (registration), and every call while PAPI counts. */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c) {
-    c->t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
-    c->events = c->t != NULL;
-    if (c->events) c->t0 = zc_tick();
+    struct zc_thread *t = zc_tls_thread;
+    bool rec = zc_active() && zc_on(ZC_F_MPI);
+    if (!t && rec) t = zc_thread_get();
+    c->t = t;
+    c->events = t && rec;
+    if (!c->events) return true;
+    c->t0 = zc_tick();
+    /* sampled only when recorded: whatever turns recording off turns sampling off with it */
+    if (zc_on(ZC_F_PAPI)) papi_enter(c);
+    else zc_mpi_thread = t; /* PAPI off (for good): the inline path from now on */
     return true;
 }
 
@@ -62,21 +85,28 @@ void zc_mpi_flush_split(struct zc_mpi_call *c) {
         zc_own_put(l, c->ev, (size_t)c->n);
     }
     zc_own_end(l);
-    c->split = true;
+    c->split |= ZC_MPI_ENTERED;
     c->n = 0;
 }
 
-/* The region not yet defined, a split call, or the buffer full. */
+/* The region not yet defined, a split or sampled call, or the buffer full. */
 void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1) {
     uint32_t region = zc_mpi_region(c->fn);
     struct zc_loc *l = c->t->loc;
+    struct zc_ev m[ZC_PAPI_MAX_RECS + 1];
+    size_t k = 0;
+    if (c->split & ZC_MPI_PAPI) {
+        k = zc_papi_read(c->t, m);
+        t1 = zc_tick(); /* the Leave after the read: the counters are read inside the region */
+    }
     for (int i = 0; i < c->n; i++)
         if (!c->ev[i].ts) c->ev[i].ts = t1;
     if (zc_own_begin(l)) {
         if (c->split) {
-            struct zc_ev e = {t1, ZC_EV_LEAVE, region, 0, 0, 0};
+            zc_papi_stamp(m, k, t1);
+            m[k] = (struct zc_ev){t1, ZC_EV_LEAVE, region, 0, 0, 0};
             zc_own_put(l, c->ev, (size_t)c->n);
-            zc_own_put(l, &e, 1);
+            zc_own_put(l, m, k + 1);
         } else {
             struct zc_ev ev[1 + ZC_MPI_PENDING];
             ev[0] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, 0, (uint64_t)c->n};

@@ -12,6 +12,7 @@
 #include <otf2/OTF2_Events.h>
 
 #include "../collector/zc_core.h"
+#include "../collector/zc_papi.h"
 
 /* Open MPI's predefined objects behind the handles we use. */
 #pragma weak ompi_mpi_comm_world
@@ -76,24 +77,32 @@ enum zc_mpi_how {
 enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC };
 
 #define ZC_MPI_PENDING 12 /* events a call batches (zc_loc_put takes at most 14 at once) */
+/* zc_mpi_call.split: the call's Enter is already written, because it has more events than
+ * ZC_MPI_PENDING (the first ones went with it) or because it is sampled (ZC_MPI_PAPI: Metric
+ * records before its Enter and its Leave). Any bit sends its end down the slow path. */
+#define ZC_MPI_ENTERED 1u
+#define ZC_MPI_PAPI 2u
 struct zc_mpi_call {
     struct zc_thread *t;
     uint64_t t0;
     uint32_t fn;
-    bool events; /* MPI events are recorded (top-level call, tracing on) */
-    bool split;  /* more events than ZC_MPI_PENDING: Enter and the first ones already written */
+    bool events;   /* MPI events are recorded (top-level call, tracing on) */
+    uint8_t split; /* ZC_MPI_ENTERED | ZC_MPI_PAPI */
     int n;
     struct zc_ev ev[ZC_MPI_PENDING]; /* the events inside the call's region; ts 0 = the Leave time */
 };
 
 /* Inlined into every wrapper: a recorded call costs two TSC reads, a TLS load, and one
  * ZC_EV_CALL record plus its events in the thread's own buffer, no lock and no atomic
- * instruction (zc_core.h: zc_own_begin).
+ * instruction (zc_core.h: zc_own_begin). zc_mpi_thread is the thread's record for this inline
+ * path: NULL until its first call, and NULL for good while PAPI counts (papi.events), so that
+ * sampled calls take zc_mpi_begin_slow without a single extra instruction when PAPI is off.
  * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
  * Tracked without events: tracing off or paused; requests and communicators are still followed,
  * so that what is recorded later is attributed right. */
 extern _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
+extern _Thread_local struct zc_thread *zc_mpi_thread __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c);
@@ -104,8 +113,8 @@ static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_cal
     zc_mpi_depth = 1;
     c->fn = fn;
     c->n = 0;
-    c->split = false;
-    struct zc_thread *t = zc_tls_thread;
+    c->split = 0;
+    struct zc_thread *t = zc_mpi_thread;
     c->t = t;
     c->events = t && zc_active() && zc_on(ZC_F_MPI);
     if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c);
@@ -176,10 +185,20 @@ extern atomic_bool zc_mpi_is_ready;
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
 
 /* Shared by the C and Fortran entry points of MPI_Init, MPI_Init_thread and MPI_Finalize: after
- * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; t0/t1 around the PMPI
- * call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was loaded with the
- * program, so the weak PMPI references resolve (otherwise every wrapper passes through). */
-void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1);
+ * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; s begun and ended
+ * around the PMPI call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was
+ * loaded with the program, so the weak PMPI references resolve (otherwise every wrapper passes
+ * through). MPI_Init and MPI_Finalize are recorded from their two times once the collector knows
+ * whether it records; PAPI counters are read right after the first (begin) and right before the
+ * second (end). */
+struct zc_mpi_special {
+    uint64_t t0, t1;
+    size_t k0, k1;
+    struct zc_ev m0[ZC_PAPI_MAX_RECS], m1[ZC_PAPI_MAX_RECS];
+};
+void zc_mpi_special_begin(struct zc_mpi_special *s);
+void zc_mpi_special_end(struct zc_mpi_special *s);
+void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s);
 void zc_mpi_finalize_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
