@@ -62,6 +62,10 @@ void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...
     va_list ap;
     va_start(ap, fmt);
     if (zc_knobs.STRICT) {
+        /* one message: a second thread failing meanwhile waits for the first one's abort */
+        static atomic_bool aborting;
+        if (atomic_exchange(&aborting, true))
+            for (;;) pause();
         vlog("internal error (ZECOLL_STRICT=1, aborting): ", func, line, fmt, ap);
         va_end(ap);
         abort();
