@@ -86,10 +86,21 @@ static int slot_of(int sig) {
 #define ZC_SIG_INTERPOSE 1
 #endif
 
+/* libc's functions behind ours, looked up once (any thread may be first: atomically) */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn next_sigaction(void) {
+    static sigaction_fn next;
+    sigaction_fn f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+        __atomic_store_n(&next, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     if (!ZC_SIG_INTERPOSE) return sigaction(sig, act, old);
-    static int (*next)(int, const struct sigaction *, struct sigaction *);
-    if (!next) next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+    sigaction_fn next = next_sigaction();
     return next ? next(sig, act, old) : -1;
 }
 
@@ -242,8 +253,7 @@ static void install_signals(void) {
  * back what it set. */
 #if ZC_SIG_INTERPOSE
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-    static int (*next)(int, const struct sigaction *, struct sigaction *);
-    if (!next) next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+    sigaction_fn next = next_sigaction();
     if (!next) {
         errno = ENOSYS;
         return -1;
@@ -321,9 +331,13 @@ void zc_finalize(void) {
  * main, which calls exit() inside glibc, reaches the finalize through our atexit handler. */
 __attribute__((visibility("default"), noreturn)) void exit(int status) {
     static void (*next)(int);
-    if (!next) next = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+    void (*f)(int) = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+        __atomic_store_n(&next, f, __ATOMIC_RELEASE);
+    }
     zc_finalize();
-    if (next) next(status);
+    if (f) f(status);
     _exit(status); /* cannot happen: libc's exit is always there */
 }
 
