@@ -412,6 +412,10 @@ def judge_truncated(work, d, p):
     r = subprocess.run(["otf2-print", "-A", os.path.join(d, "traces.otf2")], capture_output=True, text=True)
     ok("ZECOLL::TRUNCATED" in r.stdout, "its anchor file says it is truncated (ZECOLL::TRUNCATED)")
     ok(not glob.glob(os.path.join(d, ".zecoll-reserve*")), "the space reserve is gone")
+    agg = subprocess.run([os.path.join(A.bin, "zecoll-aggregate"), d], capture_output=True, text=True)
+    ok(agg.returncode == 0 and re.search(r"locations: \d+ \(0 with a missing event file, [1-9]\d* with fewer events "
+                                         r"than defined\)", agg.stdout) is not None,
+       "zecoll-aggregate reads it and reports the locations whose files end early")
     return n
 
 
