@@ -262,7 +262,18 @@ static void process_init(void) {
 }
 
 /* The calling thread's set, created and started on its first sample. */
+static struct zc_papi_thread *thread_start_fds(struct zc_thread *t);
+/* PAPI opens perf_event descriptors (the probe, each thread's set): never on the application's
+ * closed 0-2 (zc_fd.c). */
 static struct zc_papi_thread *thread_start(struct zc_thread *t) {
+    struct zc_fd_guard g;
+    zc_fd_guard_hold(&g);
+    struct zc_papi_thread *p = thread_start_fds(t);
+    zc_fd_guard_release(&g);
+    return p;
+}
+
+static struct zc_papi_thread *thread_start_fds(struct zc_thread *t) {
     pthread_once(&P.once, process_init);
     if (!zc_on(ZC_F_PAPI)) return NULL;
     struct zc_papi_thread *p = t->papi; /* the slot's, with its earlier threads' counts */

@@ -184,12 +184,14 @@ def case_launcher():
 
 def case_fds(which):
     """The process starts with some of fds 0-2 closed (`<&-`, `>&-`, `2>&-`): they must stay
-    closed while the collector writes buffers (small ones, so OTF2 opens its files mid-run) and
-    its signal pipe exists; the archive is complete."""
+    closed while the collector writes buffers (small ones, so OTF2 opens its files mid-run), PAPI
+    counts (perf_event descriptors) and its signal pipe exists; the archive is complete."""
     closed = [int(x) for x in which.split(",")]
     work = fresh("fds")
     env = base_env(work)
     env["ZECOLL_BUFFER_EVENTS"] = "1024"
+    # PAPI opens perf_event descriptors on every thread that samples (around each launch here)
+    env.update({"ZECOLL_PAPI_EVENTS": "perf::TASK-CLOCK", "ZECOLL_PAPI_AROUND_LAUNCHES": "1"})
     env.pop("ZESIM_TRUTH")  # zesim's own log would take a closed descriptor, with or without us
     launches = 400
 
