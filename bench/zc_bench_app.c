@@ -7,9 +7,11 @@
  *                       and never executed: host cost only, no simulated GPU work competing
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
  *                       one sync at the end; reports the wall time of the whole run
- *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
- *                       back to back on a queue of the copy-only / compute group, one sync at
- *                       the end: the cost of resubmitting a list while it is in flight
+ *   execs N copy|compute [leave]  one regular list (a 64 KiB copy and a barrier) executed N
+ *                       times back to back on a queue of the copy-only / compute group, one sync
+ *                       at the end: the cost of resubmitting a list while it is in flight. With
+ *                       "leave" the program exits right after the sync, destroying nothing (as
+ *                       many applications do; tests of the collector's exit path)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0). */
 #include <level_zero/ze_api.h>
@@ -96,7 +98,7 @@ __attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { re
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute [leave]\n");
         return 2;
     }
     double t_start = now();
@@ -166,6 +168,7 @@ int main(int argc, char **argv) {
         CK(zeCommandListClose(rl));
         for (long i = 0; i < n; i++) CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
         CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        if (argc > 4 && !strcmp(argv[4], "leave")) exit(0);
         CK(zeCommandListDestroy(rl));
         CK(zeCommandQueueDestroy(q));
         CK(zeMemFree(ctx, a));

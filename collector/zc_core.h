@@ -6,6 +6,7 @@
 #define ZC_CORE_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,6 +58,8 @@ extern atomic_uint_fast64_t zc_failures;
 /* Internal failure: logs the first one per feature, counts all, turns the feature off. With
  * ZECOLL_STRICT=1 it aborts instead, so tests notice. */
 void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* ZECOLL_STRICT=1: says why and aborts (the first caller; others wait for its abort). */
+_Noreturn void zc_strict_vabort(const char *func, int line, const char *fmt, va_list ap);
 #define ZC_FAIL(f, ...) zc_fail(f, __func__, __LINE__, __VA_ARGS__)
 
 static inline bool zc_on(enum zc_feature f) {
