@@ -148,8 +148,8 @@ void zc_otf2_io_reserve_open(const char *dir, uint32_t rank, uint64_t extra) {
 void zc_otf2_io_reserve_grow(uint64_t bytes) {
     if (reserve_fd < 0 || damaged) return;
     if (bytes == 0) bytes = ZC_RESERVE_PER_LOC;
-    off_t want = reserve_size + (off_t)bytes;
-    if (posix_fallocate(reserve_fd, 0, want) == 0) reserve_size = want;
+    /* only the new part: where the file system cannot allocate, glibc writes every block */
+    if (posix_fallocate(reserve_fd, reserve_size, (off_t)bytes) == 0) reserve_size += (off_t)bytes;
 }
 
 void zc_otf2_io_reserve_release(void) {
