@@ -64,8 +64,12 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
     }
     char msg[192];
     vsnprintf(msg, sizeof(msg), fmt, va);
-    if (!io_code(code)) { /* the consequences OTF2 reports further up: detail */
-        ZC_DEBUG("OTF2: %s: %s (%s:%llu)", OTF2_Error_GetDescription(code), msg, file, (unsigned long long)line);
+    if (!io_code(code)) {
+        if (damaged || code <= OTF2_SUCCESS) /* the consequences OTF2 reports further up; warnings */
+            ZC_DEBUG("OTF2: %s: %s (%s:%llu)", OTF2_Error_GetDescription(code), msg, file, (unsigned long long)line);
+        else /* OTF2 refused what we asked of it: ours to fix */
+            ZC_FAIL(ZC_F_TRACE, "OTF2: %s: %s (%s:%llu)", OTF2_Error_GetDescription(code), msg, file,
+                    (unsigned long long)line);
         return code;
     }
     atomic_fetch_add(&io_errors, 1);
