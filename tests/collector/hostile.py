@@ -113,6 +113,39 @@ def case_concurrent(n):
         archive_ok(d, (3, 3), os.path.basename(d))
 
 
+def case_concurrent_mpi(n):
+    """n MPI jobs of 2 ranks started together with one ZECOLL_OUTPUT: n distinct archives, each
+    holding both ranks of its job (rank 0 of each job claims a directory with mkdir)."""
+    work = fresh("concurrent-mpi")
+    out = os.path.join(work, "trace")
+    env = base_env(work, out)
+    xs = [f"LD_PRELOAD={env['LD_PRELOAD']}", f"ZE_ENABLE_ALT_DRIVERS={A.zesim}", f"ZECOLL_OUTPUT={out}"]
+    if "ASAN_OPTIONS" in env:
+        xs.append(f"ASAN_OPTIONS={env['ASAN_OPTIONS']}")
+    procs = []
+    for i in range(n):
+        cmd = [A.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2"]
+        for x in xs:
+            cmd += ["-x", x]
+        procs.append(subprocess.Popen(cmd + [A.mpi_app], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    paths = set()
+    for i, p in enumerate(procs):
+        o, e = p.communicate(timeout=300)
+        ok(p.returncode == 0, f"job {i} exits 0 (got {p.returncode})") or print(e[-800:])
+        paths |= set(re.findall(r"zecoll: rank \d+: .* -> (\S+) \(", e))
+    ok(len(paths) == n, f"{n} jobs wrote {len(paths)} distinct archives")
+    dirs = sorted(glob.glob(out + "*"))
+    ok(len(dirs) == n, f"{len(dirs)} archive directories for {n} jobs")
+    import otf2
+    for d in dirs:
+        if archive_ok(d, None, os.path.basename(d)) is None:
+            continue
+        with otf2.reader.open(os.path.join(d, "traces.otf2")) as tr:
+            ranks = sum(1 for g in tr.definitions.location_groups if g.location_group_type == otf2.LocationGroupType.PROCESS)
+        ok(ranks == 2, f"{os.path.basename(d)}: the 2 ranks of one job ({ranks})")
+
+
 def case_output_too_long():
     """A ZECOLL_OUTPUT too long for the archive's files: named, and the default name is used."""
     work = fresh("output-too-long")
@@ -466,6 +499,7 @@ def case_file_size_limit():
 
 
 CASES = {
+    "concurrent-mpi": (case_concurrent_mpi, [int]),
     "disk-full": (case_disk_full, []),
     "file-size-limit": (case_file_size_limit, []),
     "signal-sleep": (case_signal_sleep, [str, str]),
@@ -492,6 +526,8 @@ def main():
     ap.add_argument("--app", required=True)
     ap.add_argument("--bin", help="build/bin (zecoll launcher)")
     ap.add_argument("--regular-app", help="ex_regular_list_repeat")
+    ap.add_argument("--mpi-app", help="ex_mpi_halo")
+    ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--preload-first")
     ap.add_argument("case", choices=sorted(CASES))
     ap.add_argument("args", nargs="*")
