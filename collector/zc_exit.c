@@ -222,12 +222,8 @@ static void install_signals(void) {
         sig_pipe[0] = sig_pipe[1] = -1;
         return;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
-    int rc = pthread_create(&t, NULL, sig_watcher, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = zc_thread_spawn(&t, sig_watcher, NULL); /* every signal blocked */
     if (rc != 0) {
         close(sig_pipe[0]);
         close(sig_pipe[1]);

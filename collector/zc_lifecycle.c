@@ -19,6 +19,7 @@
 static const struct zc_subsystem *const subsystems[] = {
     &zc_core_subsystem,
     &zc_otf2_subsystem,
+    &zc_jrn_subsystem, /* finalizes before otf2: its flusher stops before the buffers are written */
     &zc_ze_subsystem,
     &zc_mpi_subsystem,
 };
@@ -88,7 +89,7 @@ static void core_finalize(void) {
                      zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
                      (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures),
                      (unsigned long long)zc_otf2_write_errors(),
-                     zc_otf2_write_errors() ? ": the archive ends where writing failed" : "");
+                     zc_otf2_io_damaged() ? ": the archive ends where writing failed" : "");
     if (n > 0) zc_log_write(line, sizeof(line), (size_t)n);
 }
 

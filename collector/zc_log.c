@@ -16,7 +16,8 @@ atomic_bool zc_feature_on[ZC_F_COUNT];
 atomic_uint_fast64_t zc_failures;
 static atomic_bool failed_once[ZC_F_COUNT];
 
-static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing", "PAPI counting"};
+static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing",
+                                                             "PAPI counting", "the salvage journal"};
 
 /* A line longer than the buffer ends with this marker (and its newline), so a reader sees it was
  * cut rather than a message that looks complete. */

@@ -85,6 +85,9 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
     return code;
 }
 
+bool zc_write_failure(int e) { return e == ENOSPC || e == EFBIG || e == EDQUOT || e == EIO || e == EROFS; }
+void zc_write_failure_count(void) { atomic_fetch_add(&io_errors, 1); }
+
 void zc_otf2_io_init(void) {
     prev_cb = OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 }

@@ -32,6 +32,7 @@
 #pragma weak PMPI_Init_thread
 #pragma weak PMPI_Finalize
 #pragma weak PMPI_Pcontrol
+#pragma weak PMPI_Abort
 #pragma weak PMPI_Initialized
 #pragma weak PMPI_Finalized
 #pragma weak PMPI_Comm_rank
@@ -136,7 +137,7 @@ static inline __attribute__((always_inline)) void zc_mpi_end(struct zc_mpi_call 
                 d[1 + i] = c->ev[i];
                 if (!c->ev[i].ts) d[1 + i].ts = t1;
             }
-            l->n += 1 + (size_t)n;
+            zc_loc_publish(l, l->n + 1 + (size_t)n);
         }
         zc_own_end(l);
         return;
@@ -200,6 +201,8 @@ void zc_mpi_special_begin(struct zc_mpi_special *s);
 void zc_mpi_special_end(struct zc_mpi_special *s);
 void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s);
 void zc_mpi_finalize_prepare(void);
+/* MPI_Abort (C and Fortran): the rank's records go to the salvage journal first (bounded). */
+void zc_mpi_abort_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
 void zc_mpi_comms_init(int rank, int size);

@@ -116,7 +116,10 @@ static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_ca
     uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[c->api], __ATOMIC_RELAXED);
     struct zc_loc *l = c->t->loc;
     if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
-        if (zc_own_begin(l)) l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+        if (zc_own_begin(l)) {
+            l->buf[l->n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+            zc_loc_publish(l, l->n + 1);
+        }
         zc_own_end(l);
         return;
     }
