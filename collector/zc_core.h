@@ -39,6 +39,10 @@ void zc_log(int level, const char *func, int line, const char *fmt, ...) __attri
 #define ZC_WARN(...) zc_log(ZC_LOG_WARN, __func__, __LINE__, __VA_ARGS__)
 #define ZC_INFO(...) zc_log(ZC_LOG_INFO, __func__, __LINE__, __VA_ARGS__)
 #define ZC_DEBUG(...) zc_log(ZC_LOG_DEBUG, __func__, __LINE__, __VA_ARGS__)
+/* Writes buf (len bytes formatted into its cap, len as snprintf reported it, so possibly more than
+ * fit) to stderr as one line with one write(2): it always ends with a newline, and a line that did
+ * not fit ends with a marker saying it was cut. */
+void zc_log_write(char *buf, size_t cap, size_t len);
 
 /* Features that an internal failure switches off, each on its own. */
 enum zc_feature {
@@ -65,6 +69,19 @@ static inline bool zc_on(enum zc_feature f) {
 }
 
 extern atomic_bool zc_is_active; /* zc_active() */
+
+/* ---------------------------------------------------------------- file descriptors */
+/* Descriptors 0-2 are the application's even when closed (zc_fd.c). zc_fd_high moves one of the
+ * collector's own descriptors above 2 (close-on-exec; -1 if that failed, the original closed).
+ * A guard holds the closed ones among 0-2 while code that opens files on our behalf runs
+ * (OTF2's calls), so those files land above 2; release frees exactly what hold took. */
+int zc_fd_high(int fd);
+struct zc_fd_guard {
+    int fd[3];
+    unsigned long long ino[3], dev[3];
+};
+void zc_fd_guard_hold(struct zc_fd_guard *g);
+void zc_fd_guard_release(struct zc_fd_guard *g);
 
 /* ---------------------------------------------------------------- host clock */
 /* CLOCK_MONOTONIC_RAW is the host side of zeDeviceGetGlobalTimestamps, so device times map onto
@@ -264,12 +281,19 @@ int zc_launcher_rank(void);
 bool zc_mpi_linked(void); /* mpi/: the program links libmpi */
 
 /* ---------------------------------------------------------------- threads */
+/* A thread slot: the location of one live thread. A thread that exits leaves its slot (and its
+ * buffer, with whatever it recorded) to the next thread that registers, so a program that
+ * creates thousands of short-lived threads has as many locations as it ever had threads alive
+ * at once, and exit costs that, not the number of threads ever seen. Everything that must be
+ * unique per location lives here, not in TLS, so the next thread continues it. */
 struct zc_thread {
     struct zc_loc *loc;
-    uint64_t callsites; /* per-thread callsite counter */
+    uint64_t callsites; /* callsite counter (ids unique per location) */
+    uint64_t requests;  /* MPI request ids (unique per location) */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
     void *papi;         /* the thread's PAPI event set (zc_papi.c), created when it first samples */
+    struct zc_thread *next_free;
 };
 /* The calling thread's record, registering it on first use. NULL while the collector is off or
  * when registration failed. initial-exec: no __tls_get_addr on the hot path; the pointer is
@@ -349,6 +373,11 @@ void zc_otf2_open_for_journal(void);
 /* Closes the archive: flush everything, write definitions. */
 void zc_otf2_finalize(void);
 const char *zc_otf2_path(void);
+uint64_t zc_otf2_write_errors(void); /* writes of the archive that failed (disk full, I/O errors) */
+/* errno of a write that failed because of the file system (full, quota, file-size limit, I/O,
+ * read-only), not because of us; such failures are counted as write errors (zc_otf2_io.c) */
+bool zc_write_failure(int e);
+void zc_write_failure_count(void);
 
 /* ---------------------------------------------------------------- the job */
 /* Whom this process's archive is shared with. Serial (the default): a process alone, its own
@@ -417,7 +446,9 @@ struct zc_subsystem {
     void (*pre_finalize)(void); /* app still intact: drain device work */
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
+    void (*thread_exit)(void);  /* on a recording thread that exits, before its slot is reused */
 };
+void zc_thread_exit_hooks(void); /* every layer's thread_exit (zc_loc.c's key destructor) */
 extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem,
     zc_jrn_subsystem;
 
@@ -429,7 +460,16 @@ uint64_t zc_start_time(void);
  * application's (pthread_create's result). */
 int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
 uint32_t zc_rank(void);
-void zc_finalize(void); /* idempotent */
+/* The one finalize (zc_exit.c): the first caller runs it, every other exit path waits for it
+ * (bounded by its progress); a thread on its way out while a fatal signal is delivered waits for
+ * that. */
+void zc_finalize(void);
+void zc_lifecycle_finalize(void); /* every layer's pre_finalize and finalize (zc_lifecycle.c) */
+void zc_exit_init(void);          /* constructor: atexit handler, signal handlers and their watcher */
+void zc_exit_fork_child(void);
+/* Bumped as the finalize advances (buffers written, layers done): exit paths waiting for it tell
+ * a slow finalizer from a stuck one by it. */
+extern atomic_uint_fast64_t zc_progress;
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */
 /* MPI_Init on a rank whose collector is off while others collect: start the core to take part
  * in the job's archive as an unselected rank (no events). 0 = started. */

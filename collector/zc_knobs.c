@@ -29,13 +29,10 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
     char buf[2200] = "zecoll: ";
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf + 8, sizeof(buf) - 9, fmt, ap);
+    int n = vsnprintf(buf + 8, sizeof(buf) - 8, fmt, ap);
     va_end(ap);
     if (n < 0) return;
-    size_t len = 8 + ((size_t)n < sizeof(buf) - 9 ? (size_t)n : sizeof(buf) - 10);
-    buf[len++] = '\n';
-    ssize_t w = write(2, buf, len);
-    (void)w;
+    zc_log_write(buf, sizeof(buf), 8 + (size_t)n);
 }
 
 /* Before MPI_Init the rank is known only from the launcher's variables (the first one set). */

@@ -22,6 +22,7 @@
  * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
  * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+#include "zc_papi.h"
 #include "zc_evt.h"
 
 #include <linux/membarrier.h>
@@ -29,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,17 +54,56 @@ struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *nam
     return zc_loc_new_cap(kind, group, name, 0);
 }
 
+/* Event buffers: ZECOLL_BUFFER_EVENTS each, unless that much memory cannot be had (an address
+ * space limit, a cgroup, strict overcommit): then half, and half again, down to ZC_LOC_MIN_CAP,
+ * said once with the variable and the size that worked; later locations start from that size. */
+#define ZC_LOC_MIN_CAP 1024
+static atomic_size_t cap_ceiling = SIZE_MAX;
+
+static void no_memory(const char *name) {
+    static atomic_bool once;
+    if (!atomic_exchange(&once, true))
+        ZC_WARN("out of memory: cannot allocate even a %d-event buffer (%zu KiB): %s, and any later thread or stream "
+                "that cannot have one, is not recorded",
+                ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10, name);
+}
+
+static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
+    size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
+    for (;; c /= 2) {
+        if (c < ZC_LOC_MIN_CAP) c = ZC_LOC_MIN_CAP;
+        struct zc_ev *b = malloc(c * sizeof(*b));
+        if (b) {
+            size_t before = c < want ? atomic_exchange(&cap_ceiling, c) : c;
+            if (before == SIZE_MAX) /* the first reduction is said; later ones are details */
+                ZC_WARN("ZECOLL_BUFFER_EVENTS=%zu: cannot allocate an event buffer of %zu MiB (%s): using buffers of %zu "
+                        "events (%zu KiB) instead",
+                        want, want * sizeof(*b) >> 20, strerror(ENOMEM), c, c * sizeof(*b) >> 10);
+            else if (before > c)
+                ZC_INFO("event buffers reduced again, to %zu events", c);
+            *cap = c;
+            return b;
+        }
+        if (c == ZC_LOC_MIN_CAP) break;
+    }
+    no_memory(name);
+    return NULL;
+}
+
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap) {
     struct zc_loc *l = calloc(1, sizeof(*l));
-    if (!l) return NULL;
+    if (!l) {
+        no_memory(name);
+        return NULL;
+    }
     l->cap = cap ? cap : zc_knobs.BUFFER_EVENTS;
-    if (l->cap < 1024) l->cap = 1024;
-    l->lim = l->cap - ZC_LOC_RESERVE;
-    l->buf = malloc(l->cap * sizeof(*l->buf));
+    if (l->cap < ZC_LOC_MIN_CAP) l->cap = ZC_LOC_MIN_CAP;
+    l->buf = alloc_buffer(&l->cap, name);
     if (!l->buf) {
         free(l);
         return NULL;
     }
+    l->lim = l->cap - ZC_LOC_RESERVE;
     atomic_flag_clear(&l->busy);
     /* the location starts with the latest off period of the windows: the OFF now in force, or,
      * while recording is on, the last OFF and the ON that ended it (a thread that first calls
@@ -234,6 +275,7 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t fi
                      &loc->nclamped);
     if (__builtin_expect(marks_due(loc), 0)) marks_emit(loc, ev, n, first, last);
     else zc_otf2_write(loc, ev, n, first);
+    atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------- writer thread */
@@ -400,14 +442,24 @@ static _Thread_local bool tls_registering __attribute__((tls_model("initial-exec
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* A thread that exits leaves its events in its location; flush them now so its buffer memory
- * does not sit idle until the end of the run. */
+static struct zc_thread *free_slots; /* under reg_lock: slots of threads that exited */
+
+/* The key's destructor, on a thread that exits. Its events stay in the slot's buffer: the next
+ * thread appends after them (it starts later), and the buffer is written when full or at the
+ * end. The thread's TLS stays valid through every destructor: if another key's destructor makes
+ * a call we record after this one ran, the thread takes a slot again (and setspecific makes
+ * glibc call this once more). A thread that exits while the collector finalizes leaves its slot
+ * to no one: registering needs the collector active. */
 static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
-    if (!t || !t->loc) return;
-    struct zc_loc *l = t->loc;
-    if (zc_own_begin(l) && l->n) zc_loc_write_out(l);
-    zc_own_end(l);
+    if (!t || zc_tls_thread != t) return;
+    zc_tls_thread = NULL;
+    zc_papi_thread_exit(t);
+    if (zc_active()) zc_thread_exit_hooks();
+    pthread_mutex_lock(&reg_lock);
+    t->next_free = free_slots;
+    free_slots = t;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 static void make_key(void) {
@@ -427,8 +479,11 @@ struct zc_thread *zc_thread_register(void) {
     if (!zc_active() || tls_registering) return NULL;
     tls_registering = true;
     pthread_once(&key_once, make_key);
-    t = calloc(1, sizeof(*t));
-    if (t) {
+    pthread_mutex_lock(&reg_lock);
+    t = free_slots;
+    if (t) free_slots = t->next_free;
+    pthread_mutex_unlock(&reg_lock);
+    if (!t && (t = calloc(1, sizeof(*t))) != NULL) {
         t->loc = zc_loc_new(ZC_LOC_THREAD, 0, "Thread");
         if (!t->loc) {
             free(t);
@@ -439,9 +494,10 @@ struct zc_thread *zc_thread_register(void) {
             t->comm_rank = t->loc->comm_rank;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
-            pthread_setspecific(thread_key, t);
         }
     }
+    /* the slot returns to the free list when this thread exits */
+    if (t) pthread_setspecific(thread_key, t);
     zc_tls_thread = t;
     tls_registering = false;
     return t;

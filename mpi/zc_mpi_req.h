@@ -176,7 +176,9 @@ static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == Z
 /* Only with events (c->events): a request started untraced stays inactive, so its completion is
  * not recorded either. */
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
-    ri->id = ++zc_mpi_next_request;
+    /* unique per location: a thread slot's counter continues where the slot's previous thread
+     * left it (zc_core.h); calls not recorded use their own range */
+    ri->id = c->t ? ++c->t->requests : (UINT64_C(1) << 63) | ++zc_mpi_next_request;
     ri->active = true;
     ri->cancelled = false;
     uint32_t type;

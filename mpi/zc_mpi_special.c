@@ -100,7 +100,17 @@ static void mpi_fork_child(void) {
     job = false;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child};
+/* A thread that exits frees its spare request records. */
+static void mpi_thread_exit(void) {
+    while (zc_mpi_spare_reqs) {
+        struct zc_req *r = zc_mpi_spare_reqs;
+        zc_mpi_spare_reqs = r->next;
+        free(r);
+    }
+    zc_mpi_nspare = 0;
+}
+
+const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {
@@ -199,9 +209,12 @@ static int job_otf2_collectives(void *archive) {
 
 static uint64_t clock_identity(void) {
     char id[128] = "";
+    struct zc_fd_guard g; /* the app's closed 0-2 stay closed, even for a moment */
+    zc_fd_guard_hold(&g);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (!f || !fgets(id, sizeof(id), f)) gethostname(id, sizeof(id) - 1);
     if (f) fclose(f);
+    zc_fd_guard_release(&g);
     uint64_t h = 1469598103934665603ull;
     for (const char *p = id; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
     return h ^ (uint64_t)zc_clock_skew;

@@ -190,6 +190,7 @@ struct zc_dev {
 
 struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
 void zc_ze_devices_enumerate(void);
+void zc_ze_thread_exit(void); /* the lifecycle's thread_exit: cached records back to the shared list */
 /* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
 void zc_ze_clock_anchor(struct zc_dev *d, bool force);
 /* Host ns of a device tick (unrolled). */

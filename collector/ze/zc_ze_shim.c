@@ -26,6 +26,31 @@ static atomic_bool tables_seen;
 static char shim_path[PATH_MAX];
 
 /* ---------------------------------------------------------------- loader setup */
+static void warn_too_late(void) {
+    static atomic_bool once;
+    if (!atomic_exchange(&once, true))
+        ZC_WARN("Level Zero was initialised before zecoll could register its driver (a library constructor "
+                "called zeInit first, or ZE_ENABLE_ALT_DRIVERS was changed): GPU activity is not traced. Run the "
+                "program with `zecoll run -- <app>` or export ZE_ENABLE_ALT_DRIVERS=%s", shim_path);
+}
+
+/* Whether the loader was initialised before our constructor (a library constructor called
+ * zeInit, directly or through dlsym, which the interposed zeInit below cannot see): an
+ * initialised loader answers a driver count, an uninitialised one ZE_RESULT_ERROR_UNINITIALIZED.
+ * Only asked if the loader is loaded already; nothing is loaded or initialised by asking. */
+static atomic_bool early_zeinit; /* the interposed zeInit ran before our constructor */
+static bool loader_initialised(void) {
+    if (atomic_load(&early_zeinit)) return true;
+    void *h = dlopen("libze_loader.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return false;
+    ze_result_t (*get)(uint32_t *, ze_driver_handle_t *) =
+        (ze_result_t(*)(uint32_t *, ze_driver_handle_t *))dlsym(h, "zeDriverGet");
+    uint32_t n = 0;
+    bool init = get && get(&n, NULL) == ZE_RESULT_SUCCESS;
+    dlclose(h);
+    return init;
+}
+
 /* The loader reads ZE_ENABLE_ALT_DRIVERS at the first zeInit, so this must run before the app
  * initialises Level Zero: the constructor does it; `zecoll run` and `mpirun -x` do it earlier
  * still, for apps whose own library constructors call zeInit. */
@@ -49,6 +74,7 @@ static int ze_init(void) {
         ZC_WARN("%s is missing; Level Zero will not be traced", shim_path);
         return 0;
     }
+    if (!atomic_load(&tables_seen) && loader_initialised()) warn_too_late();
     const char *alt = getenv("ZE_ENABLE_ALT_DRIVERS");
     if (alt && strstr(alt, "libzecoll_ze.so")) return 0; /* set up by the launcher or a parent */
     if (!getenv("ZECOLL_REAL_DRIVERS")) {
@@ -240,12 +266,9 @@ ZC_EXPORT ze_result_t zeInit(ze_init_flags_t flags) {
     if (!next) next = (ze_result_t(*)(ze_init_flags_t))dlsym(RTLD_NEXT, "zeInit");
     if (!next) return ZE_RESULT_ERROR_UNINITIALIZED;
     ze_result_t r = next(flags);
-    if (r == ZE_RESULT_SUCCESS && zc_active() && !atomic_load(&tables_seen)) {
-        static atomic_bool once;
-        if (!atomic_exchange(&once, true))
-            ZC_WARN("Level Zero was initialised before zecoll could register its driver (a library constructor "
-                    "called zeInit first, or ZE_ENABLE_ALT_DRIVERS was changed): GPU activity is not traced. Run the "
-                    "program with `zecoll run -- <app>` or export ZE_ENABLE_ALT_DRIVERS=%s", shim_path);
+    if (r == ZE_RESULT_SUCCESS && !atomic_load(&tables_seen)) {
+        if (zc_active()) warn_too_late();
+        else atomic_store(&early_zeinit, true); /* before our constructor: it warns */
     }
     return r;
 }
@@ -363,4 +386,5 @@ static void ze_pre_finalize(void) {
  * drainer thread: fork copies only the calling thread). */
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
-const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize, .fork_child = ze_fork_child};
+const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize,
+                                              .fork_child = ze_fork_child, .thread_exit = zc_ze_thread_exit};
