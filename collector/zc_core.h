@@ -162,6 +162,14 @@ struct zc_ev {
 
 enum zc_loc_kind { ZC_LOC_THREAD, ZC_LOC_DEVICE };
 
+/* One location's MeasurementOnOff placement (zc_marks.h): the next entry of the window log to
+ * place, whether the markers written so far leave it on, and an OFF waiting (at m_off or later)
+ * for what was in flight when recording stopped. */
+struct zc_marks {
+    uint64_t mk, m_off;
+    bool m_on, m_pend, thread;
+};
+
 struct zc_loc {
     /* the owner's cache line: what a put touches (nothing here is written by another thread
      * while the owner records, so recording shares no line with the writer thread) */
@@ -185,10 +193,10 @@ struct zc_loc {
     size_t inflight_n;
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
-    /* measurement windows (loc_emit): the next transition of the log to place here, the state
-     * written so far, and an OFF waiting for what was in flight when recording stopped */
-    uint64_t mk, m_off;
-    bool m_on, m_pend;
+    /* measurement windows (loc_emit, zc_marks.h); mk0: its first entry of the window log (the
+     * salvage journal's copy of the location places the markers the same way) */
+    struct zc_marks marks;
+    uint64_t mk0;
     /* the salvage journal: a location's records are numbered in the order they were put (its
      * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
     uint64_t jbase, inflight_base;
