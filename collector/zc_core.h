@@ -212,6 +212,10 @@ struct zc_loc {
 struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name);
 /* The same with a given buffer size in events (0 = ZECOLL_BUFFER_EVENTS). */
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap);
+/* Records (a thread's call, a device operation) lost because memory for them or a buffer for
+ * their location could not be allocated: counted as dropped in the summary. */
+void zc_loc_lost(uint64_t n);
+uint64_t zc_loc_lost_count(void);
 /* Appends n events (n <= 14); flushes the buffer to the archive first if it is full. The caller
  * owns loc for the duration (zc_loc_lock); a thread records on its own location with
  * zc_own_begin/zc_own_end instead. */

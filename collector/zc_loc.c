@@ -64,10 +64,17 @@ static atomic_size_t cap_ceiling = SIZE_MAX;
 static void no_memory(const char *name) {
     static atomic_bool once;
     if (!atomic_exchange(&once, true))
-        ZC_WARN("out of memory: cannot allocate even a %d-event buffer (%zu KiB): %s, and any later thread or stream "
-                "that cannot have one, is not recorded",
-                ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10, name);
+        ZC_WARN("ZECOLL_BUFFER_EVENTS=%llu: out of memory: cannot allocate even a %d-event buffer (%zu KiB) for %s: "
+                "it, and any later thread or stream that cannot have one, is not recorded (its records are counted "
+                "as dropped)",
+                (unsigned long long)zc_knobs.BUFFER_EVENTS, ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10,
+                name);
 }
+
+/* Records lost because their thread or stream could not have a buffer (summary: dropped). */
+static atomic_uint_fast64_t lost_no_buffer;
+void zc_loc_lost(uint64_t n) { atomic_fetch_add_explicit(&lost_no_buffer, n, memory_order_relaxed); }
+uint64_t zc_loc_lost_count(void) { return atomic_load(&lost_no_buffer); }
 
 static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
     size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
@@ -401,8 +408,10 @@ struct zc_thread *zc_thread_register(void) {
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
         }
     }
-    /* the slot returns to the free list when this thread exits */
+    /* the slot returns to the free list when this thread exits; without one (no memory) the call
+     * that wanted it is not recorded, and the next one tries again */
     if (t) pthread_setspecific(thread_key, t);
+    else zc_loc_lost(1);
     zc_tls_thread = t;
     tls_registering = false;
     return t;
