@@ -99,6 +99,14 @@ static bool launcher_name(const char *name, const struct zc_strlist *extra) {
     return zc_globs_match(extra, name);
 }
 
+/* name = s, cut to cap (a file name: at most NAME_MAX) */
+static void copy_name(char *name, size_t cap, const char *s) {
+    size_t n = strlen(s);
+    if (n >= cap) n = cap - 1;
+    memcpy(name, s, n);
+    name[n] = 0;
+}
+
 /* Whether this process is a launcher; its name (argv[0]'s or the executable's) into name. */
 static bool launcher_process(const struct zc_strlist *extra, char *name, size_t cap) {
     char buf[PATH_MAX];
@@ -108,14 +116,14 @@ static bool launcher_process(const struct zc_strlist *extra, char *name, size_t 
         close(fd);
         buf[n > 0 ? n : 0] = 0; /* argv[0], NUL-terminated */
         if (launcher_name(base_name(buf), extra)) {
-            snprintf(name, cap, "%s", base_name(buf));
+            copy_name(name, cap, base_name(buf));
             return true;
         }
     }
     ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
     buf[n > 0 ? n : 0] = 0;
     if (!launcher_name(base_name(buf), extra)) return false;
-    snprintf(name, cap, "%s", base_name(buf));
+    copy_name(name, cap, base_name(buf));
     return true;
 }
 
