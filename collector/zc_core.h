@@ -120,6 +120,11 @@ enum zc_ev_type {
     ZC_EV_CALL,
 };
 
+/* ZC_EV_CALL.d = ZC_CALL_RUN: the call holds the MPI event records that follow it (an MPI call
+ * writes its record before it knows how many; the writer counts them, zc_loc.c). */
+#define ZC_CALL_RUN UINT64_MAX
+static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NBC_REQID; }
+
 struct zc_ev {
     uint64_t ts;
     uint32_t type;
@@ -220,6 +225,18 @@ static inline void zc_own_end(struct zc_loc *l) {
     uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
     atomic_store_explicit(&l->seq, s + 1, memory_order_release);
     if (__builtin_expect(zc_own_locked, 0)) zc_loc_unlock(l);
+}
+/* The same where the caller saw zc_own_locked false (a hot path that takes its slow path when the
+ * lock is needed). */
+static inline bool zc_own_begin_unlocked(struct zc_loc *l) {
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    return atomic_load_explicit(&zc_is_active, memory_order_relaxed);
+}
+static inline void zc_own_end_unlocked(struct zc_loc *l) {
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_release);
 }
 /* n events into the own location (between zc_own_begin and zc_own_end) */
 static inline void zc_own_put(struct zc_loc *l, const struct zc_ev *ev, size_t n) {

@@ -103,6 +103,11 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
         e->ts = last = t;
         events++;
         if (e->type == ZC_EV_CALL) {
+            if (e->d == ZC_CALL_RUN) { /* count the records inside it */
+                size_t k = 0;
+                while (i + 1 + k < n && zc_ev_in_call(ev[i + 1 + k].type)) k++;
+                e->d = k;
+            }
             if (ticks) e->b = zc_tickconv(&tc, e->b);
             events += e->c ? 2 : 1;
             if (e->a == zc_region_flush && ticks) events -= 2; /* ours, not the app's */

@@ -159,7 +159,7 @@ static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
     }
     p(level);
     int saved = errno;
-    zc_mpi_end(&c);
+    zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
     errno = saved;
 }
 

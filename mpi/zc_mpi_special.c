@@ -415,7 +415,7 @@ __attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...) {
     if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) return PMPI_Pcontrol(level);
     int r = PMPI_Pcontrol(level);
     int e = errno;
-    zc_mpi_end(&c);
+    zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
     errno = e;
     return r;
 }

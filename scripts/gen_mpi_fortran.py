@@ -89,7 +89,7 @@ def gen_body(e):
     fparams = fortran_sig(e)
     pass_names = [n for _, n in fparams]
     L = []
-    post = []  # after the call, before zc_mpi_end
+    post = []  # after the call (zc_mpi_open), before zc_mpi_close
     frees = []
 
     def sub(old, new):
@@ -124,6 +124,8 @@ def gen_body(e):
         frees.append("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
         frees.append("    if (zc_ris != zc_ris_stack) free(zc_ris);")
     # before the call
+    if shape in ("send", "sendrecv", "sendrecv_replace", "coll"):
+        L.append("    c.has_pre = false;")
     if shape in ("send", "sendrecv", "sendrecv_replace"):
         cnt, typ = ("scount", "stype") if shape == "sendrecv" else ("count", "datatype")
         tag = "tag" if shape == "send" else "stag"
@@ -140,6 +142,8 @@ def gen_body(e):
             L.append(f"    MPI_Comm zc_parent = PMPI_Comm_f2c(*{r['comm']});")
     L.append(f"    zc_p({', '.join(pass_names)});")
     L.append("    int zc_errno = errno;")
+    pre = shape in ("send", "sendrecv", "sendrecv_replace", "coll")
+    L.append(f"    zc_mpi_open{'_pre' if pre else ''}(&c, ZC_MPI_{e['name']});")
     if shape not in ("send", "comm_free", "request_free"):  # the others record by the outcome
         L.append("    int zc_rc = (int)*zc_ierr;")
     ok = "zc_rc == MPI_SUCCESS"
@@ -226,7 +230,7 @@ def gen_body(e):
         pass  # recorded before the call
     else:
         sys.exit(f"gen_mpi_fortran: no Fortran template for shape {shape} ({e['name']})")
-    return L + post + ["    zc_mpi_end(&c);"] + frees + ["    errno = zc_errno;"]
+    return L + post + ["    zc_mpi_close(&c);"] + frees + ["    errno = zc_errno;"]
 
 
 def decl(fparams):

@@ -207,8 +207,10 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
     for (uint32_t i = 0; i < in->cmd.nwaits; i++) {
         ze_event_handle_t ev = in->cmd.waits[i];
         if (!ev || ev->magic != ZS_MAGIC_EVENT) continue; /* destroyed: nothing will ever signal it */
-        if (!ev->signaled) return false;
-        t = zs_max64(t, ev->signal_ns);
+        struct zs_event_state st;
+        zs_event_read(ev, &st);
+        if (!st.signaled) return false;
+        t = zs_max64(t, st.signal_ns);
     }
     if (e->copy_only) {
         if (e->nrunning) return false;
@@ -419,16 +421,17 @@ static void finish_locked(struct zs_inst *in) {
     struct zs_stream *s = in->stream;
     ze_device_handle_t dev = &zs.devices[in->device];
     if (c->kind == ZS_K_RESET && c->target && c->target->magic == ZS_MAGIC_EVENT) {
-        c->target->signaled = false;
-        c->target->has_ts = false;
+        zs_event_reset(c->target);
     }
     if (c->kind == ZS_K_QUERY_TS) {
         for (uint32_t i = 0; i < c->nq; i++) {
             ze_kernel_timestamp_result_t r = {{0, 0}, {0, 0}};
             ze_event_handle_t ev = c->qevents[i];
-            if (ev && ev->magic == ZS_MAGIC_EVENT && ev->signaled && ev->has_ts) {
-                r.global.kernelStart = r.context.kernelStart = ev->ts_start;
-                r.global.kernelEnd = r.context.kernelEnd = ev->ts_end;
+            struct zs_event_state st = {0};
+            if (ev && ev->magic == ZS_MAGIC_EVENT) zs_event_read(ev, &st);
+            if (st.signaled && st.has_ts) {
+                r.global.kernelStart = r.context.kernelStart = st.ts_start;
+                r.global.kernelEnd = r.context.kernelEnd = st.ts_end;
             }
             size_t off = c->qoffsets ? c->qoffsets[i] : i * sizeof(r);
             memcpy((unsigned char *)c->dst + off, &r, sizeof(r));

@@ -125,11 +125,25 @@ struct _ze_event_handle_t {
     uint32_t magic;
     ze_event_pool_handle_t pool;
     uint32_t index;
-    bool signaled;        /* guarded by zs.lock */
-    uint64_t signal_ns;   /* host time at which it became signaled */
-    bool has_ts;          /* kernel timestamps valid */
-    uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
+    /* The event's memory as the device writes it and the host reads it: on hardware, querying an
+     * event's status or timestamps is a read of device-visible memory, with no driver-wide lock
+     * (zs_event.c). Writers (the device completing a command, host signal and reset) take seq
+     * like a lock (odd while writing); readers retry while it is odd or changed. */
+    _Atomic uint32_t seq;
+    _Atomic bool signaled;
+    _Atomic uint64_t signal_ns;   /* host time at which it became signaled */
+    _Atomic bool has_ts;          /* kernel timestamps valid */
+    _Atomic uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
 };
+
+/* A consistent copy of an event's memory, read without zs.lock. */
+struct zs_event_state {
+    bool signaled, has_ts;
+    uint64_t signal_ns, ts_start, ts_end;
+};
+void zs_event_read(ze_event_handle_t ev, struct zs_event_state *st);
+/* Host or device reset of an event's memory (no lock needed). */
+void zs_event_reset(ze_event_handle_t ev);
 
 struct _ze_fence_handle_t {
     uint32_t magic;
