@@ -8,7 +8,10 @@
 # with cores: the background drainer off, buffers large enough that the writer thread never runs,
 # device or API timing off, the whole process pinned to one core or to two.
 #   usage: bench/host_bench.sh DIR [OUTDIR]      (BENCH_REPS=5 BENCH_APPENDS=1000000 BENCH_IMM=200000
-#                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf)
+#                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf
+#                                                 BENCH_PARTS="reg imm wall mpi" BENCH_ZESIM=libzesim.so)
+# BENCH_ZESIM runs the same measures on another build of the simulator (experiments: which part
+# of a difference is the simulator's); BENCH_PARTS picks the groups of measures.
 set -uo pipefail
 D=$(cd "${1:?usage: host_bench.sh DIR [OUTDIR]}" && pwd)
 out=${2:-$(mktemp -d)}
@@ -18,7 +21,9 @@ appends=${BENCH_APPENDS:-1000000}
 imm=${BENCH_IMM:-200000}
 iters=${BENCH_ITERS:-200000}
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
+export ZE_ENABLE_ALT_DRIVERS=${BENCH_ZESIM:-$D/lib/libzesim.so}
+parts=" ${BENCH_PARTS:-reg imm wall mpi} "
+part() { [[ "$parts" == *" $1 "* ]]; }
 unset ZESIM_TRUTH
 app=$D/bin/zc_bench_app
 mapp=$D/bin/zc_mpi_bench
@@ -43,10 +48,10 @@ one() {
   echo "$name $v $o" >>"$raw"
   rm -rf "$work"/t-*
 }
-med() { median ${vals[$1]}; }
-row() { printf '%-58s %10s %10s %10s  %s\n' "$@"; }
-delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2"; }
-ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2"; }
+med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
+row() { [ "$2" = "" ] || [ "$3" = "" ] || printf '%-58s %10s %10s %10s  %s\n' "$@"; }
+delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2" 2>/dev/null; }
+ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2" 2>/dev/null; }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
@@ -59,6 +64,7 @@ mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
 echo "== $(nproc) cores, $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null), $reps alternating runs" | tee "$out/table.txt"
 grep -o -m1 -w -E 'constant_tsc|nonstop_tsc' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$out/table.txt"; echo >>"$out/table.txt"
 for r in $(seq "$reps"); do
+  if part reg; then
   # regular list: host work only (never executed)
   one reg.base append_ns env X=1 "$app" regular "$appends"
   one reg.on append_ns env "${col[@]}" "$app" regular "$appends"
@@ -69,6 +75,8 @@ for r in $(seq "$reps"); do
   one reg.ev.on append_ns env "${col[@]}" "$app" regular "$appends" event
   one reg.pin1.base append_ns taskset -c 3 env X=1 "$app" regular "$appends"
   one reg.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" regular "$appends"
+  fi
+  if part imm; then
   # immediate list: executing on zesim's worker thread
   one imm.base append_ns env X=1 "$app" appends "$imm"
   one imm.on append_ns env "${col[@]}" "$app" appends "$imm"
@@ -82,6 +90,8 @@ for r in $(seq "$reps"); do
   one imm.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" appends "$imm"
   one imm.pin2.base append_ns taskset -c 2,3 env X=1 "$app" appends "$imm"
   one imm.pin2.on append_ns taskset -c 2,3 env "${col[@]}" "$app" appends "$imm"
+  fi
+  if part wall; then
   # wall time and resubmission
   one k.base wall_s env X=1 "$app" kernels 20000 20
   one k.on wall_s env "${col[@]}" "$app" kernels 20000 20
@@ -89,6 +99,8 @@ for r in $(seq "$reps"); do
   one ex.on wall_s env "${col[@]}" "$app" execs 2000 compute
   one cp.base wall_s env X=1 "$app" execs 2000 copy
   one cp.on wall_s env "${col[@]}" "$app" execs 2000 copy
+  fi
+  if part mpi; then
   # MPI
   one mpi.base call_ns mpi 1 self
   one mpi.on call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
@@ -96,6 +108,7 @@ for r in $(seq "$reps"); do
   one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
   one mpi2.base call_ns mpi 2 pair
   one mpi2.on call_ns mpi 2 pair ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
+  fi
 done
 
 {
@@ -139,5 +152,25 @@ if [ -n "$perf" ] && "$perf" stat -e cycles true >/dev/null 2>&1; then
 else
   echo "perf: no hardware counters here (or no perf)" >"$out/perfstat.txt"
   [ -n "$perf" ] && "$perf" stat -e cycles true >>"$out/perfstat.txt" 2>&1
+fi
+# Software events (context switches, migrations) and a profile sampled on the CPU clock, with
+# call graphs: where the immediate-list Append's time goes, ours and the simulator's, kernel
+# included. Works in a guest without a virtual PMU.
+if [ -n "$perf" ] && part imm && "$perf" stat -e task-clock true >/dev/null 2>&1; then
+  for v in base on nodrain; do
+    e=(X=1); [ $v = on ] && e=("${col[@]}"); [ $v = nodrain ] && e=("${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0)
+    "$perf" stat -x, -e task-clock,context-switches,cpu-migrations,page-faults \
+      env "${e[@]}" "$app" appends "$imm" >/dev/null 2>"$out/swstat.imm.$v.txt"
+    rm -rf "$work"/t-*
+  done
+  for v in base on; do
+    e=(X=1); [ $v = on ] && e=("${col[@]}")
+    ( cd "$work" && "$perf" record -q -e cpu-clock -F 20000 -g -o "$work/p.data" -- env "${e[@]}" "$app" appends "$imm" >/dev/null 2>&1 &&
+      "$perf" report -i "$work/p.data" --stdio --no-children --sort sym --percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -70 \
+        >"$out/profile.imm.$v.txt"
+      "$perf" report -i "$work/p.data" --stdio --no-children --sort comm,dso --percent-limit 0.5 -g none 2>/dev/null | grep -v '^$' | head -40 \
+        >>"$out/profile.imm.$v.txt" ) || echo "perf record failed" >"$out/profile.imm.$v.txt"
+    rm -rf "$work"/t-* "$work/p.data"
+  done
 fi
 echo "== raw values in $raw"

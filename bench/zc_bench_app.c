@@ -6,7 +6,8 @@
  *   regular N [event]   the same appends recorded into a regular list that is reset every 8192
  *                       and never executed: host cost only, no simulated GPU work competing
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
- *                       one sync at the end; reports the wall time of the whole run
+ *                       one sync at the end; reports the wall time of the whole run (wall_s) and
+ *                       of the appends and the sync alone (run_s)
  *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
  *                       back to back on a queue of the copy-only / compute group, one sync at
  *                       the end: the cost of resubmitting a list while it is in flight
@@ -142,7 +143,7 @@ int main(int argc, char **argv) {
         CK(zeEventCreate(pool, &ed, i < NEV ? &evs[i] : &ev));
     }
     ze_group_count_t g = {1, 1, 1};
-    double in_appends = 0;
+    double in_appends = 0, in_run = 0;
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
         struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event};
@@ -179,9 +180,11 @@ int main(int argc, char **argv) {
         in_appends = reg_measured(&rr, n);
         CK(zeCommandListDestroy(rl));
     } else {
+        double t0 = now();
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
         CK(zeEventHostSynchronize(ev, UINT64_MAX));
+        in_run = now() - t0;
     }
     CK(zeEventDestroy(ev));
     for (int e = 0; e < NEV; e++) CK(zeEventDestroy(evs[e]));
@@ -192,7 +195,7 @@ int main(int argc, char **argv) {
     CK(zeContextDestroy(ctx));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n, now() - t_start,
-           n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
+    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"run_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n,
+           now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
     return 0;
 }

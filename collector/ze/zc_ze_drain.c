@@ -177,6 +177,51 @@ void zc_ze_inbox_free(struct zc_inbox *ib) {
     free(ib);
 }
 
+/* Pending records and the floor of their starts (stream locked). Written records must keep
+ * their lanes in time order, so a completed record waits until no pending one can start before
+ * it. A record starts no earlier than its submission; an operation of an in-order list also no
+ * earlier than the end of the list's operation before it. So when the only pending records are
+ * one in-order list's (an in-order immediate list per engine, as SYCL and PyTorch submit), the
+ * floor is the end of its last drained operation, and completed records are written as they
+ * come, however far the application runs ahead of the device. */
+static void pend_enter(struct zc_stream *s, struct zc_rec *r) {
+    struct zc_list *l = r->list;
+    if (l && l->immediate && l->in_order) {
+        r->pend = ZC_PEND_INORDER;
+        if (l->npend++ == 0) s->nlists++;
+    } else {
+        r->pend = ZC_PEND_OTHER;
+        s->nother++;
+    }
+}
+
+static void pend_leave(struct zc_stream *s, struct zc_rec *r) {
+    if (r->pend == ZC_PEND_INORDER) {
+        struct zc_list *l = r->list;
+        if (r->state == ZC_REC_DONE && r->end_ns > l->done_end) l->done_end = r->end_ns;
+        if (--l->npend == 0) s->nlists--;
+    } else if (r->pend == ZC_PEND_OTHER) {
+        s->nother--;
+    }
+    r->pend = ZC_PEND_NONE;
+}
+
+/* The list is going away: its pending records count as anybody's (stream locked). */
+void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r) {
+    if (r->pend != ZC_PEND_INORDER) return;
+    pend_leave(s, r);
+    r->pend = ZC_PEND_OTHER;
+    s->nother++;
+}
+
+static uint64_t pending_floor(const struct zc_stream *s) {
+    if (!s->head) return UINT64_MAX;
+    uint64_t w = s->head->submit_ns;
+    if (s->nother == 0 && s->nlists == 1 && s->head->pend == ZC_PEND_INORDER && s->head->list->done_end > w)
+        w = s->head->list->done_end;
+    return w;
+}
+
 /* Entries become records in the stream's pending list, kept in submission order (one list's
  * entries are; the lists of one engine interleave). drain_lock and lock held. */
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
@@ -221,6 +266,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
             if (after) after->next = r;
             else s->head = r;
             s->npending++;
+            pend_enter(s, r);
         }
         atomic_store_explicit(&ib->head, head, memory_order_release);
         if (emptied) {
@@ -259,6 +305,7 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     else s->head = r;
     s->tail = r;
     s->npending++;
+    pend_enter(s, r);
     bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
     if (drain) s->pushes_since_drain = 0;
     pthread_mutex_unlock(&s->lock);
@@ -495,7 +542,7 @@ static void write_rec(struct zc_stream *s, struct zc_rec *r) {
 /* ---------------------------------------------------------------- drain */
 
 static void emit_locked(struct zc_stream *s) {
-    uint64_t watermark = s->head ? s->head->submit_ns : UINT64_MAX;
+    uint64_t watermark = pending_floor(s);
     while (s->ndone && s->done[0]->start_ns <= watermark) {
         struct zc_rec *r = heap_pop(s);
         write_rec(s, r);
@@ -562,6 +609,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             else s->tail = r->prev;
             s->npending--;
             r->state = ZC_REC_DONE;
+            pend_leave(s, r);
             uevent_complete(r);
             /* the execution's helper slot is free once its records completed, even if they wait
              * here for earlier submissions before being written */
@@ -703,6 +751,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
                 if (r->next) r->next->prev = r->prev;
                 else s->tail = r->prev;
                 s->npending--;
+                pend_leave(s, r);
                 atomic_fetch_add(&dropped_records, 1);
                 r->own_inj = false; /* its event dies with the context */
                 zc_ze_rec_done(r);

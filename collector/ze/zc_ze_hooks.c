@@ -434,7 +434,10 @@ static void detach_records(struct zc_list *l) {
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         for (struct zc_rec *r = s->head; r; r = r->next)
-            if (r->list == l) r->list = NULL;
+            if (r->list == l) {
+                zc_ze_pend_detach(s, r);
+                r->list = NULL;
+            }
         /* completed records waiting to be written in order too */
         for (size_t i = 0; i < s->ndone; i++)
             if (s->done[i]->list == l) s->done[i]->list = NULL;

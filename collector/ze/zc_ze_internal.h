@@ -228,7 +228,9 @@ struct zc_rec {
     ze_event_handle_t user_event; /* the app event re-signalled after this op, if any */
     struct zc_list *list;       /* immediate records: their list (deferred event recycling) */
     uint64_t seq;               /* immediate records: append number in their list */
+    uint8_t pend;               /* while pending: how it counts for its stream's floor (ZC_PEND_*) */
 };
+enum { ZC_PEND_NONE, ZC_PEND_INORDER /* counted in its in-order list */, ZC_PEND_OTHER };
 
 struct zc_stream {
     pthread_mutex_t drain_lock; /* one drainer at a time (taken before lock) */
@@ -239,6 +241,10 @@ struct zc_stream {
     pthread_mutex_t lock;
     struct zc_rec *head, *tail; /* pending records in submission order */
     uint64_t npending, pushes_since_drain;
+    /* what bounds the start of pending records (emit_locked): in-order immediate lists with
+     * pending records here, and pending records of anything else */
+    uint32_t nlists;
+    uint64_t nother;
     struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
     size_t ndone, cap_done;
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
@@ -264,6 +270,8 @@ void zc_ze_streams_flush(void);
 uint64_t zc_ze_dropped_records(void);
 void zc_ze_drop_context(struct zc_ctx *x);
 void zc_ze_rec_free(struct zc_rec *r);
+/* A pending record's list goes away (stream locked). */
+void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r);
 /* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
 void zc_ze_rec_done(struct zc_rec *r);
 /* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
@@ -315,6 +323,10 @@ struct zc_list {
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
     struct zc_stream *stream; /* immediate lists: their engine's stream */
+    /* immediate in-order lists, under their stream's lock: records pending on the stream, and
+     * the end of the last one drained (the list's next operation starts no earlier) */
+    uint32_t npend;
+    uint64_t done_end;
     pthread_mutex_t lock;
     /* events of completed immediate operations, reset and handed back by drainers (lock) */
     ze_event_handle_t *ret;

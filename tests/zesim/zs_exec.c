@@ -89,15 +89,22 @@ static struct zs_engine *engine_get_locked(ze_device_handle_t dev, int ordinal, 
     return e;
 }
 
+/* A command streamer polls its ring: submitting work is a memory write and a doorbell, not a
+ * system call. With ZESIM_POLL_US an idle worker polls `gen` that long before it sleeps, and a
+ * kick signals the condition variable only when the worker sleeps; without it (the default, kind
+ * to a loaded 2-core CI machine) every kick of an idle engine wakes a sleeping thread. */
+void zs_engine_kick_locked(struct zs_engine *e) {
+    e->kick = true;
+    atomic_fetch_add_explicit(&e->gen, 1, memory_order_release);
+    if (!e->polling) pthread_cond_signal(&e->cv);
+}
+
 void zs_kick_all_locked(void) {
     for (int d = 0; d < zs.cfg.ndev; d++)
         for (int g = 0; g < ZS_NGROUPS; g++)
             for (int i = 0; i < ZS_MAX_ENGINES; i++) {
                 struct zs_engine *e = zs.devices[d].engines[g][i];
-                if (e && (e->streams || e->running)) {
-                    e->kick = true;
-                    pthread_cond_signal(&e->cv);
-                }
+                if (e && (e->streams || e->running)) zs_engine_kick_locked(e);
             }
 }
 
@@ -474,6 +481,28 @@ static void timed_wait(struct zs_engine *e, uint64_t until_raw) {
     pthread_cond_timedwait(&e->cv, &zs.lock, &dl);
 }
 
+/* Nothing to do until until_raw (UINT64_MAX: until kicked); zs.lock held. */
+static void engine_idle(struct zs_engine *e, uint64_t until_raw) {
+    if (zs.cfg.poll_ns) {
+        uint64_t gen = atomic_load_explicit(&e->gen, memory_order_acquire);
+        uint64_t now = zs_now(), stop = now + zs.cfg.poll_ns;
+        if (until_raw < stop) stop = until_raw;
+        e->polling = true;
+        pthread_mutex_unlock(&zs.lock);
+        while (atomic_load_explicit(&e->gen, memory_order_acquire) == gen && (now = zs_now()) < stop) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        pthread_mutex_lock(&zs.lock);
+        e->polling = false;
+        /* kicked, or a command ends now: back to work; else sleep as below */
+        if (e->kick || atomic_load_explicit(&e->gen, memory_order_acquire) != gen || now >= until_raw) return;
+    }
+    if (until_raw == UINT64_MAX) pthread_cond_wait(&e->cv, &zs.lock);
+    else timed_wait(e, until_raw);
+}
+
 static void *engine_main(void *arg) {
     struct zs_engine *e = arg;
     pthread_mutex_lock(&zs.lock);
@@ -531,8 +560,7 @@ static void *engine_main(void *arg) {
         if (e->kick) continue;
         uint64_t next = UINT64_MAX;
         for (struct zs_inst *in = e->running; in; in = in->run_next) next = in->end_ns < next ? in->end_ns : next;
-        if (next == UINT64_MAX) pthread_cond_wait(&e->cv, &zs.lock);
-        else timed_wait(e, next);
+        engine_idle(e, next);
     }
     return NULL;
 }
@@ -547,9 +575,7 @@ static void enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
     else s->head = in;
     s->tail = in;
     s->npending++;
-    struct zs_engine *e = s->engine;
-    e->kick = true;
-    pthread_cond_signal(&e->cv);
+    zs_engine_kick_locked(s->engine);
 }
 
 struct ring_arg {

@@ -60,6 +60,7 @@ struct zs_config {
     double copy_latency_ns, copy_bytes_per_ns;
     uint64_t sync_op_ns, launch_latency_ns;
     uint64_t ring_cmds;
+    uint64_t poll_ns; /* ZESIM_POLL_US: an idle engine polls this long before it sleeps */
     char *truth_path;
     struct zs_fault *faults;
     int nfaults;
@@ -308,6 +309,8 @@ struct zs_engine {
     bool started;
     pthread_cond_t cv;
     bool kick;
+    bool polling;          /* the worker polls gen instead of sleeping on cv (ZESIM_POLL_US) */
+    _Atomic uint64_t gen;  /* bumped whenever the engine has something new to look at */
     struct zs_stream *streams;
     struct zs_inst *running;
     uint64_t nrunning;
@@ -387,6 +390,7 @@ double zs_kernel_duration(const struct zs_kcapture *kc, uint64_t items);
 void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start,
                             uint64_t ts_end);
 void zs_kick_all_locked(void);
+void zs_engine_kick_locked(struct zs_engine *e);
 
 /* zs_exec.c */
 ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns);
