@@ -125,10 +125,12 @@ static void event_unget(struct zc_list *l, ze_event_handle_t e) {
 }
 
 /* ---------------------------------------------------------------- record completion */
+/* `done` stays signalled until the slot is taken again (slot_take resets it): an Execute that
+ * waits for a slot waits on the oldest one's `done`, which must not be reset under it by a
+ * drainer that collected that execution first. */
 static void slot_release(struct zc_slot *s) {
-    if (s->done) zc_ze_real.ze_event.pfnHostReset(s->done);
     if (s->started) zc_ze_real.ze_event.pfnHostReset(s->started);
-    /* release: the next Execute that sees !busy sees the reset done event */
+    /* release: the next Execute that sees !busy sees the reset event */
     __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
 }
 
@@ -264,8 +266,10 @@ void zc_ze_post_zeCommandQueueCreate(ze_command_queue_create_params_t *p, ze_res
     if (err) free(q);
 }
 
+static void harvest_queue_destroy(struct zc_queue *q);
 void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struct zc_ze_call *c) {
     struct zc_queue *q = zc_map_del(&zc_ze.queues, *p->phCommandQueue);
+    harvest_queue_destroy(q);
     if (q) zc_ze_stream_drain(q->stream); /* the stream lives on: its lanes are locations */
     free(q);
 }
@@ -378,16 +382,14 @@ static void slots_destroy(struct zc_list *l, bool ctx_dying) {
     }
     for (uint32_t i = 0; i < l->nslots; i++) {
         struct zc_slot *s = &l->slots[i];
+        if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
+        if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
+        if (s->harvest) zc_ze_real.ze_command_list.pfnDestroy(s->harvest);
+        if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
         if (!ctx_dying) {
-            if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
-            if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
-            if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
             if (s->done) zc_ze_event_put(l->ctx, s->done);
             if (s->started) zc_ze_event_put(l->ctx, s->started);
-        } else {
-            if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
-            if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
-            if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
+            if (s->copied) zc_ze_event_put(l->ctx, s->copied);
         }
     }
     free(l->slots);
@@ -445,9 +447,11 @@ static void detach_records(struct zc_list *l) {
     }
 }
 
+static void slots_quiesce(struct zc_list *l);
 void zc_ze_pre_zeCommandListReset(ze_command_list_reset_params_t *p, struct zc_ze_call *c) {
     struct zc_list *l = zc_ze_list(*p->phCommandList);
     if (!l) return;
+    slots_quiesce(l);
     zc_ze_drain_all(false, 0);
     list_free_resources(l, false);
 }
@@ -457,6 +461,7 @@ void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct 
     if (!l) return;
     /* release: a cache that sees the new generation no longer hands out l */
     atomic_fetch_add_explicit(&list_gen, 1, memory_order_release);
+    slots_quiesce(l);
     zc_ze_drain_all(false, 0);
     if (l->inbox) zc_ze_inbox_free(l->inbox); /* drains what is still in it */
     l->inbox = NULL;
@@ -848,16 +853,38 @@ void zc_ze_post_zeCommandListAppendQueryKernelTimestamps(ze_command_list_append_
 }
 
 /* ---------------------------------------------------------------- executions of regular lists */
+/* Every driver entry the helper lists need (a driver may leave any of them NULL). */
+static bool slot_entries(bool harvest) {
+    struct zc_ze_real *R = &zc_ze_real;
+    bool ok = R->ze_command_list.pfnCreate && R->ze_command_list.pfnDestroy && R->ze_command_list.pfnClose &&
+              R->ze_command_list.pfnAppendWaitOnEvents && R->ze_command_list.pfnAppendEventReset &&
+              R->ze_command_list.pfnAppendSignalEvent && R->ze_command_list.pfnAppendQueryKernelTimestamps &&
+              R->ze_mem.pfnAllocHost && R->ze_mem.pfnFree && R->ze_event.pfnHostSignal && R->ze_event.pfnHostReset &&
+              R->ze_event.pfnHostSynchronize && R->ze_event.pfnQueryStatus && R->ze_event.pfnQueryKernelTimestamp;
+    if (harvest)
+        ok = ok && R->ze_command_queue.pfnCreate &&
+             R->ze_command_queue.pfnExecuteCommandLists && R->ze_command_queue.pfnSynchronize &&
+             R->ze_command_queue.pfnDestroy;
+    return ok;
+}
+
+/* Whether copy executions of l are harvested on a compute engine (else read from the host). */
+static bool list_harvested(const struct zc_list *l) {
+    return l->copy_only && l->dev && l->dev->harvest_ordinal >= 0 && slot_entries(true);
+}
+
 static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     ze_context_handle_t ctx = l->ctx->h;
     ze_device_handle_t dev = l->dev->h;
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
     struct zc_ze_real *R = &zc_ze_real;
+    bool harvest = list_harvested(l);
     uint32_t n = l->ntmpl;
+    memset(s, 0, sizeof(*s));
+    if (!slot_entries(harvest)) return NULL;
     ze_event_handle_t *inj = malloc(n * sizeof(*inj));
     if (!inj) return NULL;
     for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
-    memset(s, 0, sizeof(*s));
     s->done = zc_ze_event_get(l->ctx);
     s->started = zc_ze_event_get(l->ctx);
     if (!s->done || !s->started) goto fail;
@@ -873,29 +900,52 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
         R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
         goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
-    if (!l->copy_only) {
-        /* copy engines cannot run QueryKernelTimestamps: copy lists are read from the host */
+    if (!l->copy_only || harvest) {
         ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
         if (R->ze_mem.pfnAllocHost(ctx, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS) goto fail;
+    }
+    if (!l->copy_only) {
         if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) !=
-            ZE_RESULT_SUCCESS)
+                ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
+            goto fail;
+    } else if (harvest) {
+        /* copy engines run their commands in order: the signal follows the list */
+        ze_command_list_desc_t hd = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, (uint32_t)l->dev->harvest_ordinal, 0};
+        s->copied = zc_ze_event_get(l->ctx);
+        if (!s->copied || R->ze_command_list.pfnAppendSignalEvent(s->post, s->copied) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnCreate(ctx, dev, &hd, &s->harvest) != ZE_RESULT_SUCCESS)
+            goto fail;
+        /* Signals and resets run after the commands before them in a list (Intel's driver
+         * encodes them as pipe controls or flushes that wait for the work before; zesim models
+         * it), as the compute post list already relies on. copied is reset before done: once
+         * done is seen the slot may be taken for another execution, whose post signals copied
+         * again, and whose Execute resets done. Nothing here waits for done. */
+        if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) !=
+                ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, l->gate) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnClose(s->harvest) != ZE_RESULT_SUCCESS)
             goto fail;
     } else {
-        /* copy engines run their commands in order: a signal follows everything before it */
-        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS) goto fail;
+        /* no compute engine: the host reads our events, one execution in flight at a time */
+        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
+            goto fail;
     }
-    if (R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS ||
-        R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS)
-        goto fail;
+    if (R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS) goto fail;
     free(inj);
     return s;
 fail:
     free(inj);
     if (s->pre) R->ze_command_list.pfnDestroy(s->pre);
     if (s->post) R->ze_command_list.pfnDestroy(s->post);
+    if (s->harvest) R->ze_command_list.pfnDestroy(s->harvest);
     if (s->buf) R->ze_mem.pfnFree(ctx, s->buf);
     if (s->done) zc_ze_event_put(l->ctx, s->done);
     if (s->started) zc_ze_event_put(l->ctx, s->started);
+    if (s->copied) zc_ze_event_put(l->ctx, s->copied);
     memset(s, 0, sizeof(*s));
     return NULL;
 }
@@ -904,7 +954,7 @@ fail:
  * execution when every slot is in flight; counts that as a stall. */
 static struct zc_slot *slot_take(struct zc_list *l) {
     uint32_t cap = zc_knobs.HARVEST_BUFFERS ? (uint32_t)zc_knobs.HARVEST_BUFFERS : 1;
-    if (l->copy_only) cap = 1; /* read from the host before the next execution resets them */
+    if (l->copy_only && !list_harvested(l)) cap = 1; /* read from the host before the next execution resets them */
     if (l->slots_build != l->build || !l->slots) {
         slots_destroy(l, false);
         l->slots = calloc(cap, sizeof(*l->slots));
@@ -922,6 +972,7 @@ static struct zc_slot *slot_take(struct zc_list *l) {
             struct zc_slot *s = &l->slots[k];
             if (!__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
                 l->next_slot = (k + 1) % (l->nslots ? l->nslots : 1);
+                zc_ze_real.ze_event.pfnHostReset(s->done); /* from its previous execution */
                 return s;
             }
         }
@@ -962,6 +1013,7 @@ static void host_reset(struct zc_list *l) {
 struct exec_plan {
     struct zc_list *list;
     struct zc_exec *exec;
+    struct zc_slot *slot; /* its harvest list runs once the Execute succeeded */
 };
 
 /* Executions and the per-call arrays are reused: Execute is a hot path in apps that resubmit
@@ -1005,6 +1057,102 @@ static bool scratch_reserve(uint32_t n) {
     sc->plan = p;
     sc->cap = cap;
     return true;
+}
+
+/* ---------------------------------------------------------------- harvests of copy executions */
+static pthread_mutex_t harvest_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The app queue's harvest queue (created at its first copy execution), or NULL. */
+static ze_command_queue_handle_t harvest_queue(struct zc_queue *q) {
+    if (!q || !q->dev || q->dev->harvest_ordinal < 0 || !q->ctx) return NULL;
+    pthread_mutex_lock(&harvest_lock);
+    if (!q->harvest) {
+        /* low priority: it only copies a few timestamps and opens the next execution */
+        ze_command_queue_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, (uint32_t)q->dev->harvest_ordinal,
+                                     q->dev->harvest_index, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                     ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW};
+        if (zc_ze_real.ze_command_queue.pfnCreate(q->ctx->h, q->dev->h, &d, &q->harvest) != ZE_RESULT_SUCCESS)
+            q->harvest = NULL;
+    }
+    ze_command_queue_handle_t h = q->harvest;
+    pthread_mutex_unlock(&harvest_lock);
+    return h;
+}
+
+/* What the harvest list does, done by the host instead (no harvest queue, or it refused the
+ * harvest): blocks until the copy execution ran. Never leaves the gate closed. */
+static void harvest_on_host(struct zc_list *l, struct zc_slot *s) {
+    struct zc_ze_real *R = &zc_ze_real;
+    atomic_fetch_add(&zc_ze.stalls, 1);
+    if (R->ze_event.pfnHostSynchronize(s->copied, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u) == ZE_RESULT_SUCCESS)
+        for (uint32_t i = 0; i < l->ntmpl; i++) {
+            ze_kernel_timestamp_result_t ts = {{0, 0}, {0, 0}};
+            if (l->tmpl[i].inj) R->ze_event.pfnQueryKernelTimestamp(l->tmpl[i].inj, &ts);
+            s->buf[i] = ts;
+        }
+    R->ze_event.pfnHostReset(s->copied);
+    R->ze_event.pfnHostSignal(l->gate);
+    R->ze_event.pfnHostSignal(s->done); /* last, as in the harvest list */
+}
+
+static void harvest_flush(ze_command_queue_handle_t hq, const struct exec_plan *plan, ze_command_list_handle_t *lists,
+                          const uint32_t *idx, uint32_t k) {
+    if (zc_ze_real.ze_command_queue.pfnExecuteCommandLists(hq, k, lists, NULL) == ZE_RESULT_SUCCESS) return;
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&warned))
+        ZC_WARN("the harvest queue refused a submission: copy executions are harvested by the host (blocking)");
+    for (uint32_t j = 0; j < k; j++) harvest_on_host(plan[idx[j]].list, plan[idx[j]].slot);
+}
+
+static void harvest_submit(struct zc_queue *q, const struct exec_plan *plan, uint32_t n) {
+    ze_command_queue_handle_t hq = NULL;
+    bool asked = false;
+    ze_command_list_handle_t lists[16];
+    uint32_t idx[16], k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!plan[i].slot || !plan[i].slot->harvest) continue;
+        if (!asked) {
+            hq = harvest_queue(q);
+            asked = true;
+        }
+        if (!hq) {
+            harvest_on_host(plan[i].list, plan[i].slot);
+            continue;
+        }
+        idx[k] = i;
+        lists[k++] = plan[i].slot->harvest;
+        if (k == 16) {
+            harvest_flush(hq, plan, lists, idx, k);
+            k = 0;
+        }
+    }
+    if (k) harvest_flush(hq, plan, lists, idx, k);
+}
+
+/* The app destroys its queue: ours goes with it, once idle. */
+static void harvest_queue_destroy(struct zc_queue *q) {
+    if (!q || !q->harvest) return;
+    zc_ze_real.ze_command_queue.pfnSynchronize(q->harvest, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+    zc_ze_real.ze_command_queue.pfnDestroy(q->harvest);
+    q->harvest = NULL;
+}
+
+/* A list about to be reset or destroyed: the harvests of its executions still run a little
+ * after the app saw them complete; wait for them (bounded) and collect. */
+static void slots_quiesce(struct zc_list *l) {
+    bool waited = false;
+    pthread_mutex_lock(&l->lock);
+    for (uint32_t i = 0; i < l->nslots; i++) {
+        struct zc_slot *s = &l->slots[i];
+        if (!s->harvest || !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) continue;
+        ze_event_handle_t done = s->done;
+        pthread_mutex_unlock(&l->lock);
+        zc_ze_real.ze_event.pfnHostSynchronize(done, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+        waited = true;
+        pthread_mutex_lock(&l->lock);
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (waited) zc_ze_drain_all(false, 0);
 }
 
 /* Every execution of a list we timed is wrapped as [pre, list, post] (see struct zc_slot).
@@ -1059,7 +1207,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         if (s) out[o++] = s->pre;
         out[o++] = in[i];
         if (s) out[o++] = s->post;
-        plan[i] = (struct exec_plan){s ? l : NULL, x};
+        plan[i] = (struct exec_plan){s ? l : NULL, x, s};
         if (s && !x) __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
     }
     if (!out) return;
@@ -1075,6 +1223,8 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
                                                   struct zc_ze_call *c) {
     struct exec_plan *plan = c->ptr;
     struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
+    /* the harvests of copy executions: whatever else happens, they open the gates */
+    if (r == ZE_RESULT_SUCCESS && plan) harvest_submit(q, plan, c->nlists);
     bool record = r == ZE_RESULT_SUCCESS && q && q->stream && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
     for (uint32_t i = 0; plan && i < c->nlists; i++) {
         struct zc_exec *x = plan[i].exec;

@@ -91,6 +91,10 @@ struct zc_dev {
     uint32_t kbits, gbits; /* kernel / global timestamp valid bits */
     uint32_t ngroups;
     bool copy_only[ZC_ZE_MAX_GROUPS];
+    /* where copy executions' timestamps are harvested: a compute group (the last engine of the
+     * first one, the least likely to be the app's default); -1 if the device has none */
+    int harvest_ordinal;
+    uint32_t harvest_index;
     pthread_mutex_t clock_lock;
     struct zc_anchor *anchors;
     size_t nanchors, cap_anchors;
@@ -301,12 +305,19 @@ struct zc_tmpl {
 
 /* A prepared pair of helper lists for one in-flight execution of a regular list:
  * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)],
- * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)]
- * (copy engines, which run in order: post = [SignalEvent(done), SignalEvent(gate)], no buf). */
+ * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)].
+ * Copy engines cannot run QueryKernelTimestamps: there post = [SignalEvent(copied)], and a
+ * harvest list of ours, executed on a compute engine of the same device (the app queue's
+ * harvest queue, zc_queue), reads the timestamps once the copy execution signalled:
+ * harvest = [QueryKernelTimestamps(inj... -> buf, wait copied), EventReset(copied),
+ * SignalEvent(gate), SignalEvent(done)] (done last: see slot_build). So the device orders the executions and the host
+ * never waits for one. A device without a compute engine: post = [SignalEvent(done),
+ * SignalEvent(gate)], no buf, and the host reads our events before the next execution (one in
+ * flight at a time). */
 struct zc_slot {
-    ze_command_list_handle_t pre, post;
+    ze_command_list_handle_t pre, post, harvest;
     ze_kernel_timestamp_result_t *buf;
-    ze_event_handle_t done, started;
+    ze_event_handle_t done, started, copied;
     bool busy;
 };
 
@@ -359,6 +370,10 @@ struct zc_queue {
     uint32_t ordinal, index, flags;
     bool copy_only, sync;
     struct zc_stream *stream;
+    /* copy queues: ours, on the device's harvest engine, for the harvest lists of the
+     * executions submitted here (created at the first; one per app queue, so that executions
+     * that the app's queues keep apart never wait for each other's harvest) */
+    ze_command_queue_handle_t harvest;
 };
 
 /* ---------------------------------------------------------------- events the app owns */
