@@ -115,6 +115,15 @@ enum zc_ev_type {
     ZC_EV_MPI_NBC_REQUEST,  /* d = request id */
     ZC_EV_MPI_NBC_COMPLETE, /* as COLL_END; always followed by ZC_EV_MPI_NBC_REQID in the same put */
     ZC_EV_MPI_NBC_REQID,    /* d = request id of the NBC_COMPLETE before it */
+    /* Requests the MPI layer leaves to the writer to match (mpi/zc_mpi_resolve.c: MPI_THREAD_SINGLE
+     * and FUNNELED, where one thread makes every MPI call): d = the MPI_Request handle. The
+     * writer turns them into the events above, with request ids, or into ZC_EV_MPI_NOP. */
+    ZC_EV_MPI_ISEND_H,  /* as ZC_EV_MPI_ISEND */
+    ZC_EV_MPI_IRECV_H,  /* a = communicator */
+    ZC_EV_MPI_DONE_H,   /* a = flags (ZC_DONE_STATUS; bits above: cancelled), b = bytes, c = peer << 32 | tag */
+    ZC_EV_MPI_TEST_H,   /* tested, not completed */
+    ZC_EV_MPI_FREE_H,   /* MPI_Request_free: no completion will be recorded */
+    ZC_EV_MPI_NOP,      /* nothing to write (inside a call's run) */
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
@@ -123,7 +132,8 @@ enum zc_ev_type {
 /* ZC_EV_CALL.d = ZC_CALL_RUN: the call holds the MPI event records that follow it (an MPI call
  * writes its record before it knows how many; the writer counts them, zc_loc.c). */
 #define ZC_CALL_RUN UINT64_MAX
-static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NBC_REQID; }
+static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NOP; }
+enum { ZC_DONE_STATUS = 1 }; /* ZC_EV_MPI_DONE_H.a: a status came; a >> 1 != 0: it says cancelled */
 
 struct zc_ev {
     uint64_t ts;
@@ -158,6 +168,7 @@ struct zc_loc {
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
+    void *resolve;         /* thread locations: the state of zc_loc_resolver (whoever converts) */
     size_t nheld, cap_held;
     char name[64];
     struct zc_loc *next;
@@ -178,6 +189,10 @@ static inline void zc_loc_lock(struct zc_loc *l) {
     }
 }
 static inline void zc_loc_unlock(struct zc_loc *l) { atomic_flag_clear_explicit(&l->busy, memory_order_release); }
+/* Set by the MPI layer when it defers request matching: turns a thread location's buffer's
+ * ZC_EV_MPI_*_H events into final ones, in order, before they are converted (by whoever converts
+ * that location's buffers: one at a time). */
+extern void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
 /* Flushes every location (at finalize), after the writer thread finished what it was given. */
 void zc_loc_flush_all(void);
 /* Hands loc's full buffer to the writer thread, or writes it out here if that is not possible
@@ -192,7 +207,7 @@ struct zc_loc *zc_loc_list(void);
 /* ---------------------------------------------------------------- threads */
 struct zc_thread {
     struct zc_loc *loc;
-    uint64_t callsites; /* per-thread callsite counter */
+    uint64_t callsite;  /* the last callsite id given: unique per process, thread index + 1 in bits 40+ */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
 };

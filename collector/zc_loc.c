@@ -86,15 +86,27 @@ static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
  * One buffer per location at a time (the writer thread's, or the in-place writer's). */
+void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
+
 static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
+    if (ticks && zc_loc_resolver) zc_loc_resolver(loc, ev, n);
     if (ticks) zc_tickconv_begin(&tc);
     uint64_t last = loc->last_ts, clamped = 0, events = 0;
     size_t leave_at = SIZE_MAX; /* a call's Leave comes after the events inside it (zc_core.h) */
     struct zc_ev *call = NULL;
     for (size_t i = 0; i < n; i++) {
         struct zc_ev *e = &ev[i];
+        if (e->type == ZC_EV_MPI_NOP) { /* not written: keeps its place in its call */
+            e->ts = last;
+            if (i == leave_at) {
+                if (call->b < last) call->b = last;
+                last = call->b;
+                leave_at = SIZE_MAX;
+            }
+            continue;
+        }
         uint64_t t = ticks ? zc_tickconv(&tc, e->ts) : e->ts;
         if (t < last) {
             t = last;
@@ -312,6 +324,7 @@ struct zc_thread *zc_thread_register(void) {
             /* named after the index the registry gave it, so names are unique like ids */
             t->index = (uint32_t)(t->loc->id >> 32);
             t->comm_rank = t->loc->comm_rank;
+            t->callsite = (uint64_t)(t->index + 1) << 40;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
             pthread_setspecific(thread_key, t);

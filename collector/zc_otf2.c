@@ -312,6 +312,7 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
             if (e != OTF2_SUCCESS) break;
         }
         const struct zc_ev *x = &ev[i];
+        if (x->type == ZC_EV_MPI_NOP) continue; /* resolved to nothing (zc_loc_resolver) */
         if (x->ts < ts_min) ts_min = x->ts;
         if (x->ts > ts_max) ts_max = x->ts;
         switch (x->type) {

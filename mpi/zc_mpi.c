@@ -330,15 +330,23 @@ void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const 
 static struct zc_rt_slot zr_empty[1]; /* the table before the first request: one free slot */
 struct zc_mpi_rt zc_mpi_rt = {zr_empty, 0, 0};
 pthread_mutex_t zc_mpi_reqs_lock = PTHREAD_MUTEX_INITIALIZER;
-bool zc_mpi_reqs_mt;
+bool zc_mpi_reqs_mt, zc_mpi_deferred, zc_mpi_rt_used;
 
-void zc_mpi_set_thread_multiple(bool mt) { zc_mpi_reqs_mt = mt; }
+void zc_mpi_set_thread_level(int level) {
+    zc_mpi_reqs_mt = level == MPI_THREAD_MULTIPLE;
+#ifdef OMPI_MAJOR_VERSION /* the writer reads cancellation and size from Open MPI's status */
+    /* only the thread that initialised MPI makes MPI calls: its location sees every request */
+    zc_mpi_deferred = level <= MPI_THREAD_FUNNELED && zc_knobs.MPI_WRITER_MATCHING;
+    if (zc_mpi_deferred) zc_mpi_resolver_install();
+#endif
+}
 
 /* Out of line: rare, and they keep the wrappers short. */
 struct zc_req *zc_mpi_req_alloc_slow(void) { return calloc(1, sizeof(struct zc_req)); }
 void zc_mpi_req_free_slow(struct zc_req *r) { free(r); }
 
 struct zc_rt_slot *zc_mpi_rt_add(MPI_Request k) {
+    zc_mpi_rt_used = true;
     if ((zc_mpi_rt.n + 1) * 2 > zc_mpi_rt.mask + 1 && !zc_mpi_rt_grow()) return NULL;
     size_t i = zr_hash(k, zc_mpi_rt.mask);
     while (zc_mpi_rt.s[i].key) i = (i + 1) & zc_mpi_rt.mask;
@@ -473,6 +481,7 @@ struct zc_req *zc_mpi_take(MPI_Request req) { return zr_take(req, zc_thread_get(
 void *zc_mpi_reqs_alloc(int n) { return malloc((size_t)n * (sizeof(MPI_Request) + sizeof(struct zc_req *))); }
 
 bool zc_mpi_need_status(struct zc_req *const *ris, int n) {
+    if (zc_mpi_deferred) return n > 0; /* whatever the writer matches may be a receive */
     for (int i = 0; ris && i < n; i++) {
         const struct zc_req *r = ris[i];
         if (!r) continue;
@@ -501,10 +510,28 @@ static void settle_failed(struct zc_mpi_call *c, MPI_Request before, struct zc_r
 }
 
 /* Anything but every request completing (a test that found some pending, a failure). */
+/* A handle the writer matches: what the call did to it (as settle_failed, zr_completed and
+ * not_completed do to a record). */
+static void raw_settle(struct zc_mpi_call *c, MPI_Request before, MPI_Request after, int rc, bool completed, bool tested,
+                       const MPI_Status *st) {
+    if (rc != MPI_SUCCESS) {
+        if (after == MPI_REQUEST_NULL) zr_raw_done(c, before, MPI_STATUS_IGNORE);
+    } else if (completed) {
+        zr_raw_done(c, before, st);
+    } else if (tested) {
+        zr_raw_test(c, before);
+    }
+}
+
+/* Anything but every request completing (a test that found some pending, a failure). */
 void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                             const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        if (!ris[i]) {
+            if (zr_raw(NULL, before[i]))
+                raw_settle(c, before[i], after ? after[i] : before[i], rc, flag, test, sts ? &sts[i] : NULL);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else if (flag) zr_completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
         else not_completed(c, before[i], ris[i], test);
@@ -513,7 +540,10 @@ void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, st
 
 void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
                        bool test, const MPI_Status *st) {
-    if (!ri) return;
+    if (!ri) {
+        if (zr_raw(NULL, before)) raw_settle(c, before, after, rc, flag, test, st);
+        return;
+    }
     if (rc != MPI_SUCCESS) settle_failed(c, before, ri, after);
     else if (flag) zr_completed(c, before, ri, st);
     else not_completed(c, before, ri, test);
@@ -521,35 +551,69 @@ void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req 
 
 void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                        const MPI_Request *after, int rc, int flag, bool test, int index, const MPI_Status *st) {
-    if (!ris) return;
+    if (!ris && !before) return; /* not followed; ris NULL with before: all the writer's */
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        /* one test record per call */
+        if (!ris || !ris[i]) {
+            if (zr_raw(NULL, before[i]))
+                raw_settle(c, before[i], after ? after[i] : before[i], rc, flag && i == index, test && i == 0, st);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else if (flag && i == index) zr_completed(c, before[i], ris[i], st);
-        else not_completed(c, before[i], ris[i], test && i == 0); /* one test record per call */
+        else not_completed(c, before[i], ris[i], test && i == 0);
     }
 }
 
+/* zc_mpi_settle_all's other cases when every handle is the writer's */
+void zc_mpi_settle_raw_slow(struct zc_mpi_call *c, const MPI_Request *before, int n, const MPI_Request *after, int rc,
+                            int flag, bool test, const MPI_Status *sts) {
+    for (int i = 0; i < n; i++)
+        if (before[i] != MPI_REQUEST_NULL)
+            raw_settle(c, before[i], after ? after[i] : before[i], rc, flag, test, sts ? &sts[i] : NULL);
+}
+
+#define ZR_SETTLED ((struct zc_req *)(uintptr_t)2) /* settle_some: completed already */
 void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                         const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
                         const MPI_Status *sts) {
-    if (!ris) return;
+    struct zc_req *own[64], **scratch = NULL;
+    if (!ris) { /* all the writer's (or not followed): a scratch array to mark the completed */
+        if (!before || n <= 0) return;
+        ris = scratch = n <= 64 ? own : calloc((size_t)n, sizeof(*ris));
+        if (!ris) return;
+        if (ris == own) memset(own, 0, (size_t)n * sizeof(*own));
+    }
     if (rc == MPI_SUCCESS && outcount != MPI_UNDEFINED)
         for (int k = 0; k < outcount; k++) {
             int i = indices[k];
-            if (i >= 0 && i < n && ris[i]) {
-                zr_completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
-                ris[i] = NULL;
-            }
+            if (i < 0 || i >= n || ris[i] == ZR_SETTLED) continue;
+            if (ris[i]) zr_completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
+            else if (zr_raw(NULL, before[i])) zr_raw_done(c, before[i], sts ? &sts[k] : NULL);
+            ris[i] = ZR_SETTLED;
         }
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        if (ris[i] == ZR_SETTLED) continue;
+        if (!ris[i]) {
+            if (zr_raw(NULL, before[i])) raw_settle(c, before[i], after ? after[i] : before[i], rc, false, test, NULL);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else not_completed(c, before[i], ris[i], test);
     }
+    if (scratch && scratch != own) free(scratch);
 }
 
-void zc_mpi_req_forget(MPI_Request req) { zr_free(zc_mpi_take(req)); }
+/* before MPI_Request_free: a request of the table goes; the writer forgets one it matches */
+void zc_mpi_req_forget(struct zc_mpi_call *c, MPI_Request req) {
+    c->has_pre = false;
+    struct zc_req *r = zc_mpi_take(req);
+    if (r) zr_free(r);
+    else if (zr_raw(NULL, req) && c->t) {
+        c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_FREE_H, 0, 0, 0, (uint64_t)(uintptr_t)req};
+        c->has_pre = true;
+    }
+}
 
 void zc_mpi_req_cancelled(MPI_Request req) {
     zr_lock();

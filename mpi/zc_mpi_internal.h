@@ -175,7 +175,8 @@ static inline __attribute__((always_inline)) void zc_mpi_open_pre(struct zc_mpi_
     zc_mpi_open(c, fn);
     if (c->mode != ZC_MPI_SHUT && c->has_pre) c->l->buf[c->l->n++] = c->pre;
 }
-/* Room for k (<= 2) events of the open call: written in place, ts included. */
+/* Room for k events of the open call (k <= ZC_MPI_RAW_BATCH = 64: a buffer holds at least 1008):
+ * written in place, ts included. */
 static inline __attribute__((always_inline)) struct zc_ev *zc_mpi_slots(struct zc_mpi_call *c, size_t k) {
     struct zc_loc *l = c->l;
     if (__builtin_expect(l->n + k > l->lim, 0)) zc_mpi_more(c);
@@ -211,9 +212,12 @@ void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct 
 void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                         const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
                         const MPI_Status *sts);
-void zc_mpi_req_forget(MPI_Request req);
-/* Whether requests may be completed concurrently (MPI_THREAD_MULTIPLE): set once in MPI_Init. */
-void zc_mpi_set_thread_multiple(bool mt);
+void zc_mpi_req_forget(struct zc_mpi_call *c, MPI_Request req);
+/* The thread level MPI provides, set once in MPI_Init before any wrapper records: whether
+ * requests may be completed concurrently (MPI_THREAD_MULTIPLE: the table is locked), or all by
+ * one thread (up to FUNNELED: the writer matches sends and receives, zc_mpi_resolve.c). */
+void zc_mpi_set_thread_level(int level);
+void zc_mpi_resolver_install(void);
 void zc_mpi_req_cancelled(MPI_Request req);
 void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out);
 void zc_mpi_coll_begin(struct zc_mpi_call *c);

@@ -197,6 +197,36 @@ static inline __attribute__((always_inline)) void zr_insert(MPI_Request req, str
     if (!f) zr_free(ri); /* out of memory: this request goes unrecorded */
 }
 
+/* MPI_THREAD_SINGLE or FUNNELED (one thread makes every MPI call): sends and receives are not
+ * followed here at all; their start and completion are written with their handles, and the
+ * writer pairs them (zc_mpi_resolve.c). Persistent and collective requests still use the table;
+ * zc_mpi_rt_used says whether it has ever held one (if not, completions need not look). */
+extern bool zc_mpi_deferred;
+extern bool zc_mpi_rt_used;
+#ifdef OMPI_MAJOR_VERSION
+/* ZC_DONE_STATUS, and Open MPI's cancelled flag above it (any non-zero: cancelled) */
+static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | (uint32_t)st->_cancelled << 1; }
+#endif
+static inline void zr_raw_done(struct zc_mpi_call *c, MPI_Request h, const MPI_Status *st) {
+    if (!c->t) return;
+    struct zc_ev *e = zc_mpi_slots(c, 1);
+#ifdef OMPI_MAJOR_VERSION
+    if (st && st != MPI_STATUS_IGNORE) {
+        *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                            zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+        return;
+    }
+#else
+    (void)st;
+#endif
+    *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+}
+static inline void zr_raw_test(struct zc_mpi_call *c, MPI_Request h) {
+    if (c->t) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_TEST_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+}
+/* A handle whose completion the writer matches (not in the table). */
+static inline bool zr_raw(const struct zc_req *ri, MPI_Request h) { return !ri && zc_mpi_deferred && h != MPI_REQUEST_NULL; }
+
 /* A request with a record (zr_insert); the common ones get an inline word instead. */
 void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
                         uint32_t comm, MPI_Request req);
@@ -207,6 +237,13 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
     if (!c->t || req == MPI_REQUEST_NULL) return;
     uint32_t comm_id = zc_mpi_comm_id(comm);
     bool send = kind == ZC_MPI_REQ_ISEND;
+    if (zc_mpi_deferred && (send || kind == ZC_MPI_REQ_IRECV)) {
+        /* a request starts with the call that starts it (zr_activate) */
+        *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id,
+                                             send ? zc_mpi_bytes_of(count, t) : 0, zc_mpi_peer_tag(peer, tag),
+                                             (uint64_t)(uintptr_t)req};
+        return;
+    }
 #ifdef OMPI_MAJOR_VERSION
     bool inl = send || kind == ZC_MPI_REQ_IRECV; /* a receive's size is in its status */
 #else
@@ -278,8 +315,14 @@ static inline __attribute__((always_inline)) struct zc_mpi_reqs zc_mpi_take_reqs
         q.before = q.heap;
         q.ris = (struct zc_req **)(q.before + n);
     }
+    if (zc_mpi_deferred && !zc_mpi_rt_used) { /* nothing in the table: the writer matches them all */
+        for (int i = 0; i < n; i++) q.before[i] = r[i];
+        q.ris = NULL; /* with before: every handle is the writer's (zc_mpi_settle_all) */
+        q.need = true;
+        return q;
+    }
     const void *me = zc_mpi_tls.t;
-    bool need = false;
+    bool need = zc_mpi_deferred;
     for (int i = 0; i < n; i++) {
         MPI_Request h = r[i];
         struct zc_req *ri = zr_take(h, me);
@@ -338,16 +381,46 @@ static inline __attribute__((always_inline)) void zr_completed(struct zc_mpi_cal
 /* Waitall and friends: the common case (every request completed, success) inline. */
 void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                             const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts);
+void zc_mpi_settle_raw_slow(struct zc_mpi_call *c, const MPI_Request *before, int n, const MPI_Request *after, int rc,
+                            int flag, bool test, const MPI_Status *sts);
+#define ZC_MPI_RAW_BATCH 64 /* completions written with one room check */
 static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before,
                                                                     struct zc_req **ris, int n, const MPI_Request *after,
                                                                     int rc, int flag, bool test, const MPI_Status *sts) {
-    if (!ris) return;
+    if (!ris) {
+        if (!before) return; /* not followed */
+        /* every handle is the writer's: one event each, in one batch */
+        if (__builtin_expect(rc != MPI_SUCCESS || !flag || n > ZC_MPI_RAW_BATCH, 0)) {
+            zc_mpi_settle_raw_slow(c, before, n, after, rc, flag, test, sts);
+            return;
+        }
+        if (!c->t) return;
+        struct zc_ev *e = zc_mpi_slots(c, (size_t)n);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            MPI_Request h = before[i];
+            if (h == MPI_REQUEST_NULL) continue;
+#ifdef OMPI_MAJOR_VERSION
+            if (sts) {
+                const MPI_Status *st = &sts[i];
+                e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                                        zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+                continue;
+            }
+#endif
+            e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+        }
+        c->l->n -= (size_t)(n - k); /* the slots of null handles back */
+        return;
+    }
     if (__builtin_expect(rc != MPI_SUCCESS || !flag, 0)) {
         zc_mpi_settle_all_slow(c, before, ris, n, after, rc, flag, test, sts);
         return;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (ris[i]) zr_completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
+        else if (zr_raw(NULL, before[i])) zr_raw_done(c, before[i], sts ? &sts[i] : NULL);
+    }
 }
 
 #endif

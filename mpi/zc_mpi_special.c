@@ -301,7 +301,7 @@ static void after_init(void) {
     have_priv = true;
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
-    zc_mpi_set_thread_multiple(level == MPI_THREAD_MULTIPLE);
+    zc_mpi_set_thread_level(level);
     int rank = 0, size = 1;
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);

@@ -179,7 +179,7 @@ def gen_body(e):
         L(f"    if ({sts} == MPI_STATUSES_IGNORE && zc_q.need) zc_sts = zc_mpi_statuses(zc_sts_stack, 16, {r['n']});")
         pass_args = re.sub(rf"\b{sts}\b", "zc_sts", pass_args)
     # before the call
-    if shape in ("send", "sendrecv", "sendrecv_replace", "coll"):
+    if shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free"):
         L("    c.has_pre = false;")
     if shape == "send":
         L(f"    zc_mpi_ev_send(&c, {r['count']}, {r['datatype']}, {r['peer']}, {r['tag']}, {r['comm']});")
@@ -192,10 +192,10 @@ def gen_body(e):
     elif shape == "comm_free":
         L(f"    zc_mpi_comm_forget(*{r['comm']});")
     elif shape == "request_free":
-        L(f"    zc_mpi_req_forget(*{r['request']});")
+        L(f"    zc_mpi_req_forget(&c, *{r['request']});")
     L(f"    {e['ret']} zc_r = {pm}({pass_args});")
     L("    int *zc_ep = zc_mpi_errno(), zc_errno = *zc_ep; /* errno as MPI left it */")
-    pre = shape in ("send", "sendrecv", "sendrecv_replace", "coll")
+    pre = shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free")
     L(f"    zc_mpi_open{'_pre' if pre else ''}(&c, ZC_MPI_{n});")
     ok = "zc_r == MPI_SUCCESS"
     # after the call

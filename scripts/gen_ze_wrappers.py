@@ -179,7 +179,7 @@ def main():
         src.append(f"    {ret} r = {real}({call});\n")
         if "post" in hk:
             src.append(f"    zc_ze_post_{fn}(&p, r, &c);\n")
-        src.append("    zc_ze_call_end(&c, r);\n    return r;\n}\n\n")
+        src.append(f"    zc_ze_call_end(&c, r, ZC_ZE_{fn});\n    return r;\n}}\n\n")
     src.append("size_t zc_ze_table_size(enum zc_ze_table t) {\n    switch (t) {\n")
     for prefix, tname, _ in tables:
         src.append(f"    case ZC_ZE_TABLE_{prefix}_{tname}: return sizeof({prefix}_{tname}_dditable_t);\n")

@@ -127,7 +127,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after);
 
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
     uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if ((tail & 4095) == 4095 && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
+    if (ib->pi == ZC_INBOX_BLOCK && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
         ib->head_seen = atomic_load_explicit(&ib->head, memory_order_acquire);
         /* nobody collects this list (an app that never synchronises, no drainer thread): keep
          * memory bounded at an amortised cost; the app synchronising never gets here */
@@ -251,7 +251,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
                 r->own_inj = true;
                 r->ctx = ib->list->ctx;
                 r->list = ib->list;
-                r->seq = e->seq;
+                r->seq = head + 1; /* its position: the list's append number */
             }
             r->submit_ns = zc_tickconv(tc, e->submit);
             r->stream = s;

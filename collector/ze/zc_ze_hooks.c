@@ -37,7 +37,6 @@ struct zc_deferred {
 struct zc_imm {
     struct zc_deferred *v;
     uint32_t n, cap;
-    uint64_t seq;
     bool sync;
 };
 
@@ -329,6 +328,7 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
 }
 
 static void list_register(struct zc_list *l) {
+    l->timable = l->ctx && (!l->immediate || l->stream);
     int err;
     struct zc_list *old = zc_map_put(&zc_ze.lists, l->h, l, &err);
     if (err) {
@@ -502,7 +502,7 @@ static uint8_t classify(char s, char d) {
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
     struct zc_list *l = zc_ze_list(hl);
-    if (!l || !l->ctx || (l->immediate && !l->stream)) return;
+    if (!l || !l->timable) return;
     ze_event_handle_t inj = event_get(l);
     if (!inj) {
         atomic_fetch_add(&zc_ze.untimed, 1);
@@ -550,7 +550,7 @@ static void __attribute__((noinline)) imm_post_uevent(struct zc_ze_call *c, stru
     rec->seq = seq;
     rec->stream = l->stream;
     zc_ze_uevent_set(c->user_event, rec);
-    struct zc_inbox_entry e = {c->inj, c->t0, seq, rec, *op};
+    struct zc_inbox_entry e = {c->inj, c->t0, 0, rec, *op};
     if (!zc_ze_inbox_push(l->inbox, &e)) ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot queue a device record");
 }
 
@@ -572,26 +572,25 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
     }
     if (c->user_event) resignal(c, l, hl);
     struct zc_thread *t = c->t;
-    /* callsite ids are unique per process: thread index in the high bits */
-    uint64_t callsite = ((uint64_t)(t->index + 1) << 40) | ++t->callsites;
+    /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
+    uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
     if (l->immediate) {
         struct zc_imm *im = imm_of(l);
-        uint64_t seq = ++im->seq; /* only the thread using the list appends to it (spec) */
-        struct zc_inbox_entry *e = c->user_event ? NULL : zc_ze_inbox_slot(l->inbox);
-        if (__builtin_expect(e != NULL, 1)) { /* written in place: one cache line */
+        if (__builtin_expect(!c->user_event && zc_ze_inbox_fast(l->inbox), 1)) { /* written in place: one cache line */
+            struct zc_inbox_entry *e = zc_ze_inbox_slot(l->inbox);
             e->inj = c->inj;
             e->submit = c->t0;
-            e->seq = seq;
             e->rec = NULL;
             e->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
             zc_ze_inbox_publish(l->inbox);
         } else {
             struct zc_opdesc op = {(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
             if (c->user_event) {
-                imm_post_uevent(c, l, &op, seq);
+                /* only the thread using the list appends to it (spec): the next position is its */
+                imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
             } else {
-                struct zc_inbox_entry en = {c->inj, c->t0, seq, NULL, op};
+                struct zc_inbox_entry en = {c->inj, c->t0, 0, NULL, op};
                 if (!zc_ze_inbox_push_slow(l->inbox, &en)) tmpl_grow_failed();
             }
         }

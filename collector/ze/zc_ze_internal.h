@@ -65,11 +65,11 @@ static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_
     return true;
 }
 extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
-static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {
+static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;
     if (!c->t || !c->t0 || !zc_on(ZC_F_API_TIMING)) return;
     uint64_t t1 = zc_tick();
-    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[c->api], __ATOMIC_RELAXED);
+    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
     struct zc_loc *l = c->t->loc;
     if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
         if (zc_own_begin(l)) l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
@@ -168,7 +168,7 @@ enum zc_rec_state { ZC_REC_PENDING, ZC_REC_DONE };
 struct zc_inbox_entry {
     ze_event_handle_t inj;
     uint64_t submit;     /* zc_tick() of the Append */
-    uint64_t seq;        /* append number in the list */
+    uint64_t unused;     /* (64 bytes: an entry is one cache line; its append number is its position) */
     struct zc_rec *rec;  /* a prepared record (operations that re-signal an app event), or NULL */
     struct zc_opdesc op;
 };
@@ -196,20 +196,22 @@ struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
 };
 /* The slow part of a push: a new block, or too many entries waiting. */
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
-/* The next free entry, or NULL when a push must take the slow path; fill it, then publish. */
-static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) {
-    uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if (__builtin_expect(ib->pi == ZC_INBOX_BLOCK || (tail & 4095) == 4095, 0)) return NULL;
-    return &ib->pb->e[ib->pi];
+/* Whether the next entry can be written in place (else a push takes the slow path: a new block,
+ * where it also checks how many entries wait); then fill zc_ze_inbox_slot and publish. */
+static inline bool zc_ze_inbox_fast(const struct zc_inbox *ib) { return __builtin_expect(ib->pi != ZC_INBOX_BLOCK, 1); }
+static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) { return &ib->pb->e[ib->pi]; }
+/* The append number the next entry gets (1, 2, ...: its position in the inbox; the publisher's
+ * own count). */
+static inline uint64_t zc_ze_inbox_next_seq(const struct zc_inbox *ib) {
+    return atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1;
 }
 static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
     ib->pi++;
     atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
 }
 static inline bool zc_ze_inbox_push(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
-    struct zc_inbox_entry *d = zc_ze_inbox_slot(ib);
-    if (__builtin_expect(!d, 0)) return zc_ze_inbox_push_slow(ib, e);
-    *d = *e;
+    if (!zc_ze_inbox_fast(ib)) return zc_ze_inbox_push_slow(ib, e);
+    *zc_ze_inbox_slot(ib) = *e;
     zc_ze_inbox_publish(ib);
     return true;
 }
@@ -333,6 +335,7 @@ struct zc_list {
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
+    bool timable;             /* ctx && (regular || stream): set once it is registered */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
     /* immediate in-order lists, under their stream's lock: records pending on the stream, and
      * the end of the last one drained (the list's next operation starts no earlier) */
