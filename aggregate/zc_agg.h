@@ -14,7 +14,8 @@
 #include <stdio.h>
 
 #define AGG_NONE UINT32_MAX
-#define AGG_SCHEMA_VERSION 1
+#define AGG_SCHEMA_VERSION 2
+#define AGG_SCHEMA_VERSION_MIN 1 /* --diff reads reports back to this version */
 #define AGG_TOPK_MAX 16
 
 /* ---------------------------------------------------------------- errors */
@@ -82,6 +83,21 @@ struct agg_proc {
     uint32_t host;         /* host node */
 };
 
+/* A19: PAPI counters. A member is one counter; a class, the members a Metric record carries. */
+struct agg_mmember {
+    uint32_t name, descr, unit;
+    uint8_t type, mode; /* OTF2_Type, OTF2_MetricMode */
+    bool scaled;        /* base or exponent other than decimal 10^0 */
+    bool defined;
+};
+struct agg_mclass {
+    uint32_t n;
+    uint32_t *m;        /* member ids */
+    bool defined;
+};
+/* Whether deltas of a member are summed: accumulated from a start, integer values. */
+bool agg_member_summed(const struct agg_mmember *m);
+
 struct agg_defs {
     uint64_t ticks, t0, span; /* clock properties */
     char **strings;
@@ -107,6 +123,10 @@ struct agg_defs {
     uint64_t *loc_ht_key;
     uint32_t *loc_ht_val;
     size_t loc_ht_cap;
+    struct agg_mmember *mmembers;
+    uint32_t nmmembers;
+    struct agg_mclass *mclasses;
+    uint32_t nmclasses, mclass_max; /* most members in one class */
     int have_props;          /* any location property seen */
     int mpi;                 /* "MPI Rank" process groups */
 };
@@ -191,8 +211,13 @@ enum agg_table {
     T_COLL,         /* a region, b communicator */
     T_API,          /* a region: host Level Zero calls */
     T_LOC,          /* b location index: n events, sum metrics, x0 unclosed, x1 bad leaves, x2 off count, x3 off ns; min/max first/last */
+    T_METRIC,       /* a region, b metric member: counter deltas over the region's instances; x0 their durations */
+    T_METRIC_RANK,  /* a metric member, b rank, c AGG_MK_*: n, sum (deltas; threads and counted spans) */
+    T_MQ,           /* b location index: x0 Metric records without their Enter/Leave, x1 decreasing values, x2 one-sided regions */
     T_COUNT
 };
+
+enum agg_metric_kind { AGG_MK_MPI, AGG_MK_L0, AGG_MK_OTHER, AGG_MK_SPAN };
 
 struct agg_key {
     uint32_t table, a;

@@ -152,7 +152,7 @@ struct rd {
     struct agg_defs *d;
     struct prop *props; /* applied once the locations are hashed */
     uint32_t nprops, cap_props;
-    uint32_t cap_strings, cap_regions, cap_groups, cap_nodes, cap_comms, cap_gsize;
+    uint32_t cap_strings, cap_regions, cap_groups, cap_nodes, cap_comms, cap_gsize, cap_mmembers, cap_mclasses;
     uint32_t nlocs_cap;
     bool bad;
     char why[200];
@@ -284,6 +284,42 @@ static OTF2_CallbackCode cb_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringR
     if (!grow((void **)&r->props, &r->cap_props, (uint64_t)r->nprops + 1, sizeof(struct prop))) return bad(r, "too many properties");
     r->props[r->nprops++] = (struct prop){loc, v.uint64, which};
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A19 */
+static OTF2_CallbackCode cb_mmember(void *ud, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef descr,
+                                    OTF2_MetricType mt, OTF2_MetricMode mode, OTF2_Type vt, OTF2_Base base, int64_t exp,
+                                    OTF2_StringRef unit) {
+    struct rd *r = ud;
+    if (!grow((void **)&r->d->mmembers, &r->cap_mmembers, (uint64_t)self + 1, sizeof(struct agg_mmember)))
+        return bad(r, "implausible metric member id");
+    /* a base other than decimal 10^0 scales the values: not summed as they are */
+    bool plain = base == OTF2_BASE_DECIMAL && exp == 0;
+    r->d->mmembers[self] = (struct agg_mmember){name, descr, unit, (uint8_t)vt, (uint8_t)mode, !plain, true};
+    if (self >= r->d->nmmembers) r->d->nmmembers = self + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode cb_mclass(void *ud, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+                                   OTF2_MetricOccurrence occ, OTF2_RecorderKind kind) {
+    struct rd *r = ud;
+    if (!grow((void **)&r->d->mclasses, &r->cap_mclasses, (uint64_t)self + 1, sizeof(struct agg_mclass)))
+        return bad(r, "implausible metric class id");
+    struct agg_mclass *c = &r->d->mclasses[self];
+    free(c->m);
+    c->m = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!c->m) return bad(r, "out of memory");
+    for (uint8_t i = 0; i < n; i++) c->m[i] = members[i];
+    c->n = n;
+    c->defined = true;
+    if (self >= r->d->nmclasses) r->d->nmclasses = self + 1;
+    if (n > r->d->mclass_max) r->d->mclass_max = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+bool agg_member_summed(const struct agg_mmember *m) {
+    return m->defined && !m->scaled && m->mode == OTF2_METRIC_ACCUMULATED_START &&
+           (m->type == OTF2_TYPE_INT64 || m->type == OTF2_TYPE_UINT64);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -565,6 +601,8 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, cb_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cb, cb_param);
     OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, cb_locprop);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, cb_mmember);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, cb_mclass);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
@@ -609,6 +647,9 @@ void agg_defs_free(struct agg_defs *d) {
     free(d->locs);
     free(d->comms);
     free(d->group_size);
+    free(d->mmembers);
+    for (uint32_t i = 0; i < d->nmclasses; i++) free(d->mclasses[i].m);
+    free(d->mclasses);
     for (uint32_t p = 0; p < d->nprocs; p++) free(d->procs[p].locs);
     free(d->procs);
     free(d->loc_ht_key);

@@ -247,8 +247,11 @@ static int load(const char *path, struct jv *root, FILE *err) {
     }
     free(buf);
     const struct jv *sv = get(root, "schema_version");
-    if (!sv || sv->t != J_NUM || sv->num != AGG_SCHEMA_VERSION || !get(root, "kernels") || !get(root, "job")) {
-        fprintf(err, "zecoll-aggregate: %s: not a zecoll-aggregate report of schema_version %d\n", path, AGG_SCHEMA_VERSION);
+    /* the fields compared are the same in every version from AGG_SCHEMA_VERSION_MIN on */
+    if (!sv || sv->t != J_NUM || sv->num < AGG_SCHEMA_VERSION_MIN || sv->num > AGG_SCHEMA_VERSION || sv->num != (int)sv->num ||
+        !get(root, "kernels") || !get(root, "job")) {
+        fprintf(err, "zecoll-aggregate: %s: not a zecoll-aggregate report of schema_version %d to %d\n", path,
+                AGG_SCHEMA_VERSION_MIN, AGG_SCHEMA_VERSION);
         jfree(root);
         return -1;
     }

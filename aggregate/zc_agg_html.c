@@ -299,6 +299,65 @@ static void td_s(FILE *f, const char *s) {
     fputs("</td>", f);
 }
 
+/* a counter's value: a time for ns counters, else the count (means with one decimal) */
+static void td_count(FILE *f, const char *unit, double v, bool integer) {
+    if (!strcmp(unit, "ns")) td_ns(f, v);
+    else fprintf(f, integer ? "<td data-s=\"%.1f\">%.0f</td>" : "<td data-s=\"%.1f\">%.1f</td>", v, v);
+}
+
+/* PAPI counters (A19): per region, then per rank */
+static void html_papi(const struct agg_report *r, FILE *f) {
+    fputs("<h2>PAPI counters</h2><div class=\"note\">Per counter and region: its value at the Leave minus at the Enter, "
+          "summed over the instances (exact); <i>of time</i> = a counter in ns / the regions' duration. Counters:",
+          f);
+    for (uint32_t i = 0; i < r->npc; i++) {
+        fputs(i ? "; " : " ", f);
+        esc(f, r->pc[i].name);
+        fputs(" [", f);
+        esc(f, r->pc[i].unit);
+        fputs("] ", f);
+        esc(f, r->pc[i].descr);
+    }
+    fputs("</div>\n", f);
+    static const char *const mc[] = {"counter", "region", "kind", "calls", "total", "mean", "min", "max", "of time"};
+    th(f, mc, 9);
+    for (uint32_t i = 0; i < r->npm && i < 500; i++) {
+        const struct r_mregion *x = &r->pm[i];
+        fputs("<tr>", f);
+        td_s(f, x->counter);
+        td_s(f, x->name);
+        td_s(f, x->kind);
+        td_u(f, x->calls);
+        td_count(f, x->unit, (double)x->total, true);
+        td_count(f, x->unit, x->mean, false);
+        td_count(f, x->unit, (double)x->min, true);
+        td_count(f, x->unit, (double)x->max, true);
+        if (x->of_time >= 0) td_pct(f, x->of_time);
+        else fputs("<td data-s=\"-1\">-</td>", f);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n<div class=\"note\">Per rank: <i>counted</i> = from each thread's first sample to its last, "
+          "summed over the rank's threads; in MPI / in Level Zero = the region deltas.</div>\n",
+          f);
+    static const char *const rc[] = {"rank", "counter", "threads", "counted", "in MPI", "MPI regions", "in Level Zero",
+                                     "Level Zero regions"};
+    th(f, rc, 8);
+    for (uint32_t i = 0; i < r->npr && i < 2000; i++) {
+        const struct r_mrank *x = &r->pr[i];
+        fputs("<tr>", f);
+        td_u(f, x->rank);
+        td_s(f, x->counter);
+        td_u(f, x->threads);
+        td_count(f, x->unit, (double)x->counted, true);
+        td_count(f, x->unit, (double)x->in_mpi, true);
+        td_u(f, x->mpi_regions);
+        td_count(f, x->unit, (double)x->in_l0, true);
+        td_u(f, x->l0_regions);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
 static const char css[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px 32px;color:#1d2733;background:#fbfcfd}"
     "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #dde3ea;padding-bottom:4px}"
@@ -455,6 +514,7 @@ int agg_report_html(const struct agg_report *r, FILE *f) {
         }
         fputs("</tbody></table>\n", f);
     }
+    if (r->npc) html_papi(r, f);
     fputs("<h2>Data quality</h2><div class=\"note\"><ul>", f);
     fprintf(f, "<li>ranks: %u defined, %u read, %llu missing; locations: %u, %llu missing event files, %llu shorter than "
                "defined</li>",
@@ -465,8 +525,10 @@ int agg_report_html(const struct agg_report *r, FILE *f) {
                "device records without an Append</li>",
             LLU(r->dq_unclosed), LLU(r->dq_badleave), LLU(r->dq_cs_host_only), LLU(r->dq_cs_dev_only));
     agg_fmt_ns(a, sizeof(a), (double)r->dq_off_ns);
-    fprintf(f, "<li>measurement off: %llu windows, %s over all locations; %llu metric records not interpreted</li>",
-            LLU(r->dq_off_count), a, LLU(r->dq_metrics));
+    fprintf(f, "<li>measurement off: %llu windows, %s over all locations</li>", LLU(r->dq_off_count), a);
+    fprintf(f, "<li>PAPI metric records: %llu read, %llu without their Enter/Leave, %llu decreasing values, %llu regions "
+               "with counters at one end only</li>",
+            LLU(r->dq_metrics), LLU(r->dq_m_unpaired), LLU(r->dq_m_decreasing), LLU(r->dq_m_one_sided));
     fputs("</ul></div>\n<script>", f);
     fputs(js, f);
     fputs("</script>\n</body></html>\n", f);

@@ -232,6 +232,46 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
     simple_rows(f, r->api, r->napi, false);
     fputs("},\n", f);
 
+    /* PAPI counters (A19) */
+    fputs("\"papi\":{\"definition\":\"per counter: its value at a region's Leave minus at its Enter, summed over the "
+          "region's instances with a Metric at both ends (accumulating integer counters only: summed); counted: from each "
+          "thread's first sample to its last, summed over the rank's threads\",\"counters\":[",
+          f);
+    for (uint32_t i = 0; i < r->npc; i++) {
+        const struct r_counter *x = &r->pc[i];
+        fprintf(f, "%s{\"id\":%u,", i ? ",\n" : "\n", x->member);
+        kv_s(f, "name", x->name, true);
+        kv_s(f, "unit", x->unit, true);
+        kv_s(f, "description", x->descr, true);
+        kv_s(f, "type", x->type, true);
+        kv_s(f, "mode", x->mode, true);
+        fprintf(f, "\"summed\":%s,\"ranks\":%u}", x->summed ? "true" : "false", x->ranks);
+    }
+    fputs("],\"regions\":[", f);
+    for (uint32_t i = 0; i < r->npm; i++) {
+        const struct r_mregion *x = &r->pm[i];
+        fputs(i ? ",\n{" : "\n{", f);
+        kv_s(f, "counter", x->counter, true);
+        kv_s(f, "unit", x->unit, true);
+        kv_s(f, "region", x->name, true);
+        kv_s(f, "kind", x->kind, true);
+        fprintf(f, "\"calls\":%llu,\"total\":%llu,\"mean\":%.1f,\"min\":%llu,\"max\":%llu,\"region_ns\":%llu,", LLU(x->calls),
+                LLU(x->total), x->mean, LLU(x->min), LLU(x->max), LLU(x->region_ns));
+        if (x->of_time >= 0) fprintf(f, "\"of_time\":%.6f}", x->of_time);
+        else fputs("\"of_time\":null}", f);
+    }
+    fputs("],\"ranks\":[", f);
+    for (uint32_t i = 0; i < r->npr; i++) {
+        const struct r_mrank *x = &r->pr[i];
+        fprintf(f, "%s{\"rank\":%u,", i ? ",\n" : "\n", x->rank);
+        kv_s(f, "counter", x->counter, true);
+        kv_s(f, "unit", x->unit, true);
+        fprintf(f, "\"threads\":%llu,\"counted\":%llu,\"in_mpi\":%llu,\"mpi_regions\":%llu,\"in_level_zero\":%llu,"
+                   "\"level_zero_regions\":%llu}",
+                LLU(x->threads), LLU(x->counted), LLU(x->in_mpi), LLU(x->mpi_regions), LLU(x->in_l0), LLU(x->l0_regions));
+    }
+    fputs("]},\n", f);
+
     /* data quality */
     fprintf(f,
             "\"data_quality\":{\"ranks_defined\":%u,\"ranks_read\":%u,\"missing_ranks\":%llu,\"missing_event_files\":%llu,"
@@ -242,11 +282,12 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
     fprintf(f,
             "\"unclosed_regions\":%llu,\"leaves_without_enter\":%llu,\"appends_without_record\":%llu,"
             "\"records_without_append\":%llu,\"reexecutions\":%llu,\"negative_latencies\":%llu,"
-            "\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"collector_flush_ns\":%llu,"
+            "\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"metric_records_unpaired\":%llu,"
+            "\"metric_values_decreasing\":%llu,\"metric_regions_one_sided\":%llu,\"collector_flush_ns\":%llu,"
             "\"locations_without_clock_offsets\":%llu,\n\"locations\":[",
             LLU(r->dq_unclosed), LLU(r->dq_badleave), LLU(r->dq_cs_host_only), LLU(r->dq_cs_dev_only), LLU(r->dq_cs_repeat),
-            LLU(r->dq_lat_negative), LLU(r->dq_off_count), LLU(r->dq_off_ns), LLU(r->dq_metrics), LLU(r->dq_flush_ns),
-            LLU(r->dq_no_offsets));
+            LLU(r->dq_lat_negative), LLU(r->dq_off_count), LLU(r->dq_off_ns), LLU(r->dq_metrics), LLU(r->dq_m_unpaired),
+            LLU(r->dq_m_decreasing), LLU(r->dq_m_one_sided), LLU(r->dq_flush_ns), LLU(r->dq_no_offsets));
     for (uint32_t i = 0; i < r->nloc; i++) {
         const struct r_loc *x = &r->loc[i];
         fprintf(f, "%s{\"rank\":%u,", i ? ",\n" : "\n", x->rank);

@@ -105,6 +105,22 @@ static void map_free(struct u64map *m) {
 struct frame {
     uint32_t region, comm;
     uint64_t t, cs, bytes;
+    uint32_t mclass; /* the metric class of the Metric right before its Enter (A19), AGG_NONE: none */
+};
+
+/* A19 on one location: the Metric waiting for its Enter/Leave, the Enter values of the open
+ * regions (stride: the largest class), each counter's first and last value (monotonic check and
+ * the counted span), and the quality counts. Allocated with the location's first Metric. */
+struct lmet {
+    bool pending;
+    uint32_t pclass;
+    uint64_t pt;
+    uint64_t *pv;                   /* pending values (mclass_max) */
+    uint64_t *stack;                /* Enter values, frame k at k * mclass_max */
+    uint32_t stack_cap;             /* frames */
+    uint64_t *first, *last;         /* per member */
+    uint8_t *seen;
+    uint64_t unpaired, decreasing, one_sided;
 };
 
 struct lst {
@@ -116,6 +132,7 @@ struct lst {
     uint64_t nev, limit, nmetric, badleave, offcount, offns, first, last, off_start;
     uint64_t noffsets; /* clock offsets in its local definitions */
     bool off;
+    struct lmet *met;  /* NULL until its first Metric */
 };
 
 struct dst {
@@ -258,15 +275,38 @@ static void dev_change(struct pctx *c, struct dst *v, uint64_t t, bool copy, int
 }
 
 /* ---------------------------------------------------------------- callbacks */
-#define CB_HEAD                                                                                                        \
+/* Enter, Leave and Metric: the Metric right before an Enter or Leave at its time belongs to it */
+#define CB_HEAD_METRIC                                                                                                 \
     struct pctx *c = ud;                                                                                               \
     (void)al;                                                                                                          \
     struct lst *l = ev(c, loc, t);                                                                                     \
     if (!l) return OTF2_CALLBACK_INTERRUPT;
+/* every other record: a Metric waiting before it had no Enter/Leave (A19 broken) */
+#define CB_HEAD                                                                                                        \
+    CB_HEAD_METRIC                                                                                                     \
+    if (__builtin_expect(l->met && l->met->pending, 0)) metric_orphan(l);
+
+static void metric_orphan(struct lst *l) {
+    l->met->pending = false;
+    l->met->unpaired++;
+}
+
+/* The pending Metric, if it is the one of this Enter/Leave at t: its class (values in met->pv). */
+static uint32_t metric_take(struct lst *l, uint64_t t) {
+    struct lmet *m = l->met;
+    if (!m || !m->pending) return AGG_NONE;
+    m->pending = false;
+    if (m->pt != t) {
+        m->unpaired++;
+        return AGG_NONE;
+    }
+    return m->pclass;
+}
 
 static OTF2_CallbackCode cb_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
                                   OTF2_RegionRef region) {
-    CB_HEAD
+    CB_HEAD_METRIC
+    uint32_t mclass = metric_take(l, t);
     if (region >= c->d->nregions) return stop(c, l, "Enter of an undefined region");
     if (l->depth == l->cap) {
         uint32_t nc = l->cap ? 2 * l->cap : 8;
@@ -276,7 +316,19 @@ static OTF2_CallbackCode cb_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
         l->fr = f;
         l->cap = nc;
     }
-    l->fr[l->depth++] = (struct frame){(uint32_t)region, AGG_NONE, t, 0, 0};
+    if (mclass != AGG_NONE) {
+        struct lmet *m = l->met;
+        size_t stride = c->d->mclass_max;
+        if (m->stack_cap <= l->depth) {
+            uint32_t nc = l->cap; /* as many as frames */
+            uint64_t *p = realloc(m->stack, (size_t)nc * stride * sizeof(uint64_t));
+            if (!p) return stop(c, l, "out of memory");
+            m->stack = p;
+            m->stack_cap = nc;
+        }
+        memcpy(m->stack + (size_t)l->depth * stride, m->pv, c->d->mclasses[mclass].n * sizeof(uint64_t));
+    }
+    l->fr[l->depth++] = (struct frame){(uint32_t)region, AGG_NONE, t, 0, 0, mclass};
     if (l->stream && l->dev != AGG_NONE) {
         uint8_t k = c->d->regions[region].dev_class;
         if (k != AGG_D_BARRIER) dev_change(c, &c->devs[l->dev], t, k != AGG_D_KERNEL, +1);
@@ -416,12 +468,98 @@ static OTF2_CallbackCode cb_pstr(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* A19: counters are counted, not interpreted */
+static struct lmet *metric_state(const struct agg_defs *d, struct lst *l) {
+    if (l->met) return l->met;
+    struct lmet *m = calloc(1, sizeof(*m));
+    if (!m) return NULL;
+    m->pv = calloc(d->mclass_max + 1, sizeof(uint64_t));
+    m->first = calloc(d->nmmembers + 1, sizeof(uint64_t));
+    m->last = calloc(d->nmmembers + 1, sizeof(uint64_t));
+    m->seen = calloc(d->nmmembers + 1, 1);
+    if (!m->pv || !m->first || !m->last || !m->seen) {
+        free(m->pv), free(m->first), free(m->last), free(m->seen), free(m);
+        return NULL;
+    }
+    l->met = m;
+    return m;
+}
+
+static void metric_free(struct lst *l) {
+    struct lmet *m = l->met;
+    if (!m) return;
+    free(m->pv), free(m->stack), free(m->first), free(m->last), free(m->seen), free(m);
+    l->met = NULL;
+}
+
+/* whether b is below a, for a value of this type */
+static bool decreases(uint8_t type, uint64_t a, uint64_t b) {
+    return type == OTF2_TYPE_INT64 ? (int64_t)b < (int64_t)a : b < a;
+}
+
+/* A19: counters, kept until the Enter or Leave they belong to */
 static OTF2_CallbackCode cb_metric(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
-                                   OTF2_MetricRef m, uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *vals) {
-    CB_HEAD
+                                   OTF2_MetricRef mref, uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *vals) {
+    CB_HEAD_METRIC
     l->nmetric++;
+    const struct agg_defs *d = c->d;
+    struct lmet *m = metric_state(d, l);
+    if (!m) return stop(c, l, "out of memory");
+    if (m->pending) metric_orphan(l);
+    const struct agg_mclass *k = mref < d->nmclasses ? &d->mclasses[mref] : NULL;
+    bool ok = k && k->defined && k->n == n;
+    for (uint32_t j = 0; ok && j < n; j++)
+        ok = k->m[j] < d->nmmembers && d->mmembers[k->m[j]].defined && types[j] == d->mmembers[k->m[j]].type;
+    if (!ok) { /* a class we do not know, or values that do not match it: not interpreted */
+        m->unpaired++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t gm = k->m[j];
+        uint64_t v = vals[j].unsigned_int; /* the bits; the member's type says how to read them */
+        if (agg_member_summed(&d->mmembers[gm])) {
+            if (!m->seen[gm]) {
+                m->seen[gm] = 1;
+                m->first[gm] = v;
+            } else if (decreases(types[j], m->last[gm], v)) {
+                m->decreasing++;
+            }
+            m->last[gm] = v;
+        }
+        m->pv[j] = v;
+    }
+    m->pending = true;
+    m->pt = t;
+    m->pclass = (uint32_t)mref;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A region with its counters at both ends: Leave - Enter per summed counter. */
+static void metric_region(struct pctx *c, struct lst *l, const struct frame *f, uint32_t mclass, uint64_t dur) {
+    struct lmet *m = l->met;
+    const struct agg_defs *d = c->d;
+    if (f->mclass == AGG_NONE && mclass == AGG_NONE) return;
+    if (f->mclass != mclass) { /* at one end only (PAPI stopped in between), or two different classes */
+        m->one_sided++;
+        return;
+    }
+    const struct agg_mclass *k = &d->mclasses[mclass];
+    const uint64_t *v0 = m->stack + (size_t)l->depth * d->mclass_max; /* the frame just popped */
+    uint8_t hc = d->regions[f->region].host_class;
+    uint32_t kind = hc == AGG_H_MPI ? AGG_MK_MPI : hc == AGG_H_L0 ? AGG_MK_L0 : AGG_MK_OTHER;
+    for (uint32_t j = 0; j < k->n; j++) {
+        const struct agg_mmember *mm = &d->mmembers[k->m[j]];
+        if (!agg_member_summed(mm) || decreases(mm->type, v0[j], m->pv[j])) continue; /* counted as decreasing */
+        uint64_t delta = m->pv[j] - v0[j];
+        struct agg_acc *a = agg_stats_get(c->s, T_METRIC, f->region, k->m[j], 0);
+        if (a) {
+            agg_acc_add(a, delta);
+            a->x[0] += dur;
+        }
+        if ((a = agg_stats_get(c->s, T_METRIC_RANK, k->m[j], c->rank, kind))) {
+            a->n++;
+            a->sum += delta;
+        }
+    }
 }
 
 static void end_off(struct pctx *c, struct lst *l, uint64_t t) {
@@ -503,7 +641,8 @@ static void xfer_done(struct pctx *c, const struct frame *f, uint64_t dur) {
 
 static OTF2_CallbackCode cb_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
                                   OTF2_RegionRef region) {
-    CB_HEAD
+    CB_HEAD_METRIC
+    uint32_t mclass = metric_take(l, t);
     if (l->depth == 0 || l->fr[l->depth - 1].region != region) {
         /* A14 broken: count it; close the region if it is open further down */
         l->badleave++;
@@ -514,6 +653,7 @@ static OTF2_CallbackCode cb_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
     }
     struct frame f = l->fr[--l->depth];
     uint64_t dur = t >= f.t ? t - f.t : 0;
+    if (l->met) metric_region(c, l, &f, mclass, dur);
     const struct agg_region *R = &c->d->regions[f.region];
     const char *cat = "";
     struct agg_acc *a;
@@ -829,6 +969,25 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
     for (uint32_t i = 0; i < c.nls; i++) {
         struct lst *l = &c.ls[i];
         if (l->off) end_off(&c, l, l->last);
+        if (l->met) {
+            struct lmet *m = l->met;
+            if (m->pending) metric_orphan(l);
+            struct agg_acc *q = agg_stats_get(s, T_MQ, 0, l->li, 0);
+            if (q) {
+                q->x[0] += m->unpaired;
+                q->x[1] += m->decreasing;
+                q->x[2] += m->one_sided;
+            }
+            /* what each counter counted on this thread, from its first sample to its last */
+            for (uint32_t gm = 0; gm < d->nmmembers; gm++) {
+                if (!m->seen[gm] || decreases(d->mmembers[gm].type, m->first[gm], m->last[gm])) continue;
+                struct agg_acc *a = agg_stats_get(s, T_METRIC_RANK, gm, p->rank, AGG_MK_SPAN);
+                if (a) {
+                    a->n++;
+                    a->sum += m->last[gm] - m->first[gm];
+                }
+            }
+        }
         struct agg_acc *a = agg_stats_get(s, T_LOC, 0, l->li, 0);
         if (a) {
             if (l->nev) {
@@ -895,7 +1054,10 @@ out:
         uint64_t off = 0, len = 0;
         agg_timeline_end_proc(c.tl, &off, &len);
     }
-    for (uint32_t i = 0; c.ls && i < c.nls; i++) free(c.ls[i].fr);
+    for (uint32_t i = 0; c.ls && i < c.nls; i++) {
+        free(c.ls[i].fr);
+        metric_free(&c.ls[i]);
+    }
     free(c.ls);
     free(c.devs);
     free(c.lkey);

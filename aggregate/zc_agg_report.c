@@ -175,6 +175,96 @@ static int cmp_coll(const void *x, const void *y) {
     return (a->region > b->region) - (a->region < b->region);
 }
 
+static int cmp_mregion(const void *x, const void *y) {
+    const struct r_mregion *a = x, *b = y;
+    if (a->member != b->member) return a->member < b->member ? -1 : 1;
+    int c = cmp_u64_desc(a->total, b->total);
+    if (c) return c;
+    c = strcmp(a->name, b->name);
+    return c ? c : (a->region > b->region) - (a->region < b->region);
+}
+
+static int cmp_mrank(const void *x, const void *y) {
+    const struct r_mrank *a = x, *b = y;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return (a->member > b->member) - (a->member < b->member);
+}
+
+static const char *otf2_type_name(uint8_t t) {
+    switch (t) {
+    case OTF2_TYPE_INT64: return "INT64";
+    case OTF2_TYPE_UINT64: return "UINT64";
+    case OTF2_TYPE_DOUBLE: return "DOUBLE";
+    default: return "other";
+    }
+}
+
+static const char *otf2_mode_name(uint8_t m) {
+    switch (m) {
+    case OTF2_METRIC_ACCUMULATED_START: return "ACCUMULATED_START";
+    case OTF2_METRIC_ACCUMULATED_POINT: return "ACCUMULATED_POINT";
+    case OTF2_METRIC_ACCUMULATED_LAST: return "ACCUMULATED_LAST";
+    case OTF2_METRIC_ACCUMULATED_NEXT: return "ACCUMULATED_NEXT";
+    case OTF2_METRIC_ABSOLUTE_POINT: return "ABSOLUTE_POINT";
+    case OTF2_METRIC_ABSOLUTE_LAST: return "ABSOLUTE_LAST";
+    case OTF2_METRIC_ABSOLUTE_NEXT: return "ABSOLUTE_NEXT";
+    case OTF2_METRIC_RELATIVE_POINT: return "RELATIVE_POINT";
+    case OTF2_METRIC_RELATIVE_LAST: return "RELATIVE_LAST";
+    case OTF2_METRIC_RELATIVE_NEXT: return "RELATIVE_NEXT";
+    default: return "other";
+    }
+}
+
+/* PAPI counters (A19): counters, per region and per rank, from T_METRIC / T_METRIC_RANK. */
+static int build_papi(struct agg_report *r, const struct agg_defs *d, const struct agg_stats *s) {
+    uint32_t used = 0;
+    for (uint32_t m = 0; m < d->nmmembers; m++) used += d->mmembers[m].defined;
+    r->pc = calloc(used + 1, sizeof(*r->pc));
+    r->pm = calloc(count_table(s, T_METRIC) + 1, sizeof(*r->pm));
+    r->pr = calloc((size_t)d->nranks * (used ? used : 1) + 1, sizeof(*r->pr));
+    if (!r->pc || !r->pm || !r->pr) return -1;
+    for (uint32_t m = 0; m < d->nmmembers; m++) {
+        const struct agg_mmember *mm = &d->mmembers[m];
+        if (!mm->defined) continue;
+        r->pc[r->npc++] = (struct r_counter){m, agg_str(d, mm->name), agg_str(d, mm->unit), agg_str(d, mm->descr),
+                                             otf2_type_name(mm->type), mm->scaled ? "scaled" : otf2_mode_name(mm->mode),
+                                             agg_member_summed(mm), 0};
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        const struct agg_key *key = &s->keys[i];
+        const struct agg_acc *a = &s->accs[i];
+        if (key->table != T_METRIC || key->b >= d->nmmembers || key->a >= d->nregions) continue;
+        const struct agg_mmember *mm = &d->mmembers[key->b];
+        uint8_t hc = d->regions[key->a].host_class;
+        bool ns = strcmp(agg_str(d, mm->unit), "ns") == 0;
+        r->pm[r->npm++] = (struct r_mregion){(uint32_t)key->b, key->a, agg_str(d, mm->name), agg_str(d, mm->unit),
+                                             rname(d, key->a), hc == AGG_H_MPI ? "MPI" : hc == AGG_H_L0 ? "Level Zero" : "other",
+                                             a->n, a->sum, a->min, a->max, a->x[0], mean_of(a),
+                                             ns ? ratio(a->sum, a->x[0]) : -1.0};
+    }
+    qsort(r->pm, r->npm, sizeof(*r->pm), cmp_mregion);
+    for (uint32_t q = 0; q < d->nranks; q++) {
+        for (uint32_t c = 0; c < r->npc; c++) {
+            uint32_t m = r->pc[c].member;
+            const struct agg_acc *sp = agg_stats_find(s, T_METRIC_RANK, m, q, AGG_MK_SPAN);
+            const struct agg_acc *mp = agg_stats_find(s, T_METRIC_RANK, m, q, AGG_MK_MPI);
+            const struct agg_acc *l0 = agg_stats_find(s, T_METRIC_RANK, m, q, AGG_MK_L0);
+            if (!sp && !mp && !l0) continue;
+            r->pc[c].ranks++;
+            r->pr[r->npr++] = (struct r_mrank){q, m, r->pc[c].name, r->pc[c].unit, sp ? sp->n : 0, sp ? sp->sum : 0,
+                                               mp ? mp->sum : 0, mp ? mp->n : 0, l0 ? l0->sum : 0, l0 ? l0->n : 0};
+        }
+    }
+    qsort(r->pr, r->npr, sizeof(*r->pr), cmp_mrank);
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->keys[i].table != T_MQ) continue;
+        r->dq_m_unpaired += s->accs[i].x[0];
+        r->dq_m_decreasing += s->accs[i].x[1];
+        r->dq_m_one_sided += s->accs[i].x[2];
+    }
+    return 0;
+}
+
 static int cmp_strag(const void *x, const void *y) {
     const struct r_strag *a = x, *b = y;
     int c = cmp_u64_desc(a->top_ns, b->top_ns);
@@ -547,6 +637,8 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
         r->strag[i].ratio = ssum > 0 ? (double)((long double)r->strag[i].top_ns * r->nstrag / ssum) : 0.0;
     qsort(r->strag, r->nstrag, sizeof(*r->strag), cmp_strag);
 
+    if (build_papi(r, d, s) != 0) goto oom;
+
     /* data quality */
     r->dq_props = d->have_props;
     ALLOC(r->loc, d->nlocs);
@@ -617,6 +709,7 @@ void agg_report_free(struct agg_report *r) {
     free(r->u), free(r->ud), free(r->gap), free(r->umat);
     free(r->lq), free(r->lk), free(r->mpi), free(r->mr), free(r->coll), free(r->api), free(r->strag);
     free(r->loc), free(r->rq);
+    free(r->pc), free(r->pm), free(r->pr);
     free(r);
 }
 
@@ -692,6 +785,56 @@ static void section(FILE *f, const char *fmt, ...) {
     vfprintf(f, fmt, va);
     fputc('\n', f);
     va_end(va);
+}
+
+/* a counter's value: ns counters as times, others as integers (means with one decimal) */
+static const char *cval(char *buf, size_t n, const char *unit, double v, bool integer) {
+    if (!strcmp(unit, "ns")) agg_fmt_ns(buf, n, v);
+    else if (integer) snprintf(buf, n, "%.0f", v);
+    else snprintf(buf, n, "%.1f", v);
+    return buf;
+}
+
+static void text_papi(const struct agg_report *r, FILE *f, uint32_t W, uint32_t top) {
+    char a[64], b[64], c[64], e[64], g[64], h[64], k[64], l[64];
+    section(f, "PAPI counters (A19): counter value at a region's Leave - at its Enter, over the instances with both; "
+               "exact sums");
+    for (uint32_t i = 0; i < r->npc; i++) {
+        const struct r_counter *x = &r->pc[i];
+        fprintf(f, "%s [%s]: %s; %s %s on %u rank%s%s\n", x->name, x->unit, x->descr, x->type, x->mode, x->ranks,
+                x->ranks == 1 ? "" : "s", x->summed ? "" : " (not summed: not an accumulating integer counter)");
+    }
+    static const struct col cl[] = {{"counter", 18, true}, {"region", 0, true}, {"kind", 10, true}, {"calls", 8, false},
+                                    {"total", 11, false}, {"mean", 11, false}, {"min", 11, false}, {"max", 11, false},
+                                    {"of time", 7, false}};
+    struct tab t;
+    tab_start(&t, f, cl, 9, W);
+    uint32_t shown = 0, member = UINT32_MAX;
+    for (uint32_t i = 0; i < r->npm; i++) {
+        const struct r_mregion *x = &r->pm[i];
+        if (x->member != member) member = x->member, shown = 0;
+        if (shown++ >= top) continue; /* the top regions of each counter */
+        if (x->of_time >= 0) snprintf(h, sizeof(h), "%.1f%%", 100.0 * x->of_time);
+        else snprintf(h, sizeof(h), "-");
+        const char *cells[] = {x->counter, x->name, x->kind, U64(a, x->calls), cval(b, sizeof(b), x->unit, (double)x->total, true),
+                               cval(c, sizeof(c), x->unit, x->mean, false), cval(e, sizeof(e), x->unit, (double)x->min, true),
+                               cval(g, sizeof(g), x->unit, (double)x->max, true), h};
+        tab_row(&t, cells);
+    }
+    fprintf(f, "\"of time\": the counter (in ns) / the regions' duration. Per rank: counted = first to last sample of each "
+               "thread, summed over its threads; in MPI / in Level Zero = the region deltas above\n");
+    static const struct col cr[] = {{"rank", 5, false}, {"counter", 0, true}, {"threads", 7, false}, {"counted", 12, false},
+                                    {"in MPI", 12, false}, {"regions", 8, false}, {"in L0", 12, false}, {"regions", 8, false}};
+    tab_start(&t, f, cr, 8, W < 110 ? W : 110);
+    for (uint32_t i = 0; i < r->npr && i < 4 * top; i++) {
+        const struct r_mrank *x = &r->pr[i];
+        snprintf(a, sizeof(a), "%u", x->rank);
+        const char *cells[] = {a, x->counter, U64(b, x->threads), cval(c, sizeof(c), x->unit, (double)x->counted, true),
+                               cval(e, sizeof(e), x->unit, (double)x->in_mpi, true), U64(g, x->mpi_regions),
+                               cval(k, sizeof(k), x->unit, (double)x->in_l0, true), U64(l, x->l0_regions)};
+        tab_row(&t, cells);
+    }
+    if (r->npr > 4 * top) fprintf(f, "... %u more rows in the CSV/JSON\n", r->npr - 4 * top);
 }
 
 int agg_report_text(const struct agg_report *r, FILE *f) {
@@ -939,6 +1082,8 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
         }
     }
 
+    if (r->npc) text_papi(r, f, W, top);
+
     section(f, "Data quality");
     fprintf(f, "ranks: %u defined, %u read%s; locations: %u (%llu with a missing event file, %llu with fewer events than "
                "defined)\n",
@@ -953,9 +1098,12 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
                "%llu device records without an Append; %llu re-executions of recorded lists\n",
             (unsigned long long)r->dq_unclosed, (unsigned long long)r->dq_badleave, (unsigned long long)r->dq_cs_host_only,
             (unsigned long long)r->dq_cs_dev_only, (unsigned long long)r->dq_cs_repeat);
-    fprintf(f, "measurement off: %llu windows, %s (summed over locations); %llu metric records skipped; collector's own "
-               "buffer flushes %s\n",
-            (unsigned long long)r->dq_off_count, NS(a, r->dq_off_ns), (unsigned long long)r->dq_metrics, NS(b, r->dq_flush_ns));
+    fprintf(f, "measurement off: %llu windows, %s (summed over locations); collector's own buffer flushes %s\n",
+            (unsigned long long)r->dq_off_count, NS(a, r->dq_off_ns), NS(b, r->dq_flush_ns));
+    fprintf(f, "PAPI metric records: %llu read; %llu not right before an Enter/Leave at their time (or of an unknown class), "
+               "%llu values lower than the thread's previous one, %llu regions with counters at one end only\n",
+            (unsigned long long)r->dq_metrics, (unsigned long long)r->dq_m_unpaired, (unsigned long long)r->dq_m_decreasing,
+            (unsigned long long)r->dq_m_one_sided);
     if (r->dq_lat_negative) fprintf(f, "%llu device starts earlier than their Append (clock conversion error)\n",
                                     (unsigned long long)r->dq_lat_negative);
     if (d->mpi) {
@@ -1179,6 +1327,46 @@ int agg_report_csv(const struct agg_report *r, const char *dir, struct agg_err *
                 LLU(x->events), LLU(x->cs_host_only), LLU(x->cs_dev_only), LLU(x->cs_repeat), LLU(x->lat_negative),
                 LLU(x->off_count), LLU(x->off_ns), LLU(x->noffsets), (long long)x->off_v0, (long long)x->off_v1, x->sd0,
                 x->sd1, x->drift_ppm);
+    }
+    fclose(f);
+    /* PAPI counters (A19) */
+    if (!(f = csv_open(dir, "papi_counters", "id,name,unit,type,mode,summed,ranks,description", e))) return -1;
+    for (uint32_t i = 0; i < r->npc; i++) {
+        const struct r_counter *x = &r->pc[i];
+        fprintf(f, "%u,", x->member);
+        csv_str(f, x->name);
+        fputc(',', f);
+        csv_str(f, x->unit);
+        fprintf(f, ",%s,%s,%d,%u,", x->type, x->mode, x->summed, x->ranks);
+        csv_str(f, x->descr);
+        fputc('\n', f);
+    }
+    fclose(f);
+    if (!(f = csv_open(dir, "papi_regions", "counter,unit,region,kind,calls,total,mean,min,max,region_ns,of_time", e)))
+        return -1;
+    for (uint32_t i = 0; i < r->npm; i++) {
+        const struct r_mregion *x = &r->pm[i];
+        csv_str(f, x->counter);
+        fputc(',', f);
+        csv_str(f, x->unit);
+        fputc(',', f);
+        csv_str(f, x->name);
+        fprintf(f, ",%s,%llu,%llu,%.1f,%llu,%llu,%llu,", x->kind, LLU(x->calls), LLU(x->total), x->mean, LLU(x->min),
+                LLU(x->max), LLU(x->region_ns));
+        if (x->of_time >= 0) fprintf(f, "%.6f", x->of_time);
+        fputc('\n', f);
+    }
+    fclose(f);
+    if (!(f = csv_open(dir, "papi_ranks", "rank,counter,unit,threads,counted,in_mpi,mpi_regions,in_level_zero,level_zero_regions", e)))
+        return -1;
+    for (uint32_t i = 0; i < r->npr; i++) {
+        const struct r_mrank *x = &r->pr[i];
+        fprintf(f, "%u,", x->rank);
+        csv_str(f, x->counter);
+        fputc(',', f);
+        csv_str(f, x->unit);
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu\n", LLU(x->threads), LLU(x->counted), LLU(x->in_mpi), LLU(x->mpi_regions),
+                LLU(x->in_l0), LLU(x->l0_regions));
     }
     fclose(f);
     return 0;

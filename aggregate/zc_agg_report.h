@@ -96,6 +96,27 @@ struct r_rankq {
     bool present;
 };
 
+/* PAPI counters (A19) */
+struct r_counter {       /* a metric member */
+    uint32_t member;
+    const char *name, *unit, *descr, *type, *mode;
+    bool summed;         /* deltas summed: accumulated from a start, integer values */
+    uint32_t ranks;      /* ranks whose threads counted it */
+};
+
+struct r_mregion {       /* one counter over one region's instances with a Metric at both ends */
+    uint32_t member, region;
+    const char *counter, *unit, *name, *kind; /* kind: "MPI", "Level Zero", "other" */
+    uint64_t calls, total, min, max, region_ns;
+    double mean, of_time; /* of_time: total / region_ns for counters in ns, -1 otherwise */
+};
+
+struct r_mrank {         /* one counter on one rank */
+    uint32_t rank, member;
+    const char *counter, *unit;
+    uint64_t threads, counted, in_mpi, mpi_regions, in_l0, l0_regions;
+};
+
 struct agg_report {
     const struct agg_defs *d;
     struct agg_report_opts o;
@@ -138,6 +159,13 @@ struct agg_report {
     uint64_t api_total;
     struct r_strag *strag;
     uint32_t nstrag, strag_kernels;
+    /* PAPI counters */
+    struct r_counter *pc;
+    uint32_t npc;
+    struct r_mregion *pm;
+    uint32_t npm;
+    struct r_mrank *pr;
+    uint32_t npr;
     /* data quality */
     struct r_loc *loc;
     uint32_t nloc;
@@ -146,6 +174,7 @@ struct agg_report {
     uint64_t dq_missing_ranks, dq_missing_locs, dq_unclosed, dq_badleave, dq_clamped, dq_dropped, dq_metrics;
     uint64_t dq_off_count, dq_off_ns, dq_cs_host_only, dq_cs_dev_only, dq_cs_repeat, dq_lat_negative, dq_short;
     uint64_t dq_flush_ns, dq_no_offsets;
+    uint64_t dq_m_unpaired, dq_m_decreasing, dq_m_one_sided; /* A19: see docs/report-schema.md */
     bool dq_props;
 };
 

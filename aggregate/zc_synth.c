@@ -13,7 +13,11 @@
  * roles cycle: kernels (k_gemm, k_axpy), copies (H2D, D2H, four sizes), kernels (k_reduce, every
  * tenth one a re-execution of a recorded list), D2D copies, fills and barriers. The last rank's
  * k_gemm is 25% slower (a straggler). --off: every third rank has one measurement-off window on all
- * its locations, in a gap of every queue. --skew: per-rank clock skews undone by ClockOffsets. */
+ * its locations, in a gap of every queue. --skew: per-rank clock skews undone by ClockOffsets.
+ * --metrics: PAPI-like counters at the Enter and Leave of every host region (A19), two classes so
+ * that ranks differ as hosts can: even ranks count PAPI_TOT_INS (t / 7), odd ranks PAPI_TOT_INS and
+ * perf::TASK-CLOCK (ns, t / 2, half of any region's duration); the expected statistics carry the
+ * per-region and per-rank sums of Leave - Enter and each rank's first-to-last span. */
 #include <errno.h>
 #include <otf2/otf2.h>
 #include <stdbool.h>
@@ -143,7 +147,36 @@ struct ctx {
     OTF2_EvtWriter *w;
     uint64_t n, last;
     int64_t skew;
+    uint32_t r;            /* the rank being written */
 };
+
+/* ---------------------------------------------------------------- PAPI-like counters (A19) */
+enum { PM_INS, PM_CLOCK, NPM };
+static uint64_t pm_value(int m, uint64_t t) { return m == PM_INS ? t / 7 : t / 2; }
+static int pm_count(uint32_t r) { return r % 2 ? 2 : 1; } /* members of rank r's class (class r % 2) */
+struct pmreg {
+    uint64_t calls, total, min, max, region_ns;
+};
+static struct pmreg *pm_reg;                     /* [region * NPM + member] */
+static uint64_t (*pm_rank)[NPM][5];              /* [rank][member]: counted, in MPI, MPI regions, in L0, L0 regions */
+static uint64_t pm_first[NPM], pm_last[NPM];     /* the rank being written */
+static bool pm_seen;
+
+/* a host region's counters at both ends: what the aggregator must find (mpi: an MPI region) */
+static void pm_region(const struct ctx *c, uint32_t region, uint64_t a, uint64_t b, bool mpi) {
+    if (!c->o->metrics || !pm_reg) return;
+    for (int m = 0; m < pm_count(c->r); m++) {
+        uint64_t d = pm_value(m, b) - pm_value(m, a);
+        struct pmreg *x = &pm_reg[region * NPM + (uint32_t)m];
+        if (!x->calls || d < x->min) x->min = d;
+        if (d > x->max) x->max = d;
+        x->calls++;
+        x->total += d;
+        x->region_ns += b - a;
+        pm_rank[c->r][m][mpi ? 1 : 3] += d;
+        pm_rank[c->r][m][mpi ? 2 : 4]++;
+    }
+}
 
 static void tick(struct ctx *c, uint64_t global_t) {
     if (global_t < c->gmin) c->gmin = global_t;
@@ -175,14 +208,20 @@ static void ev_param(struct ctx *c, uint64_t t, uint64_t v) {
     tick(c, t);
     OTF2_EvtWriter_ParameterUnsignedInt(c->w, NULL, LT(t), 0, v);
 }
-static void ev_metric(struct ctx *c, uint64_t t, uint64_t v) {
+static void ev_metric(struct ctx *c, uint64_t t) {
     if (!c->o->metrics) return;
     struct ctx *cx = c;
     tick(c, t);
-    OTF2_Type ty = OTF2_TYPE_UINT64;
-    OTF2_MetricValue mv;
-    mv.unsigned_int = v;
-    OTF2_EvtWriter_Metric(c->w, NULL, LT(t), 0, 1, &ty, &mv);
+    OTF2_Type ty[NPM] = {OTF2_TYPE_UINT64, OTF2_TYPE_INT64};
+    OTF2_MetricValue mv[NPM];
+    int n = pm_count(c->r);
+    for (int m = 0; m < n; m++) {
+        mv[m].unsigned_int = pm_value(m, t);
+        if (!pm_seen) pm_first[m] = mv[m].unsigned_int;
+        pm_last[m] = mv[m].unsigned_int;
+    }
+    pm_seen = true;
+    OTF2_EvtWriter_Metric(c->w, NULL, LT(t), c->r % 2, (uint8_t)n, ty, mv);
     ex_metrics++;
 }
 static void ev_onoff(struct ctx *c, uint64_t t, bool on) {
@@ -191,12 +230,13 @@ static void ev_onoff(struct ctx *c, uint64_t t, bool on) {
     OTF2_EvtWriter_MeasurementOnOff(c->w, NULL, LT(t), on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
 }
 
-static void host_region(struct ctx *c, uint64_t a, uint64_t b, uint32_t region, uint64_t cs) {
-    ev_metric(c, a, a / 7);
+static void host_region(struct ctx *c, uint64_t a, uint64_t b, uint32_t region, uint64_t cs, bool mpi) {
+    ev_metric(c, a);
     ev_enter(c, a, region);
     if (cs) ev_param(c, a, cs);
-    ev_metric(c, b, b / 7);
+    ev_metric(c, b);
     ev_leave(c, b, region);
+    pm_region(c, region, a, b, mpi);
 }
 
 static int cmp_app(const void *a, const void *b) {
@@ -256,6 +296,11 @@ int main(int argc, char **argv) {
     }
     const char *brk = o.brk ? o.brk : "";
     uint32_t R = o.ranks, Q = o.queues, N = o.ops;
+    if (o.metrics) {
+        pm_reg = calloc((size_t)NREGIONS * NPM, sizeof(*pm_reg));
+        pm_rank = calloc(R, sizeof(*pm_rank));
+        if (!pm_reg || !pm_rank) return 1;
+    }
     for (int k = 0; k < NKERNELS; k++) {
         ks[k].min = UINT64_MAX;
         ks[k].rank_total = calloc(R, sizeof(uint64_t));
@@ -383,9 +428,11 @@ int main(int argc, char **argv) {
         c.n = 0;
         c.last = 0;
         uint64_t mpi_ns = 0;
-        host_region(&c, T - 20000, T - 10000, R_ZEINIT, 0);
+        c.r = r;
+        pm_seen = false;
+        host_region(&c, T - 20000, T - 10000, R_ZEINIT, 0, false);
         uint64_t init_end = T + 50000 + (r % 8) * 1000ull; /* before the first Append (T + 60 us) */
-        host_region(&c, T, init_end, R_MPI_INIT, 0);
+        host_region(&c, T, init_end, R_MPI_INIT, 0, true);
         mpi_ns += init_end - T;
         for (size_t k = 0; k < na; k++) {
             struct op *x = app[k];
@@ -395,24 +442,27 @@ int main(int argc, char **argv) {
             }
             uint32_t reg = x->kind == O_KERNEL ? R_APP_LAUNCH : x->kind == O_COPY ? R_APP_COPY
                            : x->kind == O_FILL ? R_APP_FILL : R_APP_BARRIER;
-            host_region(&c, x->t_app, x->t_app + 150, reg, x->cs);
+            host_region(&c, x->t_app, x->t_app + 150, reg, x->cs, false);
         }
         uint64_t t = (last_op > c.last ? last_op : c.last) + 10000;
         for (int m = 0; m < 4; m++) {
             uint64_t d = 5000 + rnd(&o, r, 1000, (uint64_t)m) % 1000;
-            ev_metric(&c, t, t / 7);
+            ev_metric(&c, t);
             ev_enter(&c, t, R_MPI_ALLREDUCE);
             tick(&c, t);
             OTF2_EvtWriter_MpiCollectiveBegin(c.w, NULL, LT(t));
             tick(&c, t + d);
             OTF2_EvtWriter_MpiCollectiveEnd(c.w, NULL, LT(t + d), OTF2_COLLECTIVE_OP_ALLREDUCE, R, OTF2_COLLECTIVE_ROOT_NONE, 8, 8);
-            ev_metric(&c, t + d, (t + d) / 7);
+            ev_metric(&c, t + d);
             ev_leave(&c, t + d, R_MPI_ALLREDUCE);
+            pm_region(&c, R_MPI_ALLREDUCE, t, t + d, true);
             mpi_ns += d;
             t += d + 2000;
         }
-        host_region(&c, t, t + 30000, R_MPI_FINALIZE, 0);
+        host_region(&c, t, t + 30000, R_MPI_FINALIZE, 0, true);
         mpi_ns += 30000;
+        if (o.metrics && pm_rank && pm_seen)
+            for (int m = 0; m < pm_count(r); m++) pm_rank[r][m][0] = pm_last[m] - pm_first[m];
         uint64_t host_last = c.last;
         c.nevents[(size_t)r * (Q + 1)] = c.n;
         ex_events += c.n;
@@ -523,7 +573,7 @@ int main(int argc, char **argv) {
     uint32_t s_devcls = STR("Level Zero Device"), s_uuid = STR("UUID"), s_cs = STR("callsite id"), s_win = STR("L0_WINDOW");
     uint32_t s_comm = STR("L0"), s_mpi = STR("MPI"), s_world = STR("MPI_COMM_WORLD"), s_master = STR("Master thread");
     uint32_t s_ctx = STR("L0 Context 0"), s_pe = STR("zecoll::events"), s_pc = STR("zecoll::clamped"), s_pd = STR("zecoll::dropped");
-    uint32_t s_metric = STR("PAPI_TOT_INS"), s_unit = STR("#");
+    uint32_t s_metric = STR("PAPI_TOT_INS"), s_unit = STR("#"), s_clock = STR("perf::TASK-CLOCK"), s_ns = STR("ns");
     static const char *const rnames[NREGIONS] = {
         "zeInit", "MPI_Init", "MPI_Allreduce", "MPI_Finalize", "zeCommandListAppendLaunchKernel",
         "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryFill", "zeCommandListAppendBarrier",
@@ -624,10 +674,13 @@ int main(int argc, char **argv) {
     OTF2_GlobalDefWriter_WriteComm(g, R, s_world, 2 + R, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     for (uint32_t r = 0; r < R; r++) OTF2_GlobalDefWriter_WriteRmaWin(g, r, s_win, r, OTF2_RMA_WIN_FLAG_NONE);
     if (o.metrics) {
-        OTF2_GlobalDefWriter_WriteMetricMember(g, 0, s_metric, s_metric, OTF2_METRIC_TYPE_PAPI, OTF2_METRIC_ACCUMULATED_START,
-                                               OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s_unit);
-        OTF2_MetricMemberRef m0 = 0;
-        OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, &m0, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
+        OTF2_GlobalDefWriter_WriteMetricMember(g, PM_INS, s_metric, s_metric, OTF2_METRIC_TYPE_PAPI,
+                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s_unit);
+        OTF2_GlobalDefWriter_WriteMetricMember(g, PM_CLOCK, s_clock, s_clock, OTF2_METRIC_TYPE_PAPI,
+                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, s_ns);
+        OTF2_MetricMemberRef m[NPM] = {PM_INS, PM_CLOCK};
+        OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, m, OTF2_METRIC_SYNCHRONOUS, OTF2_RECORDER_KIND_CPU);
+        OTF2_GlobalDefWriter_WriteMetricClass(g, 1, 2, m, OTF2_METRIC_SYNCHRONOUS, OTF2_RECORDER_KIND_CPU);
     }
     OTF2_Archive_CloseGlobalDefWriter(ar, g);
     if (OTF2_Archive_Close(ar) != OTF2_SUCCESS) {
@@ -656,11 +709,36 @@ int main(int argc, char **argv) {
         }
         fprintf(ex, "},\n\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"reexecutions\":%llu,"
                     "\"appends_without_record\":%d,\"records_without_append\":%d,\"launch_latency\":[%llu,%llu,%llu],"
-                    "\"events\":%llu,\n\"mpi_ns\":{%s},\n\"span\":{%s}}\n",
+                    "\"events\":%llu,\n\"mpi_ns\":{%s},\n\"span\":{%s}",
                 (unsigned long long)ex_off_windows, (unsigned long long)ex_off_ns, (unsigned long long)ex_metrics,
                 (unsigned long long)ex_reexec, !strcmp(brk, "A16") ? 1 : 0, !strcmp(brk, "A16") ? 1 : 0, (unsigned long long)ex_lat_n,
                 (unsigned long long)(ex_lat_n ? ex_lat_min : 0), (unsigned long long)ex_lat_max, (unsigned long long)ex_events,
                 mpi_json ? mpi_json : "", span_json ? span_json : "");
+        if (o.metrics) { /* "papi": its regions and ranks, as report.json spells them */
+            static const char *const pmname[NPM] = {"PAPI_TOT_INS", "perf::TASK-CLOCK"};
+            fputs(",\n\"papi\":{\"regions\":[", ex);
+            bool first_row = true;
+            for (int i = 0; i < NREGIONS; i++)
+                for (int m = 0; m < NPM; m++) {
+                    const struct pmreg *x = &pm_reg[i * NPM + m];
+                    if (!x->calls) continue;
+                    fprintf(ex, "%s{\"counter\":\"%s\",\"region\":\"%s\",\"calls\":%llu,\"total\":%llu,\"min\":%llu,"
+                                "\"max\":%llu,\"region_ns\":%llu}",
+                            first_row ? "" : ",", pmname[m], rnames[i], (unsigned long long)x->calls, (unsigned long long)x->total,
+                            (unsigned long long)x->min, (unsigned long long)x->max, (unsigned long long)x->region_ns);
+                    first_row = false;
+                }
+            fputs("],\"ranks\":[", ex);
+            for (uint32_t r = 0; r < R; r++)
+                for (int m = 0; m < pm_count(r); m++)
+                    fprintf(ex, "%s{\"rank\":%u,\"counter\":\"%s\",\"threads\":1,\"counted\":%llu,\"in_mpi\":%llu,"
+                                "\"mpi_regions\":%llu,\"in_level_zero\":%llu,\"level_zero_regions\":%llu}",
+                            r || m ? "," : "", r, pmname[m], (unsigned long long)pm_rank[r][m][0],
+                            (unsigned long long)pm_rank[r][m][1], (unsigned long long)pm_rank[r][m][2],
+                            (unsigned long long)pm_rank[r][m][3], (unsigned long long)pm_rank[r][m][4]);
+            fputs("]}", ex);
+        }
+        fputs("}\n", ex);
         if (fclose(ex) != 0) return 1;
     }
     return 0;

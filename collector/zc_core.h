@@ -24,6 +24,9 @@ extern const struct zc_config *zc_cfg;
  * by the job's launcher rank 0 only (once per job); an invalid configuration turns collection off
  * (ZECOLL_STRICT=1: aborts). Returns 0, or -1 if the collector must stay off. */
 int zc_knobs_load(void);
+/* Whether this process speaks for the job: the launcher's rank 0, or a process no MPI launcher
+ * started. Messages that would repeat on every rank are printed by it only. */
+bool zc_job_leader(void);
 /* Writes the effective configuration, with origins, to DIR/zecoll-config.yaml (at close; rank 0). */
 void zc_config_store(const char *dir);
 
@@ -41,6 +44,7 @@ enum zc_feature {
     ZC_F_DEVICE_TIMING, /* injection stops; the app runs on untimed */
     ZC_F_API_TIMING,
     ZC_F_MPI,
+    ZC_F_PAPI,          /* PAPI counters (zc_papi.h): on only when papi.events is set */
     ZC_F_COUNT
 };
 extern atomic_bool zc_feature_on[ZC_F_COUNT];
@@ -127,6 +131,11 @@ enum zc_ev_type {
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
+    /* PAPI counters (zc_papi.h): a = number of values, b, c, d = the first three; the others
+     * follow in ZC_EV_METRIC_MORE records (b, c, d each, same ts), always in the same put. One
+     * OTF2 Metric of the process's metric class. */
+    ZC_EV_METRIC,
+    ZC_EV_METRIC_MORE,
 };
 
 /* ZC_EV_CALL.d = ZC_CALL_RUN: the call holds the MPI event records that follow it (an MPI call
@@ -210,6 +219,7 @@ struct zc_thread {
     uint64_t callsite;  /* the last callsite id given: unique per process, thread index + 1 in bits 40+ */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
+    void *papi;         /* the thread's PAPI event set (zc_papi.c), created when it first samples */
 };
 /* The calling thread's record, registering it on first use. NULL while the collector is off or
  * when registration failed. initial-exec: no __tls_get_addr on the hot path; the pointer is

@@ -144,6 +144,18 @@ uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, 
     return id;
 }
 
+int zc_def_metric_class(const struct zc_def_metric *m, uint32_t n) {
+    struct zc_def_metric *c = malloc((n ? n : 1) * sizeof(*c));
+    if (!c) return -1;
+    memcpy(c, m, n * sizeof(*c));
+    pthread_mutex_lock(&defs_lock);
+    free(zc_defs.metrics);
+    zc_defs.metrics = c;
+    zc_defs.nmetrics = n;
+    pthread_mutex_unlock(&defs_lock);
+    return 0;
+}
+
 void zc_defs_lock(void) { pthread_mutex_lock(&defs_lock); }
 void zc_defs_unlock(void) { pthread_mutex_unlock(&defs_lock); }
 uint32_t zc_def_string_locked(const char *s) { return string_locked(s); }

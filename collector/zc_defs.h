@@ -36,6 +36,14 @@ struct zc_def_comm {
     uint32_t keylen;
 };
 
+/* The process's PAPI counters (zc_papi.c): one metric class, local metric id 0, of these
+ * members in order (the events that count here); none when PAPI did not start. */
+struct zc_def_metric {
+    uint32_t name, descr, unit; /* strings */
+    uint32_t type;              /* OTF2_Type of its values */
+    uint32_t mode;              /* OTF2_MetricMode */
+};
+
 struct zc_defs {
     char **strings;
     uint32_t nstrings, cap_strings;
@@ -49,8 +57,14 @@ struct zc_defs {
     uint32_t ngroups, cap_groups;
     struct zc_def_comm *comms;
     uint32_t ncomms, cap_comms;
+    struct zc_def_metric *metrics;
+    uint32_t nmetrics;
 };
 extern struct zc_defs zc_defs;
+
+/* Sets the metric class (once; its strings defined with zc_def_string). 0, or -1 when out of
+ * memory. */
+int zc_def_metric_class(const struct zc_def_metric *m, uint32_t n);
 
 /* The writer holds the lock while it walks the tables and adds the strings it needs. */
 void zc_defs_lock(void);

@@ -39,7 +39,7 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
 }
 
 /* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
-static bool job_leader(void) {
+bool zc_job_leader(void) {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         const char *r = getenv(vars[i]);
@@ -80,7 +80,7 @@ int zc_knobs_load(void) {
     zc_knobs = cfg->knobs;
     /* ZECOLL_ENABLE=0 in the environment silences everything, a broken file included */
     bool user_off = !cfg->knobs.ENABLE && cfg->origin[ZC_K_ENABLE].kind == ZC_ORIGIN_ENV;
-    bool speak = cfg->nmsgs && !user_off && job_leader() && !reported_before(cfg);
+    bool speak = cfg->nmsgs && !user_off && zc_job_leader() && !reported_before(cfg);
     if (speak)
         for (uint32_t i = 0; i < cfg->nmsgs; i++)
             say("%s%s", cfg->msgs[i].kind == ZC_MSG_WARNING ? "warning: " : "", cfg->msgs[i].text);

@@ -59,6 +59,8 @@ static int core_init(void) {
     if (!zc_knobs.API_TIMING) atomic_store(&zc_feature_on[ZC_F_API_TIMING], false);
     if (!zc_knobs.DEVICE_TIMING) atomic_store(&zc_feature_on[ZC_F_DEVICE_TIMING], false);
     if (!zc_knobs.RECORD_MPI) atomic_store(&zc_feature_on[ZC_F_MPI], false);
+    /* no events: PAPI is never loaded and nothing samples (zc_papi.c) */
+    if (!zc_knobs.PAPI_EVENTS.n) atomic_store(&zc_feature_on[ZC_F_PAPI], false);
     zc_param_callsite = 0; /* the one parameter, defined by the writer */
     zc_region_flush = zc_def_region("zecoll buffer flush", ZC_ROLE_ARTIFICIAL, ZC_PARADIGM_MEASUREMENT);
     /* local communicator 0: the process's Level Zero communicator (RMA window 0 lives on it) */

@@ -132,8 +132,8 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
             }
         } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
             e->b = zc_tickconv(&tc, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID) {
-            events--; /* part of the NonBlockingCollectiveComplete before it */
+        } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
+            events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
         }
         if (i == leave_at) {
             if (call->b < last) call->b = last;

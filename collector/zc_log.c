@@ -15,7 +15,7 @@ atomic_bool zc_feature_on[ZC_F_COUNT];
 atomic_uint_fast64_t zc_failures;
 static atomic_bool failed_once[ZC_F_COUNT];
 
-static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing"};
+static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing", "PAPI counting"};
 
 static void vlog(const char *tag, const char *func, int line, const char *fmt, va_list ap) {
     int saved = errno;

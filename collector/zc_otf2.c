@@ -9,6 +9,7 @@
  * first. The archive is closed collectively in MPI_Finalize. Definitions are written once, at
  * close, by zc_unify.c. */
 #include "zc_defs.h"
+#include "zc_papi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -355,6 +356,22 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
             e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a, (uint32_t)x->d,
                                                 x->b, x->c);
             break;
+        case ZC_EV_METRIC: {
+            /* the values: b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_papi.h) */
+            const uint8_t *types = zc_papi_otf2_types();
+            uint32_t nv = x->a;
+            OTF2_MetricValue v[ZC_PAPI_MAX_EVENTS];
+            size_t more = (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1;
+            if (!types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) break; /* cannot happen */
+            for (uint32_t j = 0; j < nv; j++) {
+                const struct zc_ev *r = &ev[i + j / ZC_PAPI_PER_REC];
+                uint32_t k = j % ZC_PAPI_PER_REC;
+                v[j].unsigned_int = k == 0 ? r->b : k == 1 ? r->c : r->d;
+            }
+            e = OTF2_EvtWriter_Metric(w, NULL, x->ts, 0, (uint8_t)nv, (const OTF2_Type *)types, v);
+            i += more;
+            break;
+        }
         case ZC_EV_MPI_NBC_REQUEST: e = OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, x->ts, x->d); break;
         case ZC_EV_MPI_NBC_COMPLETE:
             /* its request id is in the record that follows (zc_mpi puts both at once) */

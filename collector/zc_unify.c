@@ -19,6 +19,7 @@
 #include "zc_defs.h"
 
 #include <otf2/otf2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 /* ---------------------------------------------------------------- word buffers */
 #define ZC_UNIFY_MAGIC UINT64_C(0x7a63756e69667931) /* "zcunify1" */
+#define ZC_UNIFY_MAX_METRICS 16 /* ZC_PAPI_MAX_EVENTS */
 
 struct wbuf {
     uint64_t *w;
@@ -150,6 +152,14 @@ static void serialize(struct wbuf *b, uint64_t ts_min, uint64_t ts_max) {
         for (uint32_t k = 0; k < c->n + c->nremote; k++) put(b, c->members[k]);
         put_str(b, c->key);
     }
+    put(b, d->nmetrics);
+    for (uint32_t i = 0; i < d->nmetrics; i++) {
+        put(b, d->metrics[i].name);
+        put(b, d->metrics[i].descr);
+        put(b, d->metrics[i].unit);
+        put(b, d->metrics[i].type);
+        put(b, d->metrics[i].mode);
+    }
     zc_defs_unlock();
     uint64_t nlocs = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) nlocs++;
@@ -182,15 +192,16 @@ struct rank_defs {
     bool ok;
     const char *host;
     uint64_t tmin, tmax, mpi_loc;
-    uint32_t nstrings, nregions, ndevices, ngroups, ncomms, nlocs;
+    uint32_t nstrings, nregions, ndevices, ngroups, ncomms, nlocs, nmetrics;
     uint32_t *smap;                /* local string -> global */
-    const uint64_t *regions, *devices, *groups;
+    const uint64_t *regions, *devices, *groups, *metrics;
     struct rcomm *comms;
     struct rloc *locs;
     uint32_t host_node, l0_base;   /* system tree node; first index in group 0 */
     uint32_t *dev_node;            /* local device -> system tree node */
     uint32_t group_base;           /* global id of its first accelerator location group */
     uint64_t *rmap, *cmap;         /* regions, communicators: local -> global */
+    uint64_t mclass;               /* its metric class (local 0) -> global, if nmetrics */
 };
 
 /* open-addressing table of ids keyed by a 64-bit hash; equality is checked by the caller */
@@ -282,6 +293,13 @@ struct ggroup {
     const uint64_t *members; /* world ranks */
     uint32_t n;
 };
+struct gmember {
+    uint32_t name, descr, unit, type, mode;
+};
+struct gclass {
+    uint32_t n;
+    uint32_t m[ZC_UNIFY_MAX_METRICS]; /* global members */
+};
 struct merged {
     struct vec strings; /* const char * */
     struct htab string_ht;
@@ -293,26 +311,36 @@ struct merged {
     struct htab comm_ht;
     struct vec groups;  /* struct ggroup (MPI COMM_GROUPs) */
     struct htab group_ht;
+    struct vec members; /* struct gmember (PAPI counters) */
+    struct htab member_ht;
+    struct vec classes; /* struct gclass: one per distinct list of members */
+    struct htab class_ht;
     bool oom;
 };
 static struct merged *M; /* for the equality callbacks */
 
-static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
-
-static uint32_t gstr(const char *s) {
+/* The global id of what key identifies (eq compares an id's entry with key): the one found in
+ * t, else a new one, whose entry item (v->elem bytes) is appended to v. 0 when out of memory
+ * (M->oom set). */
+static uint32_t intern(struct htab *t, struct vec *v, uint64_t h, bool (*eq)(uint32_t, const void *), const void *key,
+                       const void *item) {
     bool added;
-    uint32_t id = ht_find(&M->string_ht, fnv(s, strlen(s), FNV0), str_eq, s, (uint32_t)M->strings.n, &added);
+    uint32_t id = ht_find(t, h, eq, key, (uint32_t)v->n, &added);
     if (id == ZC_NO_ID) {
         M->oom = true;
         return 0;
     }
     if (added) {
-        const char **p = vpush(&M->strings);
-        if (p) *p = s;
+        void *p = vpush(v);
+        if (p) memcpy(p, item, v->elem);
         else M->oom = true;
     }
     return id;
 }
+
+static bool str_eq(uint32_t id, const void *s) { return strcmp(((const char **)M->strings.v)[id], s) == 0; }
+
+static uint32_t gstr(const char *s) { return intern(&M->string_ht, &M->strings, fnv(s, strlen(s), FNV0), str_eq, s, &s); }
 
 static bool region_eq(uint32_t id, const void *a) {
     const struct gregion *x = &((struct gregion *)M->regions.v)[id], *y = a;
@@ -326,21 +354,21 @@ static bool group_eq(uint32_t id, const void *a) {
     return x->n == y->n && (x->n == 0 || memcmp(x->members, y->members, x->n * sizeof(uint64_t)) == 0);
 }
 
+/* PAPI counters: members are one per (name, unit, type, mode), classes one per member list */
+static bool member_eq(uint32_t id, const void *a) {
+    const struct gmember *x = &((struct gmember *)M->members.v)[id], *y = a;
+    return x->name == y->name && x->unit == y->unit && x->type == y->type && x->mode == y->mode;
+}
+
+static bool class_eq(uint32_t id, const void *a) {
+    const struct gclass *x = &((struct gclass *)M->classes.v)[id], *y = a;
+    return x->n == y->n && memcmp(x->m, y->m, x->n * sizeof(x->m[0])) == 0;
+}
+
 /* MPI COMM_GROUP for this member list (global group id offset added by the writer) */
 static uint32_t ggroup(const uint64_t *m, uint32_t n) {
     struct ggroup g = {m, n};
-    bool added;
-    uint32_t id = ht_find(&M->group_ht, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, (uint32_t)M->groups.n, &added);
-    if (id == ZC_NO_ID) {
-        M->oom = true;
-        return 0;
-    }
-    if (added) {
-        struct ggroup *p = vpush(&M->groups);
-        if (p) *p = g;
-        else M->oom = true;
-    }
-    return id;
+    return intern(&M->group_ht, &M->groups, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, &g);
 }
 
 static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
@@ -374,6 +402,8 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
         c->members = get_n(&b, (uint64_t)c->n + c->nremote);
         c->key = get_str(&b);
     }
+    r->nmetrics = (uint32_t)get(&b);
+    r->metrics = get_n(&b, 5 * (uint64_t)r->nmetrics);
     r->nlocs = (uint32_t)get(&b);
     r->locs = calloc(r->nlocs + 1, sizeof(*r->locs));
     if (b.bad || !r->locs) return false;
@@ -425,6 +455,18 @@ struct dev_node {
     uint32_t host, uuid, name;
 };
 
+static uint32_t gmetric_class(const struct rank_defs *r) {
+    struct gclass c = {0, {0}};
+    for (uint32_t i = 0; i < r->nmetrics && i < ZC_UNIFY_MAX_METRICS; i++) {
+        const uint64_t *x = &r->metrics[5 * i];
+        struct gmember g = {lstr(r, x[0]), lstr(r, x[1]), lstr(r, x[2]), (uint32_t)x[3], (uint32_t)x[4]};
+        /* the description is not part of the identity: the first rank's is kept */
+        struct gmember key = {g.name, 0, g.unit, g.type, g.mode};
+        c.m[c.n++] = intern(&M->member_ht, &M->members, fnv(&key, sizeof(key), FNV0), member_eq, &g, &g);
+    }
+    return intern(&M->class_ht, &M->classes, fnv(c.m, c.n * sizeof(c.m[0]), FNV0), class_eq, &c, &c);
+}
+
 /* Merges every rank's definitions; fills each rank's maps. Returns false when out of memory. */
 static bool merge(struct rank_defs *R, uint32_t size) {
     /* hosts, then devices: system tree ids ascend by kind */
@@ -474,16 +516,10 @@ static bool merge(struct rank_defs *R, uint32_t size) {
         for (uint32_t i = 0; i < x->nregions; i++) {
             struct gregion g = {lstr(x, x->regions[3 * i]), (uint32_t)x->regions[3 * i + 1],
                                 (uint32_t)x->regions[3 * i + 2]};
-            bool added;
-            uint32_t id = ht_find(&M->region_ht, fnv(&g, sizeof(g), FNV0), region_eq, &g, (uint32_t)M->regions.n, &added);
-            if (id == ZC_NO_ID) return false;
-            if (added) {
-                struct gregion *p = vpush(&M->regions);
-                if (!p) return false;
-                *p = g;
-            }
-            x->rmap[i] = id;
+            x->rmap[i] = intern(&M->region_ht, &M->regions, fnv(&g, sizeof(g), FNV0), region_eq, &g, &g);
+            if (M->oom || M->regions.oom) return false;
         }
+        if (x->nmetrics) x->mclass = gmetric_class(x);
         for (uint32_t i = 0; i < x->ncomms; i++) {
             const struct rcomm *c = &x->comms[i];
             if (c->kind == ZC_COMM_L0) {
@@ -523,7 +559,8 @@ static bool merge(struct rank_defs *R, uint32_t size) {
             }
         }
     }
-    return !M->oom && !M->strings.oom && !M->regions.oom && !M->comms.oom && !M->groups.oom;
+    return !M->oom && !M->strings.oom && !M->regions.oom && !M->comms.oom && !M->groups.oom && !M->members.oom &&
+           !M->classes.oom;
 }
 
 static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t size) {
@@ -575,6 +612,16 @@ static void write_global(OTF2_Archive *archive, struct rank_defs *R, uint32_t si
         OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)i, regs[i].name, regs[i].name, s_empty, role_of(regs[i].role),
                                          paradigm_of(regs[i].paradigm), OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     OTF2_GlobalDefWriter_WriteParameter(g, 0, s_callsite, OTF2_PARAMETER_TYPE_UINT64);
+    /* PAPI counters (A19): members, then one class per distinct list of them */
+    const struct gmember *gm = M->members.v;
+    for (size_t i = 0; i < M->members.n; i++)
+        OTF2_GlobalDefWriter_WriteMetricMember(g, (uint32_t)i, gm[i].name, gm[i].descr, OTF2_METRIC_TYPE_PAPI,
+                                               (OTF2_MetricMode)gm[i].mode, (OTF2_Type)gm[i].type, OTF2_BASE_DECIMAL, 0,
+                                               gm[i].unit);
+    const struct gclass *gcl = M->classes.v;
+    for (size_t i = 0; i < M->classes.n; i++)
+        OTF2_GlobalDefWriter_WriteMetricClass(g, (uint32_t)i, (uint8_t)gcl[i].n, gcl[i].m, OTF2_METRIC_SYNCHRONOUS,
+                                              OTF2_RECORDER_KIND_CPU);
     /* system tree: machine > hosts > devices */
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     for (size_t h = 0; h < M->hosts.n; h++) {
@@ -676,6 +723,60 @@ out:
     free(s_hosts);
 }
 
+/* appends to a bounded message (the end stays inside it) */
+__attribute__((format(printf, 4, 5))) static void app(char *out, size_t cap, size_t *o, const char *fmt, ...) {
+    if (*o + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(out + *o, cap - *o, fmt, ap);
+    va_end(ap);
+    if (k > 0) *o = *o + (size_t)k < cap ? *o + (size_t)k : cap - 1;
+}
+
+/* Rank 0, once per job: ranks that counted different PAPI events (hosts differ) are named, each
+ * set with its ranks ("ranks 0-3,8: a, b; ranks 4-7: a"). The usual case, every rank alike, says
+ * nothing: the launcher's rank 0 already named what its host could not count (zc_papi.c). */
+static void papi_differences(const struct rank_defs *R, uint32_t size) {
+    uint32_t *set = calloc(size + 1, sizeof(uint32_t));
+    bool differ = false;
+    for (uint32_t r = 0; set && r < size; r++) {
+        set[r] = R[r].ok && R[r].nmetrics ? (uint32_t)R[r].mclass : ZC_NO_ID;
+        if (set[r] != set[0]) differ = true;
+    }
+    if (!set || !differ) {
+        free(set);
+        return;
+    }
+    char msg[1536] = "";
+    size_t o = 0;
+    const char **strs = M->strings.v;
+    const struct gmember *gm = M->members.v;
+    const struct gclass *gc = M->classes.v;
+    for (uint32_t r = 0; r < size; r++) {
+        bool first = true;
+        for (uint32_t q = 0; q < r && first; q++) first = set[q] != set[r];
+        if (!first) continue;
+        app(msg, sizeof(msg), &o, "%sranks ", o ? "; " : "");
+        for (uint32_t q = r, sep = 0; q < size;) { /* its ranks as ranges */
+            if (set[q] != set[r]) {
+                q++;
+                continue;
+            }
+            uint32_t e = q;
+            while (e + 1 < size && set[e + 1] == set[r]) e++;
+            if (e == q) app(msg, sizeof(msg), &o, "%s%u", sep++ ? "," : "", q);
+            else app(msg, sizeof(msg), &o, "%s%u-%u", sep++ ? "," : "", q, e);
+            q = e + 1;
+        }
+        app(msg, sizeof(msg), &o, ": ");
+        if (set[r] == ZC_NO_ID) app(msg, sizeof(msg), &o, "none");
+        for (uint32_t i = 0; set[r] != ZC_NO_ID && i < gc[set[r]].n; i++)
+            app(msg, sizeof(msg), &o, "%s%s", i ? ", " : "", strs[gm[gc[set[r]].m[i]].name]);
+    }
+    ZC_WARN("the ranks counted different PAPI events: %s", msg);
+    free(set);
+}
+
 /* Rank 0: turns the gathered definitions into global ones and every rank's maps. */
 static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t *sizes, void **maps, size_t *map_sizes) {
     uint32_t size = zc_job.size;
@@ -687,6 +788,8 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
     m.devs.elem = sizeof(struct dev_node);
     m.comms.elem = sizeof(struct gcomm);
     m.groups.elem = sizeof(struct ggroup);
+    m.members.elem = sizeof(struct gmember);
+    m.classes.elem = sizeof(struct gclass);
     M = &m;
     struct rank_defs *R = calloc(size, sizeof(*R));
     struct wbuf out = {0};
@@ -697,7 +800,10 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
             if (!R[r].ok) ZC_FAIL(ZC_F_TRACE, "rank %u sent no usable definitions: its part of the archive is unreadable", r);
             off += sizes[r] / 8;
         }
-        if (merge(R, size)) write_global(archive, R, size);
+        if (merge(R, size)) {
+            write_global(archive, R, size);
+            papi_differences(R, size);
+        }
         else ZC_FAIL(ZC_F_TRACE, "out of memory unifying definitions");
         /* maps, concatenated in rank order: nregions, regions..., ncomms, comms... */
         for (uint32_t r = 0; r < size; r++) {
@@ -707,6 +813,9 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
             for (uint32_t i = 0; i < nr; i++) put(&out, R[r].rmap[i]);
             put(&out, nc);
             for (uint32_t i = 0; i < nc; i++) put(&out, R[r].cmap[i]);
+            bool metric = R[r].ok && R[r].nmetrics;
+            put(&out, metric);
+            if (metric) put(&out, R[r].mclass);
             map_sizes[r] = (out.n - before) * 8;
         }
         for (uint32_t r = 0; r < size; r++) {
@@ -739,6 +848,12 @@ static void unify_root(OTF2_Archive *archive, const uint64_t *all, const size_t 
     free(m.groups.v);
     free(m.group_ht.slot);
     free(m.group_ht.hash);
+    free(m.members.v);
+    free(m.member_ht.slot);
+    free(m.member_ht.hash);
+    free(m.classes.v);
+    free(m.class_ht.slot);
+    free(m.class_ht.hash);
     M = NULL;
 }
 
@@ -791,7 +906,9 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
     const uint64_t *rmap = get_n(&rb, nr);
     uint64_t nc = get(&rb);
     const uint64_t *cmap = get_n(&rb, nc);
-    if (rb.bad) rmap = cmap = NULL;
+    uint64_t nm = get(&rb);
+    const uint64_t *mmap = get_n(&rb, nm);
+    if (rb.bad) rmap = cmap = mmap = NULL;
     uint64_t win = zc_job.rank;
     OTF2_Archive_OpenDefFiles(archive);
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
@@ -800,6 +917,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
         if (!dw) continue;
         if (rmap) write_map(dw, OTF2_MAPPING_REGION, rmap, nr);
         if (cmap) write_map(dw, OTF2_MAPPING_COMM, cmap, nc);
+        if (mmap) write_map(dw, OTF2_MAPPING_METRIC, mmap, nm);
         write_map(dw, OTF2_MAPPING_RMA_WIN, &win, 1);
         for (int i = 0; zc_job.mpi && i < zc_job.noffsets; i++)
             OTF2_DefWriter_WriteClockOffset(dw, zc_job.offsets[i].local, zc_job.offsets[i].offset, zc_job.offsets[i].stddev);

@@ -14,6 +14,7 @@
 
 #include "../collector/zc_defs.h"
 #include "../collector/zc_map.h"
+#include "../collector/zc_papi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,12 +39,38 @@ uint32_t zc_mpi_region(uint32_t fn) {
  * Enter time, those of what it finishes (receives, completions, tests, MpiCollectiveEnd) the
  * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
 
-/* The thread's first tracked call (or the collector off): register it. */
-bool zc_mpi_begin_slow(struct zc_mpi_call *c) {
+/* PAPI counters at a sampled call's Enter (read after its Enter time was taken): the Metric
+ * records and the Enter are written now, before the MPI call; its events follow it, and its end
+ * reads the counters again before the Leave (zc_mpi_close_slow). */
+static void papi_enter(struct zc_mpi_call *c, uint32_t fn) {
+    struct zc_ev ev[ZC_PAPI_MAX_RECS + 1];
+    size_t k = zc_papi_read(c->t, ev);
+    if (!k) return; /* no counters (PAPI off, or failed just now): the ordinary path */
+    zc_papi_stamp(ev, k, c->t0);
+    ev[k] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
+    struct zc_loc *l = c->t->loc;
+    if (zc_own_begin(l)) zc_own_put(l, ev, k + 1);
+    zc_own_end(l);
+    c->papi = true;
+}
+
+bool zc_mpi_open_slowly;
+
+/* The thread's first tracked call (registration), and every call while PAPI counts. */
+bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn) {
     zc_mpi_tls.err = &errno;
-    c->t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
-    zc_mpi_tls.t = c->t; /* never freed (zc_loc.c) */
-    if (c->t) c->t0 = zc_tick();
+    c->papi = false;
+    struct zc_thread *t = zc_tls_thread;
+    bool rec = zc_active() && zc_on(ZC_F_MPI);
+    if (!t && rec) t = zc_thread_get();
+    c->t = rec ? t : NULL;
+    if (!c->t) return true;
+    c->t0 = zc_tick();
+    /* owners that lock, or calls that begin with an Enter: zc_mpi_open's slow path */
+    if (zc_own_locked || zc_on(ZC_F_PAPI)) __atomic_store_n(&zc_mpi_open_slowly, true, __ATOMIC_RELAXED);
+    /* sampled only when recorded: whatever turns recording off turns sampling off with it */
+    if (zc_on(ZC_F_PAPI)) papi_enter(c, fn);
+    else zc_mpi_tls.t = t; /* PAPI off (for good): the inline path from now on; never freed (zc_loc.c) */
     return true;
 }
 
@@ -71,7 +98,8 @@ void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn) {
     c->mode = ZC_MPI_OPEN_SLOW;
     c->l = l;
     if (l->n + 2 > l->lim) call_flush(c, l);
-    l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, c->region, c->t1, 0, ZC_CALL_RUN};
+    if (c->papi) c->split = true; /* its Enter is out (papi_enter): events, then counters and Leave */
+    else l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, c->region, c->t1, 0, ZC_CALL_RUN};
 }
 
 /* The call's events fill the buffer: Enter and the events so far go out with it, a Leave after
@@ -98,7 +126,16 @@ void zc_mpi_more(struct zc_mpi_call *c) {
  * lim) holds the Leave and the flush region. */
 void zc_mpi_close_slow(struct zc_mpi_call *c) {
     struct zc_loc *l = c->l;
-    if (c->split) l->buf[l->n++] = (struct zc_ev){c->t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+    if (c->papi) { /* counters read inside the region: its Leave after them */
+        struct zc_ev m[ZC_PAPI_MAX_RECS];
+        size_t k = zc_papi_read(c->t, m);
+        uint64_t t1 = zc_tick();
+        zc_papi_stamp(m, k, t1);
+        for (size_t i = 0; i < k; i++) l->buf[l->n++] = m[i]; /* the reserve beyond lim holds them */
+        l->buf[l->n++] = (struct zc_ev){t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+    } else if (c->split) {
+        l->buf[l->n++] = (struct zc_ev){c->t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+    }
     /* the collector's own region: not counted as the application's (zc_loc.c) */
     if (c->f1) l->buf[l->n++] = (struct zc_ev){c->f0, ZC_EV_CALL, zc_region_flush, c->f1, 0, 0};
     zc_own_end(l);

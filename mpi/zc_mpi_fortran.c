@@ -128,12 +128,13 @@ static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI
         return;
     }
     MPI_Fint own = MPI_SUCCESS, *e = ierror ? ierror : &own; /* mpi_f08: ierror is optional */
-    uint64_t t0 = zc_tick();
+    struct zc_mpi_special s;
+    zc_mpi_special_begin(&s);
     if (pt) pt(required, provided, e);
     else p(e);
     int saved = errno;
-    uint64_t t1 = zc_tick();
-    if (*e == MPI_SUCCESS) zc_mpi_init_done(pt ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
+    zc_mpi_special_end(&s);
+    if (*e == MPI_SUCCESS) zc_mpi_init_done(pt ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, &s);
     errno = saved;
 }
 

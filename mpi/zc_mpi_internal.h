@@ -12,6 +12,7 @@
 #include <otf2/OTF2_Events.h>
 
 #include "../collector/zc_core.h"
+#include "../collector/zc_papi.h"
 
 /* Open MPI's predefined objects behind the handles we use. */
 #pragma weak ompi_mpi_comm_world
@@ -90,7 +91,8 @@ struct zc_mpi_call {
     struct zc_loc *l;         /* open: the thread's location; its n grows with the events */
     uint8_t mode;             /* set by zc_mpi_open: ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW */
     bool has_pre;             /* pre holds an event (shapes with one: the wrapper clears it first) */
-    bool split;               /* slow: Enter and the first events went out with the full buffer */
+    bool papi;                /* sampled (papi.events): Metric records and the Enter went out before */
+    bool split;               /* slow: the Enter went out before (full buffer, or sampled) */
     uint32_t region;          /* slow */
     uint64_t f0, f1;          /* slow: a buffer flush (its region is recorded after the call) */
     struct zc_ev pre;
@@ -99,7 +101,9 @@ enum { ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW /* zc_mpi_close_slow finishes:
 
 /* Inlined into every wrapper: a recorded call costs two TSC reads, a TLS load, and one
  * ZC_EV_CALL record plus its events in the thread's own buffer, no lock and no atomic
- * instruction (zc_core.h: zc_own_begin).
+ * instruction (zc_core.h: zc_own_begin). zc_mpi_tls.t is the thread's record for this inline
+ * path: NULL until its first call, and NULL for good while PAPI counts (papi.events), so that
+ * sampled calls take zc_mpi_begin_slow at the cost of one store (c->papi) when PAPI is off.
  * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
  * Tracked without events: tracing off or paused; requests and communicators are still followed,
@@ -126,7 +130,9 @@ struct zc_mpi_tls {
 extern _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
-bool zc_mpi_begin_slow(struct zc_mpi_call *c);
+bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn);
+/* Owners lock (no membarrier) or PAPI counts: every call takes zc_mpi_open_slow. */
+extern bool zc_mpi_open_slowly;
 void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn);
 void zc_mpi_more(struct zc_mpi_call *c);
 void zc_mpi_close_slow(struct zc_mpi_call *c);
@@ -134,11 +140,12 @@ static inline bool zc_mpi_ready(void);
 /* Whether the call is tracked; fn is the function (ZC_MPI_*). Whether the collector is still
  * active is checked when the location is opened (zc_own_begin). */
 static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
-    (void)fn;
     if (__builtin_expect(!zc_mpi_ready() || zc_mpi_tls.depth > 0, 0)) return false;
     zc_mpi_tls.depth = 1;
+    /* NULL until the thread's first call, and for good while PAPI counts (every call sampled) */
     struct zc_thread *t = zc_mpi_tls.t;
-    if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c);
+    if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c, fn);
+    c->papi = false;
     c->t = zc_on(ZC_F_MPI) ? t : NULL;
     if (c->t) c->t0 = zc_tick();
     return true;
@@ -156,7 +163,7 @@ static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call
     c->t1 = t1;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     struct zc_loc *l = c->t->loc;
-    if (__builtin_expect(region == 0 || l->n + 2 > l->lim || zc_own_locked, 0)) {
+    if (__builtin_expect(region == 0 || l->n + 2 > l->lim || zc_mpi_open_slowly, 0)) {
         zc_mpi_open_slow(c, fn);
         return;
     }
@@ -238,10 +245,20 @@ extern atomic_bool zc_mpi_is_ready;
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
 
 /* Shared by the C and Fortran entry points of MPI_Init, MPI_Init_thread and MPI_Finalize: after
- * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; t0/t1 around the PMPI
- * call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was loaded with the
- * program, so the weak PMPI references resolve (otherwise every wrapper passes through). */
-void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1);
+ * a successful PMPI init (fn = ZC_MPI_MPI_Init or ZC_MPI_MPI_Init_thread; s begun and ended
+ * around the PMPI call), and everything before the PMPI finalize. zc_mpi_linked(): libmpi was
+ * loaded with the program, so the weak PMPI references resolve (otherwise every wrapper passes
+ * through). MPI_Init and MPI_Finalize are recorded from their two times once the collector knows
+ * whether it records; PAPI counters are read right after the first (begin) and right before the
+ * second (end). */
+struct zc_mpi_special {
+    uint64_t t0, t1;
+    size_t k0, k1;
+    struct zc_ev m0[ZC_PAPI_MAX_RECS], m1[ZC_PAPI_MAX_RECS];
+};
+void zc_mpi_special_begin(struct zc_mpi_special *s);
+void zc_mpi_special_end(struct zc_mpi_special *s);
+void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s);
 void zc_mpi_finalize_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */

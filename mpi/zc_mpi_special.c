@@ -282,12 +282,36 @@ static void clock_sync(void) {
 }
 
 /* ---------------------------------------------------------------- init / finalize */
-static void record_region(uint32_t fn, uint64_t t0, uint64_t t1) {
-    struct zc_thread *t = zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+static struct zc_thread *special_thread(void) {
+    return zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+}
+
+void zc_mpi_special_begin(struct zc_mpi_special *s) {
+    s->t0 = zc_tick();
+    struct zc_thread *t = zc_on(ZC_F_PAPI) ? special_thread() : NULL;
+    s->k0 = s->k1 = 0;
+    if (t) s->k0 = zc_papi_read(t, s->m0);
+}
+
+void zc_mpi_special_end(struct zc_mpi_special *s) {
+    struct zc_thread *t = s->k0 ? special_thread() : NULL;
+    if (t) s->k1 = zc_papi_read(t, s->m1);
+    s->t1 = zc_tick();
+}
+
+static void record_region(uint32_t fn, struct zc_mpi_special *s) {
+    struct zc_thread *t = special_thread();
     if (!t) return;
     uint32_t r = zc_mpi_region(fn);
-    struct zc_ev e = {t0, ZC_EV_CALL, r, t1, 0, 0}; /* ticks (zc_tick) */
-    if (zc_own_begin(t->loc)) zc_own_put(t->loc, &e, 1);
+    /* Metric, Enter, Metric, Leave: the second Metric is an event inside the call */
+    struct zc_ev e[2 * ZC_PAPI_MAX_RECS + 1];
+    size_t k0 = s->k0 && s->k1 ? s->k0 : 0, k1 = k0 ? s->k1 : 0;
+    memcpy(e, s->m0, k0 * sizeof(*e));
+    zc_papi_stamp(e, k0, s->t0);
+    e[k0] = (struct zc_ev){s->t0, ZC_EV_CALL, r, s->t1, 0, k1}; /* ticks (zc_tick) */
+    memcpy(e + k0 + 1, s->m1, k1 * sizeof(*e));
+    zc_papi_stamp(e + k0 + 1, k1, s->t1);
+    if (zc_own_begin(t->loc)) zc_own_put(t->loc, e, k0 + 1 + k1);
     zc_own_end(t->loc);
 }
 
@@ -340,21 +364,23 @@ static void after_init(void) {
     atomic_store_explicit(&zc_mpi_is_ready, true, memory_order_release);
 }
 
-void zc_mpi_init_done(uint32_t fn, uint64_t t0, uint64_t t1) {
+void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
     after_init();
-    record_region(fn, t0, t1);
+    record_region(fn, s);
 }
 
 bool zc_mpi_linked(void) { return linked; }
 
 void zc_mpi_finalize_prepare(void) {
-    uint64_t t0 = zc_tick();
+    struct zc_mpi_special s;
+    zc_mpi_special_begin(&s);
     if (job) {
         /* the region is recorded before the archive closes: it covers the collector's close */
         clock_sync();
         bool ok = zc_active();
         if (job_all_true(&ok) != 0) ok = false;
-        record_region(ZC_MPI_MPI_Finalize, t0, zc_tick());
+        zc_mpi_special_end(&s);
+        record_region(ZC_MPI_MPI_Finalize, &s);
         atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
         zc_job.closing = ok;
         if (!ok && zc_job.rank == 0)
@@ -371,11 +397,12 @@ void zc_mpi_finalize_prepare(void) {
 }
 
 static int init_common(int *argc, char ***argv, int required, int *provided, bool thread) {
-    uint64_t t0 = zc_tick();
+    struct zc_mpi_special s;
+    zc_mpi_special_begin(&s);
     int r = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     int e = errno;
-    uint64_t t1 = zc_tick();
-    if (r == MPI_SUCCESS) zc_mpi_init_done(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, t0, t1);
+    zc_mpi_special_end(&s);
+    if (r == MPI_SUCCESS) zc_mpi_init_done(thread ? ZC_MPI_MPI_Init_thread : ZC_MPI_MPI_Init, &s);
     errno = e;
     return r;
 }

@@ -10,7 +10,11 @@ collector/ze/ze_hooks.spec. Outputs (build tree only):
   zc_ze_gen.c         one wrapper per API, table installation, API names
   zc_ze_driver_gen.c  the exported zeGet*ProcAddrTable getters of libzecoll_ze.so
 
-Every wrapper calls the real entry and returns its result unchanged; hooks run around it.
+Every wrapper calls the real entry and returns its result unchanged; hooks run around it. APIs
+marked papi (host synchronisations) or papi-launch (kernel launches) in the spec also get a
+second wrapper, zcp_<api>, that samples the PAPI counters around the call; the table gets it
+instead of zcw_<api> only when PAPI events are configured (zc_ze_papi_wraps), so a run without
+them executes exactly the plain wrapper.
 """
 import argparse
 import os
@@ -72,9 +76,9 @@ def load_spec(path):
         if not line:
             continue
         api, flags = line[0], set(line[1:])
-        bad = flags - {"pre", "post"}
-        if bad or not flags:
-            sys.exit(f"{path}:{n}: want '<api> pre|post...', got {' '.join(line)}")
+        bad = flags - {"pre", "post", "papi", "papi-launch"}
+        if bad or not flags or ("papi" in flags and "papi-launch" in flags):
+            sys.exit(f"{path}:{n}: want '<api> pre|post|papi|papi-launch...', got {' '.join(line)}")
         hooks[api] = flags
     return hooks
 
@@ -116,12 +120,12 @@ def main():
         if api not in names:
             sys.exit(f"{a.spec}: unknown API {api}")
         entry = next(x for x in apis if x[0] == api)
-        if entry[5] is None:
+        if entry[5] is None and hooks[api] & {"pre", "post"}:
             sys.exit(f"{a.spec}: {api} has no tracing params struct to hook with")
 
     os.makedirs(a.out_dir, exist_ok=True)
     hdr = [HEADER.format(spec=spec_name), "#ifndef ZC_ZE_GEN_H\n#define ZC_ZE_GEN_H\n",
-           "#include <level_zero/ze_api.h>\n#include <level_zero/ze_ddi.h>\n",
+           "#include <stdbool.h>\n#include <level_zero/ze_api.h>\n#include <level_zero/ze_ddi.h>\n",
            "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n\n"]
     hdr.append("enum zc_ze_api {\n")
     for n in names:
@@ -149,6 +153,8 @@ def main():
                 hdr.append(f"void zc_ze_post_{fn}({ps[0]} *p, ze_result_t r, struct zc_ze_call *c);\n")
     hdr.append("\n/* Installs wrappers into a table the real getter filled; returns how many entries. */\n")
     hdr.append("int zc_ze_wrap_table(enum zc_ze_table t, void *table);\n")
+    hdr.append("/* Whether the PAPI-sampling wrappers go in (zc_ze_shim.c): launch = a papi-launch API. */\n")
+    hdr.append("bool zc_ze_papi_wraps(bool launch);\n")
     hdr.append("/* sizeof the table struct in the headers zecoll was built with */\n")
     hdr.append("size_t zc_ze_table_size(enum zc_ze_table t);\n")
     hdr.append("\n#endif\n")
@@ -163,23 +169,36 @@ def main():
     for prefix, tname, _ in tables:
         src.append(f'    "{getters[f"{prefix}_{tname}_dditable_t"]}",\n')
     src.append("};\n\n")
-    for fn, field, member, ret, types, ps, ttype in apis:
+    def wrapper(fn, field, member, ret, types, ps, papi):
         args = ", ".join(f"{t} a{i}" for i, t in enumerate(types)) or "void"
         call = ", ".join(f"a{i}" for i in range(len(types)))
         real = f"zc_ze_real.{field}.{member}"
-        src.append(f"static {ret} ZE_APICALL zcw_{fn}({args}) {{\n")
-        src.append("    struct zc_ze_call c;\n")
-        src.append(f"    if (!zc_ze_call_begin(&c, ZC_ZE_{fn})) return {real}({call});\n")
-        hk = hooks.get(fn, set())
+        out = [f"static {ret} ZE_APICALL {'zcp' if papi else 'zcw'}_{fn}({args}) {{\n"]
+        c = "pc.c" if papi else "c"
+        out.append("    struct zc_ze_pcall pc;\n" if papi else "    struct zc_ze_call c;\n")
+        out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn})) return {real}({call});\n")
+        if papi:
+            out.append("    zc_ze_papi_enter(&pc);\n")
+        hk = hooks.get(fn, set()) & {"pre", "post"}
         if hk:
             inits = ", ".join(f"&a{i}" for i in range(len(types)))
-            src.append(f"    {ps[0]} p = {{{inits}}};\n")
+            out.append(f"    {ps[0]} p = {{{inits}}};\n")
         if "pre" in hk:
-            src.append(f"    zc_ze_pre_{fn}(&p, &c);\n")
-        src.append(f"    {ret} r = {real}({call});\n")
+            out.append(f"    zc_ze_pre_{fn}(&p, &{c});\n")
+        out.append(f"    {ret} r = {real}({call});\n")
         if "post" in hk:
-            src.append(f"    zc_ze_post_{fn}(&p, r, &c);\n")
-        src.append(f"    zc_ze_call_end(&c, r, ZC_ZE_{fn});\n    return r;\n}}\n\n")
+            out.append(f"    zc_ze_post_{fn}(&p, r, &{c});\n")
+        if papi:
+            out.append("    zc_ze_papi_leave(&pc);\n")
+        out.append(f"    zc_ze_call_end(&{c}, r, ZC_ZE_{fn});\n    return r;\n}}\n\n")
+        return out
+
+    papi_kind = {fn: ("launch" if "papi-launch" in f else "sync") for fn, f in hooks.items()
+                 if f & {"papi", "papi-launch"}}
+    for fn, field, member, ret, types, ps, ttype in apis:
+        src += wrapper(fn, field, member, ret, types, ps, False)
+        if fn in papi_kind:
+            src += wrapper(fn, field, member, ret, types, ps, True)
     src.append("size_t zc_ze_table_size(enum zc_ze_table t) {\n    switch (t) {\n")
     for prefix, tname, _ in tables:
         src.append(f"    case ZC_ZE_TABLE_{prefix}_{tname}: return sizeof({prefix}_{tname}_dditable_t);\n")
@@ -191,7 +210,11 @@ def main():
         src.append(f"        {prefix}_{tname}_dditable_t *tb = table;\n")
         src.append(f"        memcpy(&zc_ze_real.{field}, tb, sizeof(*tb));\n")
         for fn, member in members:
-            src.append(f"        if (tb->{member}) {{ tb->{member} = zcw_{fn}; n++; }}\n")
+            if fn in papi_kind:
+                launch = "true" if papi_kind[fn] == "launch" else "false"
+                src.append(f"        if (tb->{member}) {{ tb->{member} = zc_ze_papi_wraps({launch}) ? zcp_{fn} : zcw_{fn}; n++; }}\n")
+            else:
+                src.append(f"        if (tb->{member}) {{ tb->{member} = zcw_{fn}; n++; }}\n")
         src.append("        break;\n    }\n")
     src.append("    default: break;\n    }\n    return n;\n}\n")
     open(os.path.join(a.out_dir, "zc_ze_gen.c"), "w").write("".join(src))
@@ -207,7 +230,7 @@ def main():
         drv.append(f"    return zecoll_ze_getter(ZC_ZE_TABLE_{prefix}_{tname}, v, t);\n}}\n\n")
     open(os.path.join(a.out_dir, "zc_ze_driver_gen.c"), "w").write("".join(drv))
     print(f"gen_ze_wrappers: {len(apis)} APIs in {len(tables)} tables, {len(hooks)} hooked, "
-          f"{sum(1 for x in apis if x[5])} with params structs")
+          f"{len(papi_kind)} sampled with PAPI, {sum(1 for x in apis if x[5])} with params structs")
 
 
 if __name__ == "__main__":

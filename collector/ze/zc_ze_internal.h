@@ -22,6 +22,7 @@
 #define ZC_ZE_INTERNAL_H
 
 #include "../zc_core.h"
+#include "../zc_papi.h"
 #include "../zc_map.h"
 #include "zc_ze_gen.h"
 
@@ -64,6 +65,17 @@ static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_
     c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
     return true;
 }
+/* The PAPI-sampling wrappers (zcp_*, ze_hooks.spec: papi, papi-launch), installed instead of the
+ * plain ones only when PAPI events are configured: the counters are read after the call's Enter
+ * time (zc_ze_call_begin) and before its Leave time, and the whole call is written at its end
+ * (Metric, Enter, [callsite], Metric, Leave), so zc_ze_call_end then writes nothing. */
+struct zc_ze_pcall {
+    struct zc_ze_call c;
+    size_t k; /* Metric records of the Enter in m (0: the call is not sampled) */
+    struct zc_ev m[ZC_PAPI_MAX_RECS];
+};
+void zc_ze_papi_enter(struct zc_ze_pcall *p);
+void zc_ze_papi_leave(struct zc_ze_pcall *p);
 extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
 static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;

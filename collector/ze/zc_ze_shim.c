@@ -164,6 +164,35 @@ void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1) {
     zc_own_end(l);
 }
 
+/* ---------------------------------------------------------------- PAPI */
+/* Decided when the tables are wrapped (zeInit): events configured and PAPI not found unusable or
+ * failed yet; a later failure is seen by zc_papi_read, which then reads nothing. */
+bool zc_ze_papi_wraps(bool launch) { return zc_on(ZC_F_PAPI) && (!launch || zc_knobs.PAPI_AROUND_LAUNCHES); }
+
+void zc_ze_papi_enter(struct zc_ze_pcall *p) {
+    p->k = 0;
+    /* no Enter time: the call is not recorded as a region (API timing off, or not recording) */
+    if (!p->c.t || !p->c.t0) return;
+    p->k = zc_papi_read(p->c.t, p->m);
+}
+
+void zc_ze_papi_leave(struct zc_ze_pcall *p) {
+    struct zc_ze_call *c = &p->c;
+    if (!p->k || !c->t0 || !zc_on(ZC_F_API_TIMING)) return;
+    struct zc_ev ev[2 * ZC_PAPI_MAX_RECS + 1];
+    size_t k0 = p->k, k1 = zc_papi_read(c->t, ev + k0 + 1); /* the Leave's counters, inside the region */
+    uint64_t t1 = zc_tick();
+    memcpy(ev, p->m, k0 * sizeof(*ev));
+    zc_papi_stamp(ev, k0, c->t0);
+    /* the Leave's Metric is an event inside the call: written between its Enter and its Leave */
+    ev[k0] = (struct zc_ev){c->t0, ZC_EV_CALL, zc_ze_api_region(c->api), t1, c->callsite, k1};
+    zc_papi_stamp(ev + k0 + 1, k1, t1);
+    struct zc_loc *l = c->t->loc;
+    if (zc_own_begin(l)) zc_own_put(l, ev, k0 + 1 + k1);
+    zc_own_end(l);
+    c->t0 = 0; /* written: zc_ze_call_end adds nothing */
+}
+
 /* ---------------------------------------------------------------- subsystem */
 static void ze_pre_finalize(void) {
     if (zc_ze.ready) zc_ze_finalize();

@@ -195,6 +195,7 @@ def check(path, mode, verbose):
         thread_last_cs = {}    # host location -> last callsite seen there
         off = {}
         metric_pending = {}
+        metric_last = {}
         seen_metric = seen_onoff = False
         for loc, ev in tr.events:
             ref = loc._ref
@@ -315,6 +316,14 @@ def check(path, mode, verbose):
                 if is_stream:
                     R.bad("A19", f"Metric on stream location {ref}")
                 metric_pending[ref] = t
+                # accumulating counters never decrease on their thread
+                for m, v in zip(ev.metric.members, ev.values):
+                    if str(m.metric_mode) != "MetricMode.ACCUMULATED_START":
+                        continue
+                    prev = metric_last.get((ref, m._ref))
+                    if prev is not None and v < prev:
+                        R.bad("A19", f"location {ref}: {m.name} decreases at {t} ({prev} -> {v})")
+                    metric_last[(ref, m._ref)] = v
         for ref, st in stack.items():
             if st:
                 R.bad("A14", f"location {ref}: {len(st)} region(s) never left")

@@ -57,6 +57,8 @@ def judge(exe, html, work, png=None):
             problems.append(f"chart {cid} has nothing drawn")
     if dom.count('class="sortable"') < 3:
         problems.append("tables missing")
+    if "--metrics" in " ".join(sys.argv) and not re.search(r"<h2>PAPI counters</h2>.*?<td>perf::TASK-CLOCK</td>", dom, re.S):
+        problems.append("the PAPI counters' tables are missing (synthetic archive with --metrics)")
     if png:
         rc, out, err = chromium(exe, ["--window-size=1280,2400", "--screenshot=" + png, "file://" + os.path.abspath(html)])
         if rc != 0 or not os.path.exists(png) or open(png, "rb").read(8) != b"\x89PNG\r\n\x1a\n" or os.path.getsize(png) < 10000:

@@ -10,7 +10,9 @@ kernels (calls, total, min, max, mean, stddev, percentiles: the exact nearest-ra
 documented sketch bucket), per rank/device/queue rows, imbalance, slowest instances, transfers by
 memory and size class with bandwidths, barriers, device utilisation as the union of busy
 intervals (compute/copy/overlap, idle gaps, the rank x time map), launch latency from the
-callsite links, MPI functions/bytes/ranks/collectives, host Level Zero API, data quality.
+callsite links, MPI functions/bytes/ranks/collectives, host Level Zero API, PAPI counters (each
+region's Leave - Enter values per counter, per rank in MPI / in Level Zero, each thread's first to
+last sample), data quality.
 With --truth (zesim's ground truth of rank R) the kernel and copy counts, bytes and durations of
 that rank are checked against what the simulated driver executed, within the collector's stated
 error (one device tick plus 20 ppm per operation; tests/collector/check_trace.py).
@@ -149,26 +151,58 @@ def read_archive(path):
         off_windows = collections.defaultdict(list)
         first, last, loc_last = {}, {}, {}
         regions = []
+        # A19: the Metric right before an Enter/Leave at its time belongs to it
+        summed = {m._ref for m in d.metric_members
+                  if str(m.metric_mode) == "MetricMode.ACCUMULATED_START" and str(m.value_type) in ("Type.INT64", "Type.UINT64")
+                  and str(m.base) == "Base.DECIMAL" and m.exponent == 0}
+        mpend, mfirst, mlast = {}, collections.defaultdict(dict), collections.defaultdict(dict)
+        mq = collections.Counter()  # unpaired, decreasing, one_sided
+        mreg = collections.defaultdict(list)    # (member ref, region name) -> [(delta, dur)]
+        mrank = collections.defaultdict(lambda: [0, 0])  # (rank, member ref, kind) -> [regions, sum]
+
+        def take(ref, t):
+            p = mpend.pop(ref, None)
+            if p is None:
+                return None
+            if p[0] != t:
+                mq["unpaired"] += 1
+                return None
+            return p
         for loc, ev in tr.events:
             ref = loc._ref
             x = info[ref]
             t = ev.time
+            kind = type(ev).__name__
+            if kind not in ("Enter", "Leave", "Metric") and ref in mpend:
+                mpend.pop(ref)
+                mq["unpaired"] += 1
             counts[ref] += 1
             loc_last[ref] = t
             r = x["rank"]
             first.setdefault(r, t)
             first[r] = min(first[r], t)
             last[r] = max(last.get(r, t), t)
-            kind = type(ev).__name__
             st = stacks[ref]
             if kind == "Enter":
-                st.append({"region": ev.region, "t": t, "bytes": 0, "cs": None, "comm": None})
+                st.append({"region": ev.region, "t": t, "bytes": 0, "cs": None, "comm": None, "m": take(ref, t)})
             elif kind == "Leave":
+                m1 = take(ref, t)
                 if not st or st[-1]["region"]._ref != ev.region._ref:
                     continue
                 f = st.pop()
                 dur = t - f["t"]
                 reg = f["region"]
+                m0 = f["m"]
+                if m0 is not None and m1 is not None and m0[1] == m1[1]:
+                    par = str(reg.paradigm)
+                    k = "mpi" if par == "Paradigm.MPI" else "l0" if par == "Paradigm.OPENCL" else "other"
+                    for mref, a, b in zip(m0[1], m0[2], m1[2]):
+                        if mref in summed and b >= a:
+                            mreg[(mref, reg.name)].append((b - a, dur))
+                            mrank[(r, mref, k)][0] += 1
+                            mrank[(r, mref, k)][1] += b - a
+                elif m0 is not None or m1 is not None:
+                    mq["one_sided"] += 1
                 regions.append((r, ref, reg.name, f["t"], t))
                 if x["stream"]:
                     dev_recs.append({"rank": r, "ref": ref, "name": reg.name, "role": str(reg.region_role),
@@ -194,6 +228,19 @@ def read_archive(path):
                     st[-1]["comm"] = ev.communicator._ref
             elif kind == "Metric":
                 metrics[ref] += 1
+                if ref in mpend:
+                    mq["unpaired"] += 1
+                mem = tuple(m._ref for m in ev.metric.members)
+                vals = list(ev.values)
+                for mref, v in zip(mem, vals):
+                    if mref not in summed:
+                        continue
+                    if mref not in mfirst[ref]:
+                        mfirst[ref][mref] = v
+                    elif v < mlast[ref][mref]:
+                        mq["decreasing"] += 1
+                    mlast[ref][mref] = v
+                mpend[ref] = (t, mem, vals)
             elif kind == "MeasurementOnOff":
                 if "OFF" in str(ev.measurement_mode):
                     off_windows[ref].append([t, None])
@@ -203,6 +250,15 @@ def read_archive(path):
             for x in w:
                 if x[1] is None:
                     x[1] = loc_last[ref]
+        mq["unpaired"] += len(mpend)  # a Metric at a location's end
+        for ref, fm in mfirst.items():  # each thread: its first sample to its last
+            for mref, v in fm.items():
+                if mlast[ref][mref] >= v:
+                    c = mrank[(info[ref]["rank"], mref, "span")]
+                    c[0] += 1
+                    c[1] += mlast[ref][mref] - v
+        A["papi"] = {"members": {m._ref: m for m in d.metric_members}, "summed": summed, "regions": mreg, "ranks": mrank,
+                     "quality": mq}
         A.update(regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
                  first=first, last=last, off_windows=off_windows, stacks=stacks)
     return A
@@ -467,6 +523,47 @@ def check(C, A, R, truth, expected):
     C.eq("Level Zero API", {a["name"]: (a["calls"], a["total_ns"]) for a in R["level_zero_api"]["rows"]},
          {k: (len(v), sum(v)) for k, v in api.items()})
 
+    # ---- PAPI counters (A19)
+    P, RP = A["papi"], R["papi"]
+    members = P["members"]
+    C.eq("papi counters", [(c["id"], c["name"], c["unit"], c["summed"]) for c in RP["counters"]],
+         [(k, m.name, m.unit, k in P["summed"]) for k, m in sorted(members.items())])
+    want = {}
+    for (mref, name), v in P["regions"].items():
+        ds = [a for a, _ in v]
+        want[(members[mref].name, name)] = (len(v), sum(ds), min(ds), max(ds), sum(b for _, b in v))
+    C.eq("papi regions (calls, total, min, max, region_ns)",
+         {(x["counter"], x["region"]): (x["calls"], x["total"], x["min"], x["max"], x["region_ns"]) for x in RP["regions"]}, want)
+    for x in RP["regions"]:
+        n, tot = x["calls"], x["total"]
+        C.near(f"papi {x['counter']} {x['region']} mean", x["mean"], tot / n if n else 0, 0.051)
+        if x["unit"] == "ns":
+            C.near(f"papi {x['counter']} {x['region']} of_time", x["of_time"], tot / x["region_ns"] if x["region_ns"] else 0,
+                   5.1e-7)
+        else:
+            C.eq(f"papi {x['counter']} {x['region']} of_time", x["of_time"], None)
+    want = collections.defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    for (r, mref, k), (n, sm) in P["ranks"].items():
+        w = want[(r, members[mref].name)]
+        if k == "span":
+            w[0], w[1] = n, sm
+        elif k == "mpi":
+            w[2], w[3] = sm, n
+        elif k == "l0":
+            w[4], w[5] = sm, n
+    C.eq("papi ranks (threads, counted, in MPI, regions, in Level Zero, regions)",
+         {(x["rank"], x["counter"]): [x["threads"], x["counted"], x["in_mpi"], x["mpi_regions"], x["in_level_zero"],
+                                      x["level_zero_regions"]] for x in RP["ranks"]}, dict(want))
+    ranks_of = collections.defaultdict(set)
+    for (r, mref, k) in P["ranks"]:
+        ranks_of[mref].add(r)
+    C.eq("papi counters: ranks", {c["name"]: c["ranks"] for c in RP["counters"]},
+         {m.name: len(ranks_of[k]) for k, m in members.items()})
+    q = P["quality"]
+    C.eq("papi data quality (unpaired, decreasing, one-sided)",
+         (R["data_quality"]["metric_records_unpaired"], R["data_quality"]["metric_values_decreasing"],
+          R["data_quality"]["metric_regions_one_sided"]), (q["unpaired"], q["decreasing"], q["one_sided"]))
+
     # ---- data quality
     dq = R["data_quality"]
     locs = {l["location_id"]: l for l in dq["locations"]}
@@ -556,6 +653,13 @@ def check(C, A, R, truth, expected):
             C.eq("synth: MPI time per rank", {str(m["rank"]): m["mpi_ns"] for m in R["mpi"]["by_rank"]}, E["mpi_ns"])
         if "events" in E:
             C.eq("synth: events", R["job"]["events"], E["events"])
+        if "papi" in E:  # every counter's deltas per region and per rank, as generated
+            C.eq("synth: papi regions",
+                 {(x["counter"], x["region"]): (x["calls"], x["total"], x["min"], x["max"], x["region_ns"]) for x in R["papi"]["regions"]},
+                 {(x["counter"], x["region"]): (x["calls"], x["total"], x["min"], x["max"], x["region_ns"]) for x in E["papi"]["regions"]})
+            keys = ("threads", "counted", "in_mpi", "mpi_regions", "in_level_zero", "level_zero_regions")
+            C.eq("synth: papi ranks", {(x["rank"], x["counter"]): tuple(x[k] for k in keys) for x in R["papi"]["ranks"]},
+                 {(x["rank"], x["counter"]): tuple(x[k] for k in keys) for x in E["papi"]["ranks"]})
         if "span" in E:  # on rank 0's clock: the archive's clock offsets must have undone the skews
             C.eq("synth: each rank's first and last event, offsets applied",
                  {str(x["rank"]): [x["first_ns"], x["last_ns"]] for x in dq["ranks"]}, E["span"])

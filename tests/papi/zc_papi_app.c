@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* The PAPI tests' program: threads that burn known amounts of their own CPU time between
+ * Level Zero synchronisations, so that each thread's counters can be judged on their own.
+ *
+ * Each of THREADS threads, on its own asynchronous immediate list: ITERS times { spin SPIN_US
+ * microseconds of its own CPU time (CLOCK_THREAD_CPUTIME_ID), launch vector_add signalling an
+ * event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }. Then the main thread runs
+ * a regular list on a queue with a fence (zeCommandQueueSynchronize, zeFenceHostSynchronize) and
+ * calls zeContextSystemBarrier: every host synchronisation the collector samples.
+ * Built twice: zc_papi_app (no MPI) and zc_papi_mpi (-DZC_PAPI_MPI: MPI_Init_thread before the
+ * threads, an MPI_Allreduce of the checks and an MPI_Barrier after them; threads make no MPI call).
+ * Prints "libpapi mapped: 0|1" (from /proc/self/maps: PAPI is loaded only when events are
+ * configured) and "cpu clock excess per ms: NS" (the test's bound on the CPU clock's rate against
+ * the trace's clock, measured at the end).
+ *
+ * usage: zc_papi_app [threads] [iters] [spin_us]   (defaults 4, 10, 300) */
+#include "ex_common.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef ZC_PAPI_MPI
+#include <mpi.h>
+#endif
+
+#define N 1024
+
+struct shared {
+    ex_env_t *env;
+    ze_device_handle_t dev;
+    ze_module_handle_t module;
+    uint32_t ordinal, engines, iters;
+    uint64_t spin_ns;
+};
+
+struct worker {
+    struct shared *sh;
+    uint32_t id;
+    pthread_t th;
+    uint32_t checked;
+};
+
+static uint64_t cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* burns ns of this thread's own CPU time (however long that takes under load) */
+static void spin(uint64_t ns) {
+    uint64_t end = cpu_ns() + ns;
+    volatile uint64_t x = 0;
+    while (cpu_ns() < end)
+        for (int i = 0; i < 100; i++) x += (uint64_t)i;
+}
+
+static void *worker_main(void *arg) {
+    struct worker *w = arg;
+    struct shared *sh = w->sh;
+    ze_command_list_handle_t list =
+        ex_immediate_list(sh->env, sh->dev, sh->ordinal, w->id % sh->engines, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_kernel_handle_t add = ex_kernel_create(sh->module, "vector_add");
+    const ze_group_count_t g = ex_group_count_1d(add, N);
+    ze_event_pool_handle_t pool = ex_event_pool(sh->env, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1);
+    ze_event_handle_t done = ex_event(pool, 0);
+    float *a = ex_alloc_shared(sh->env, sh->dev, N * sizeof(float));
+    float *b = ex_alloc_shared(sh->env, sh->dev, N * sizeof(float));
+    float *c = ex_alloc_shared(sh->env, sh->dev, N * sizeof(float));
+    float want[N];
+    EX_ARG(add, 0, a);
+    EX_ARG(add, 1, b);
+    EX_ARG(add, 2, c);
+    for (uint32_t it = 0; it < sh->iters; it++) {
+        for (uint32_t i = 0; i < N; i++) {
+            a[i] = (float)(w->id * 100u + it);
+            b[i] = (float)(i % 64u);
+            want[i] = a[i] + b[i];
+        }
+        spin(sh->spin_ns);
+        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &g, done, 0, NULL));
+        EX_CHECK(zeEventHostSynchronize(done, UINT64_MAX));
+        ex_verify_f32("c = a + b on a thread's immediate list", c, want, N);
+        EX_CHECK(zeEventHostReset(done));
+        w->checked++;
+    }
+    ex_free(sh->env, c);
+    ex_free(sh->env, b);
+    ex_free(sh->env, a);
+    EX_CHECK(zeEventDestroy(done));
+    EX_CHECK(zeEventPoolDestroy(pool));
+    EX_CHECK(zeKernelDestroy(add));
+    EX_CHECK(zeCommandListDestroy(list));
+    return NULL;
+}
+
+/* queue + fence + context barrier on the main thread */
+static uint32_t main_syncs(struct shared *sh) {
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = sh->ordinal,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    ze_command_queue_handle_t q = NULL;
+    EX_CHECK(zeCommandQueueCreate(sh->env->context, sh->dev, &qd, &q));
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    ze_fence_handle_t fence = NULL;
+    EX_CHECK(zeFenceCreate(q, &fd, &fence));
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, .commandQueueGroupOrdinal = sh->ordinal};
+    ze_command_list_handle_t list = NULL;
+    EX_CHECK(zeCommandListCreate(sh->env->context, sh->dev, &ld, &list));
+    ze_kernel_handle_t scale = ex_kernel_create(sh->module, "scale_f32");
+    const ze_group_count_t g = ex_group_count_1d(scale, N);
+    float *x = ex_alloc_shared(sh->env, sh->dev, N * sizeof(float));
+    const float two = 2.0f;
+    EX_ARG(scale, 0, x);
+    EX_ARG(scale, 1, two);
+    EX_CHECK(zeCommandListAppendLaunchKernel(list, scale, &g, NULL, 0, NULL));
+    EX_CHECK(zeCommandListClose(list));
+    for (uint32_t i = 0; i < N; i++) x[i] = (float)i;
+    EX_CHECK(zeCommandQueueExecuteCommandLists(q, 1, &list, NULL));
+    EX_CHECK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    EX_CHECK(zeCommandQueueExecuteCommandLists(q, 1, &list, fence));
+    EX_CHECK(zeFenceHostSynchronize(fence, UINT64_MAX));
+    EX_CHECK(zeContextSystemBarrier(sh->env->context, sh->dev));
+    float want[N];
+    for (uint32_t i = 0; i < N; i++) want[i] = 4.0f * (float)i;
+    ex_verify_f32("x = 4 x0 after two executions", x, want, N);
+    ex_free(sh->env, x);
+    EX_CHECK(zeKernelDestroy(scale));
+    EX_CHECK(zeCommandListDestroy(list));
+    EX_CHECK(zeFenceDestroy(fence));
+    EX_CHECK(zeCommandQueueDestroy(q));
+    return 1;
+}
+
+static uint64_t raw_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* How far this thread's CPU clock (the scheduler's, which perf's task-clock also counts) can run
+ * ahead of CLOCK_MONOTONIC_RAW (the trace's clock) over 1 ms: the CPU interval lies inside the
+ * RAW one, so any excess is the clocks' rate difference (preemption only lowers it). */
+static int64_t cpu_clock_excess_per_ms(void) {
+    int64_t worst = 0;
+    for (int k = 0; k < 20; k++) {
+        uint64_t r0 = raw_ns(), c0 = cpu_ns();
+        spin(1000000);
+        uint64_t c1 = cpu_ns(), r1 = raw_ns();
+        int64_t e = (int64_t)(c1 - c0) - (int64_t)(r1 - r0);
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+static int libpapi_mapped(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (strstr(line, "/libpapi.")) found = 1;
+    if (f) fclose(f);
+    return found;
+}
+
+int main(int argc, char **argv) {
+    ex_env_t env;
+    ex_init(&env, argv[0]);
+    int rank = 0;
+#ifdef ZC_PAPI_MPI
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+    struct shared sh = {.env = &env};
+    const uint32_t threads = (uint32_t)ex_arg_u64(argc, argv, 1, "threads", 4, 1, 64);
+    sh.iters = (uint32_t)ex_arg_u64(argc, argv, 2, "iterations", 10, 1, 100000);
+    sh.spin_ns = 1000u * ex_arg_u64(argc, argv, 3, "spin microseconds", 300, 0, 10000000);
+    sh.dev = env.devices[(uint32_t)rank % env.num_devices];
+    sh.ordinal = ex_compute_group(sh.dev, &sh.engines);
+    sh.module = ex_module_create(&env, sh.dev);
+    struct worker *w = calloc(threads, sizeof(*w));
+    EX_REQUIRE(w != NULL, "out of memory");
+    for (uint32_t t = 0; t < threads; t++) {
+        w[t] = (struct worker){&sh, t, 0, 0};
+        EX_REQUIRE(pthread_create(&w[t].th, NULL, worker_main, &w[t]) == 0, "pthread_create");
+    }
+    uint32_t checked = 0;
+    for (uint32_t t = 0; t < threads; t++) {
+        pthread_join(w[t].th, NULL);
+        checked += w[t].checked;
+    }
+    checked += main_syncs(&sh);
+    EX_REQUIRE(checked == threads * sh.iters + 1, "every iteration checked");
+#ifdef ZC_PAPI_MPI
+    int size = 1, mine = (int)checked, total = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EX_REQUIRE(total == size * mine, "every rank checked the same");
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    int mapped = libpapi_mapped();
+    int64_t excess = cpu_clock_excess_per_ms();
+    EX_CHECK(zeModuleDestroy(sh.module));
+    free(w);
+    ex_fini(&env);
+    if (rank == 0) ex_info("PASS: %u threads x %u iterations (%llu us of CPU each), syncs checked", threads, sh.iters,
+                           (unsigned long long)(sh.spin_ns / 1000));
+    printf("libpapi mapped: %d\n", mapped);
+    printf("cpu clock excess per ms: %lld\n", (long long)excess);
+#ifdef ZC_PAPI_MPI
+    MPI_Finalize();
+#endif
+    return 0;
+}
