@@ -71,6 +71,7 @@ for r in $(seq "$reps"); do
   one reg.apioff append_ns env "${col[@]}" ZECOLL_API_TIMING=0 "$app" regular "$appends"
   one reg.nodrain append_ns env "${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0 "$app" regular "$appends"
   one reg.bigbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8388608 "$app" regular "$appends"
+  one reg.smallbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8192 "$app" regular "$appends"
   one reg.ev.base append_ns env X=1 "$app" regular "$appends" event
   one reg.ev.on append_ns env "${col[@]}" "$app" regular "$appends" event
   one reg.pin1.base append_ns taskset -c 3 env X=1 "$app" regular "$appends"
@@ -99,6 +100,7 @@ for r in $(seq "$reps"); do
   one ex.on wall_s env "${col[@]}" "$app" execs 2000 compute
   one cp.base wall_s env X=1 "$app" execs 2000 copy
   one cp.on wall_s env "${col[@]}" "$app" execs 2000 copy
+  one cp.deep wall_s env "${col[@]}" ZECOLL_HARVEST_BUFFERS=4096 "$app" execs 2000 copy
   fi
   if part mpi; then
   # MPI
@@ -106,6 +108,7 @@ for r in $(seq "$reps"); do
   one mpi.on call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   one mpi.off call_ns mpi 1 self LD_PRELOAD="$lib" ZECOLL_ENABLE=0
   one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
+  one mpi.smallbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8192
   one mpi2.base call_ns mpi 2 pair
   one mpi2.on call_ns mpi 2 pair ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   fi
@@ -117,6 +120,7 @@ done
   row "  API timing off" "$(med reg.base)" "$(med reg.apioff)" "$(delta "$(med reg.base)" "$(med reg.apioff)")" ""
   row "  background drainer off" "$(med reg.base)" "$(med reg.nodrain)" "$(delta "$(med reg.base)" "$(med reg.nodrain)")" "(experiment)"
   row "  8M-event buffers (writer thread idle)" "$(med reg.base)" "$(med reg.bigbuf)" "$(delta "$(med reg.base)" "$(med reg.bigbuf)")" "(experiment)"
+  row "  8192-event buffers (in the L2 cache)" "$(med reg.base)" "$(med reg.smallbuf)" "$(delta "$(med reg.base)" "$(med reg.smallbuf)")" "(experiment)"
   row "  with an app event (re-signal barrier)" "$(med reg.ev.base)" "$(med reg.ev.on)" "$(delta "$(med reg.ev.base)" "$(med reg.ev.on)")" "(info)"
   row "  whole process on one core" "$(med reg.pin1.base)" "$(med reg.pin1.on)" "$(delta "$(med reg.pin1.base)" "$(med reg.pin1.on)")" "(experiment)"
   row "ns per Append, immediate list (executing)" "$(med imm.base)" "$(med imm.on)" "$(delta "$(med imm.base)" "$(med imm.on)")" "<= +150 ns"
@@ -130,9 +134,11 @@ done
   row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
   row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
+  row "  4096 harvest buffers (the app never waits for one)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
   row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
   row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
   row "  8M-event buffers (writer thread idle)" "$(med mpi.base)" "$(med mpi.bigbuf)" "$(delta "$(med mpi.base)" "$(med mpi.bigbuf)")" "(experiment)"
+  row "  8192-event buffers (in the L2 cache)" "$(med mpi.base)" "$(med mpi.smallbuf)" "$(delta "$(med mpi.base)" "$(med mpi.smallbuf)")" "(experiment)"
   row "ns per MPI call, 2 ranks exchanging" "$(med mpi2.base)" "$(med mpi2.on)" "$(delta "$(med mpi2.base)" "$(med mpi2.on)")" "(info)"
 } | tee -a "$out/table.txt"
 

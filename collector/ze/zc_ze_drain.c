@@ -630,6 +630,15 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
 
+/* What has completed on every stream, stopping at each stream's first run of incomplete records
+ * (an Execute waiting for a helper slot: the oldest executions complete first). */
+void zc_ze_drain_completed(void) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+}
+
 /* ---------------------------------------------------------------- background drainer */
 static pthread_once_t bg_once = PTHREAD_ONCE_INIT;
 static pthread_t bg_thread;

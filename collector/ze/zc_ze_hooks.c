@@ -992,7 +992,7 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
         ze_result_t r = zc_ze_real.ze_event.pfnHostSynchronize(done, 1000000u);
-        zc_ze_drain_all(false, 0);
+        zc_ze_drain_completed(); /* the oldest first: no need to poll every pending record */
         pthread_mutex_lock(&l->lock);
         if (r != ZE_RESULT_SUCCESS && r != ZE_RESULT_NOT_READY) return NULL;
     }

@@ -281,6 +281,8 @@ struct zc_rec *zc_ze_rec_new(void);
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
 /* Drains what has completed on s and writes what can be written. */
 void zc_ze_stream_drain(struct zc_stream *s);
+/* Collects what completed on every stream, stopping at each one's first incomplete records. */
+void zc_ze_drain_completed(void);
 /* Drains every stream; with wait, waits (bounded) for outstanding work first. */
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
 /* Writes what completed, whatever is still pending (finalize). */

@@ -80,7 +80,9 @@ void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts,
     }
     ev_write_end(ev, s);
     pthread_cond_broadcast(&zs.host_cv);
-    zs_kick_all_locked();
+    /* engines only need a look if some command waits on an event: a GPU's signal is a memory
+     * write that nothing but a waiting command polls */
+    if (zs.nwaiting) zs_kick_all_locked();
 }
 
 /* ---------------------------------------------------------------- event pools */

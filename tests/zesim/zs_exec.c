@@ -230,6 +230,7 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
 
 static void start_locked(struct zs_inst *in, uint64_t t) {
     struct zs_engine *e = in->stream->engine;
+    if (in->cmd.nwaits) zs.nwaiting--;
     bool skip;
     uint64_t dur = inst_duration(in, &skip);
     in->start_ns = t;
@@ -559,7 +560,8 @@ static void *engine_main(void *arg) {
                 rev = n;
             }
             pthread_cond_broadcast(&zs.host_cv);
-            zs_kick_all_locked();
+            /* other engines depend on this one's completions only through events */
+            if (zs.nwaiting) zs_kick_all_locked();
             continue;
         }
         schedule_locked(e);
@@ -573,6 +575,7 @@ static void *engine_main(void *arg) {
 
 /* ---------------------------------------------------------------- submission */
 static void enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
+    if (in->cmd.nwaits) zs.nwaiting++; /* until it starts (start_locked) */
     in->stream = s;
     s->refs++;
     in->prev = s->tail;

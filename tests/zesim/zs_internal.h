@@ -347,6 +347,7 @@ struct zs_state {
     /* One lock guards all execution state (streams, instances, events, fences, batches). */
     pthread_mutex_t lock;
     pthread_cond_t host_cv; /* broadcast whenever anything completes or is signalled */
+    uint64_t nwaiting;      /* enqueued commands not started yet that wait on events (zs.lock) */
     atomic_bool lost;
     atomic_uint_fast64_t ops_executed;
     /* allocation table */
