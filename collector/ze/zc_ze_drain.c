@@ -630,13 +630,14 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
 
-/* What has completed on every stream, stopping at each stream's first run of incomplete records
- * (an Execute waiting for a helper slot: the oldest executions complete first). */
+/* What has completed on every stream, stopping at each stream's first incomplete record (an
+ * Execute waiting for a helper slot: a queue's executions complete in order, the oldest first,
+ * and polling records that have not completed costs driver calls). */
 void zc_ze_drain_completed(void) {
     pthread_mutex_lock(&zc_ze.streams_lock);
     struct zc_stream *first = zc_ze.streams;
     pthread_mutex_unlock(&zc_ze.streams_lock);
-    for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+    for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, 1);
 }
 
 /* ---------------------------------------------------------------- background drainer */
