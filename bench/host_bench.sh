@@ -6,7 +6,8 @@
 # Every variant of one measure runs once per repetition, alternating, and the median is printed
 # with the target of issue 7. Besides the targets it runs the experiments that locate what scales
 # with cores: the background drainer off, buffers large enough that the writer thread never runs,
-# device or API timing off, the whole process pinned to one core or to two.
+# device or API timing off, the whole process pinned to one core or to two, and (no collector) an
+# application that spends 100 ns more per Append.
 #   usage: bench/host_bench.sh DIR [OUTDIR]      (BENCH_REPS=5 BENCH_APPENDS=1000000 BENCH_IMM=200000
 #                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf
 #                                                 BENCH_PARTS="reg imm wall mpi" BENCH_ZESIM=libzesim.so)
@@ -91,6 +92,8 @@ for r in $(seq "$reps"); do
   one imm.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" appends "$imm"
   one imm.pin2.base append_ns taskset -c 2,3 env X=1 "$app" appends "$imm"
   one imm.pin2.on append_ns taskset -c 2,3 env "${col[@]}" "$app" appends "$imm"
+  # no collector: the application busy ~100 ns longer per Append (how the simulator reacts)
+  one imm.spin100 append_ns env ZC_BENCH_SPIN_NS=100 "$app" appends "$imm"
   fi
   if part wall; then
   # wall time and resubmission
@@ -131,6 +134,7 @@ done
   row "  with an app event (re-signal barrier)" "$(med imm.ev.base)" "$(med imm.ev.on)" "$(delta "$(med imm.ev.base)" "$(med imm.ev.on)")" "(info)"
   row "  whole process on one core" "$(med imm.pin1.base)" "$(med imm.pin1.on)" "$(delta "$(med imm.pin1.base)" "$(med imm.pin1.on)")" "(experiment)"
   row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
+  row "  no collector, the app busy 100 ns more per Append" "$(med imm.base)" "$(med imm.spin100)" "$(delta "$(med imm.base)" "$(med imm.spin100)")" "(experiment)"
   row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
   row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"

@@ -12,7 +12,8 @@
  *                       back to back on a queue of the copy-only / compute group, one sync at
  *                       the end: the cost of resubmitting a list while it is in flight
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
- * the appended kernel (default 0). */
+ * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
+ * Append. */
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +47,26 @@ struct imm_run {
     int nev;
     ze_event_handle_t sync;
     int with_event;
+    long spin_ns; /* ZC_BENCH_SPIN_NS: busy time after each Append (a collector-sized delay without
+                   * the collector: how the simulated device reacts to a slower Append) */
 };
+
+static void spin(long ns) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+    do clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
+}
 
 static inline __attribute__((always_inline)) double imm_loop(const struct imm_run *r, long n) {
     double in_appends = 0;
     for (long i = 0; i < n;) {
         long batch = n - i < 8192 ? n - i : 8192;
         double t0 = now();
-        for (long b = 0; b < batch; b++)
+        for (long b = 0; b < batch; b++) {
             CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
+            if (r->spin_ns) spin(r->spin_ns);
+        }
         in_appends += now() - t0;
         i += batch;
         /* wait for the batch, as an application synchronising now and then does */
@@ -146,7 +158,7 @@ int main(int argc, char **argv) {
     double in_appends = 0, in_run = 0;
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
-        struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event};
+        struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event, getenv("ZC_BENCH_SPIN_NS") ? atol(getenv("ZC_BENCH_SPIN_NS")) : 0};
         if (n > 0) imm_warm(&ir, n < 8192 ? n : 8192); /* pools and caches warm, as in a running app */
         in_appends = imm_measured(&ir, n);
     } else if (!strcmp(mode, "execs")) {

@@ -163,7 +163,9 @@ static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call
     c->t1 = t1;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     struct zc_loc *l = c->t->loc;
-    if (__builtin_expect(region == 0 || l->n + 2 > l->lim || zc_mpi_open_slowly, 0)) {
+    if (__builtin_expect(region == 0 || l->n + 2 > l->lim ||
+                             __atomic_load_n(&zc_mpi_open_slowly, __ATOMIC_RELAXED),
+                         0)) {
         zc_mpi_open_slow(c, fn);
         return;
     }
