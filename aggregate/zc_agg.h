@@ -62,6 +62,7 @@ struct agg_loc {
     uint32_t group;
     uint64_t def_events;
     uint64_t p_events, p_clamped, p_dropped; /* location properties (A12) */
+    uint64_t p_data_end;                     /* salvaged archives (A20): where its rank's data ends */
     uint8_t have_props;                      /* bit per property */
     uint32_t proc;      /* index into agg_defs.procs */
     uint32_t device;    /* streams: device node (AGG_NONE if unknown) */
@@ -129,6 +130,7 @@ struct agg_defs {
     uint32_t nmclasses, mclass_max; /* most members in one class */
     int have_props;          /* any location property seen */
     int mpi;                 /* "MPI Rank" process groups */
+    char salvaged[64];       /* the ZECOLL::SALVAGED anchor property (A20), "" when absent */
 };
 
 /* Reads anchor + global definitions of ARCHIVE (the directory or its traces.otf2); stats every

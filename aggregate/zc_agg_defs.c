@@ -279,7 +279,7 @@ static OTF2_CallbackCode cb_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringR
     const char *s = name < d->nstrings ? d->strings[name] : NULL;
     if (!s || t != OTF2_TYPE_UINT64) return OTF2_CALLBACK_SUCCESS;
     int which = strcmp(s, "zecoll::events") == 0 ? 1 : strcmp(s, "zecoll::clamped") == 0 ? 2
-              : strcmp(s, "zecoll::dropped") == 0 ? 4 : 0;
+              : strcmp(s, "zecoll::dropped") == 0 ? 4 : strcmp(s, "zecoll::data_end") == 0 ? 8 : 0;
     if (!which) return OTF2_CALLBACK_SUCCESS;
     if (!grow((void **)&r->props, &r->cap_props, (uint64_t)r->nprops + 1, sizeof(struct prop))) return bad(r, "too many properties");
     r->props[r->nprops++] = (struct prop){loc, v.uint64, which};
@@ -461,6 +461,7 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
         struct agg_loc *l = &d->locs[li];
         if (r->props[i].which == 1) l->p_events = r->props[i].value;
         else if (r->props[i].which == 2) l->p_clamped = r->props[i].value;
+        else if (r->props[i].which == 8) l->p_data_end = r->props[i].value;
         else l->p_dropped = r->props[i].value;
         l->have_props |= (uint8_t)r->props[i].which;
         d->have_props = 1;
@@ -626,6 +627,10 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
         goto out;
     }
     if (resolve(d, &r, dir, e) != 0) goto out;
+    char *salv = NULL; /* A20: rebuilt by zecoll salvage */
+    if (OTF2_Reader_GetProperty(rd, "ZECOLL::SALVAGED", &salv) == OTF2_SUCCESS && salv)
+        snprintf(d->salvaged, sizeof(d->salvaged), "%s", salv[0] ? salv : "yes");
+    free(salv);
     if (d->nprocs == 0) {
         agg_err_set(e, gdef, "no process location groups defined");
         goto out;

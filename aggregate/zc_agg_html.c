@@ -519,6 +519,17 @@ int agg_report_html(const struct agg_report *r, FILE *f) {
     fprintf(f, "<li>ranks: %u defined, %u read, %llu missing; locations: %u, %llu missing event files, %llu shorter than "
                "defined</li>",
             d->nranks, r->ranks_read, LLU(r->dq_missing_ranks), d->nlocs, LLU(r->dq_missing_locs), LLU(r->dq_short));
+    if (d->salvaged[0]) {
+        fputs("<li>salvaged: rebuilt by zecoll salvage from the journal of a run that died (", f);
+        esc(f, d->salvaged);
+        fputs("); data ends at (after the start):", f);
+        for (uint32_t i = 0; i < r->nrq; i++)
+            if (r->rq[i].data_end) {
+                agg_fmt_ns(a, sizeof(a), (double)(r->rq[i].data_end > r->first ? r->rq[i].data_end - r->first : 0));
+                fprintf(f, " rank %u %s;", r->rq[i].rank, a);
+            }
+        fputs("</li>", f);
+    }
     if (r->dq_props) fprintf(f, "<li>collector: %llu records clamped, %llu dropped</li>", LLU(r->dq_clamped), LLU(r->dq_dropped));
     else fputs("<li>collector counts unknown (no zecoll:: location properties)</li>", f);
     fprintf(f, "<li>unmatched: %llu regions never left, %llu Leaves without Enter, %llu Appends without a device record, %llu "

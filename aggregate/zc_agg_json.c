@@ -277,6 +277,8 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
             "\"data_quality\":{\"ranks_defined\":%u,\"ranks_read\":%u,\"missing_ranks\":%llu,\"missing_event_files\":%llu,"
             "\"short_event_files\":%llu,",
             d->nranks, r->ranks_read, LLU(r->dq_missing_ranks), LLU(r->dq_missing_locs), LLU(r->dq_short));
+    if (d->salvaged[0]) kv_s(f, "salvaged", d->salvaged, true);
+    else fputs("\"salvaged\":null,", f);
     if (r->dq_props) fprintf(f, "\"clamped\":%llu,\"dropped\":%llu,", LLU(r->dq_clamped), LLU(r->dq_dropped));
     else fputs("\"clamped\":null,\"dropped\":null,", f);
     fprintf(f,
@@ -313,6 +315,7 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
                 i ? ",\n" : "\n", x->rank, x->present ? "true" : "false", LLU(x->events), LLU(x->cs_host_only),
                 LLU(x->cs_dev_only), LLU(x->cs_repeat), LLU(x->lat_negative), LLU(x->lat_negative_max), LLU(x->off_count),
                 LLU(x->off_ns), LLU(x->noffsets), LLU(x->first), LLU(x->last));
+        if (x->data_end) fprintf(f, ",\"data_end_ns\":%llu", LLU(x->data_end));
         if (x->noffsets)
             fprintf(f, ",\"offset_first_ns\":%lld,\"offset_last_ns\":%lld,\"stddev_first_ns\":%.1f,\"stddev_last_ns\":%.1f,"
                        "\"drift_ppm\":%.4f",

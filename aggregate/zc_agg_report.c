@@ -689,6 +689,21 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
             missing += L->missing;
         }
         r->dq_missing_ranks += !x->present || (with_events > 0 && missing == with_events);
+        /* A20: the rank's data end (each of its locations carries it, on the rank's clock) */
+        uint64_t end = 0;
+        for (uint32_t i = 0; q < d->nprocs && i < d->procs[q].nlocs; i++) {
+            uint64_t e = d->locs[d->procs[q].locs[i]].p_data_end;
+            end = e > end ? e : end;
+        }
+        if (end) {
+            long double off = 0;
+            if (x->noffsets == 1 || (x->noffsets >= 2 && x->off_t1 == x->off_t0)) off = (long double)x->off_v0;
+            else if (x->noffsets >= 2)
+                off = (long double)x->off_v0 + ((long double)end - (long double)x->off_t0) *
+                                                   (long double)(x->off_v1 - x->off_v0) /
+                                                   ((long double)x->off_t1 - (long double)x->off_t0);
+            w->data_end = (uint64_t)((long double)end + off);
+        }
         r->dq_off_count += x->off_count;
         r->dq_off_ns += x->off_ns;
         r->dq_cs_host_only += x->cs_host_only;
@@ -1094,6 +1109,19 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
                 (unsigned long long)r->dq_clamped, (unsigned long long)r->dq_dropped);
     else
         fprintf(f, "collector counts: clamped/dropped unknown (the archive has no zecoll:: location properties)\n");
+    if (d->salvaged[0]) {
+        fprintf(f, "salvaged: rebuilt by zecoll salvage from the journal of a run that died (%s); data ends at "
+                   "(after the start):",
+                d->salvaged);
+        uint32_t shown = 0;
+        for (uint32_t i = 0; i < r->nrq && shown < 16; i++) {
+            const struct r_rankq *x = &r->rq[i];
+            if (!x->data_end) continue;
+            shown++;
+            fprintf(f, " rank %u %s;", x->rank, NS(a, (double)(x->data_end > r->first ? x->data_end - r->first : 0)));
+        }
+        fprintf(f, "%s\n", r->nrq > 16 ? " ..." : "");
+    }
     fprintf(f, "unmatched: %llu regions never left, %llu Leaves without their Enter; %llu Appends without a device record, "
                "%llu device records without an Append; %llu re-executions of recorded lists\n",
             (unsigned long long)r->dq_unclosed, (unsigned long long)r->dq_badleave, (unsigned long long)r->dq_cs_host_only,

@@ -93,6 +93,7 @@ struct r_rankq {
     uint64_t noffsets, off_t0, off_t1, first, last;
     int64_t off_v0, off_v1;
     double sd0, sd1, drift_ppm;
+    uint64_t data_end; /* salvaged archives (A20): where its data ends, offsets applied; 0 = none */
     bool present;
 };
 

@@ -8,9 +8,11 @@
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
  *                       one sync at the end; reports the wall time of the whole run (wall_s) and
  *                       of the appends and the sync alone (run_s)
- *   execs N copy|compute  one regular list (a 64 KiB copy and a barrier) executed N times
- *                       back to back on a queue of the copy-only / compute group, one sync at
- *                       the end: the cost of resubmitting a list while it is in flight
+ *   execs N copy|compute [leave]  one regular list (a 64 KiB copy and a barrier) executed N
+ *                       times back to back on a queue of the copy-only / compute group, one sync
+ *                       at the end: the cost of resubmitting a list while it is in flight. With
+ *                       "leave" the program exits right after the sync, destroying nothing (as
+ *                       many applications do; tests of the collector's exit path)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
  * Append. */
@@ -109,7 +111,7 @@ __attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { re
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute [leave]\n");
         return 2;
     }
     double t_start = now();
@@ -179,6 +181,7 @@ int main(int argc, char **argv) {
         CK(zeCommandListClose(rl));
         for (long i = 0; i < n; i++) CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
         CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        if (argc > 4 && !strcmp(argv[4], "leave")) exit(0);
         CK(zeCommandListDestroy(rl));
         CK(zeCommandQueueDestroy(q));
         CK(zeMemFree(ctx, a));

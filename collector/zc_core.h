@@ -6,6 +6,7 @@
 #define ZC_CORE_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,6 +46,7 @@ enum zc_feature {
     ZC_F_API_TIMING,
     ZC_F_MPI,
     ZC_F_PAPI,          /* PAPI counters (zc_papi.h): on only when papi.events is set */
+    ZC_F_JOURNAL, /* the salvage journal (zc_journal.c): the archive itself is unaffected */
     ZC_F_COUNT
 };
 extern atomic_bool zc_feature_on[ZC_F_COUNT];
@@ -53,6 +55,8 @@ extern atomic_uint_fast64_t zc_failures;
 /* Internal failure: logs the first one per feature, counts all, turns the feature off. With
  * ZECOLL_STRICT=1 it aborts instead, so tests notice. */
 void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* ZECOLL_STRICT=1: says why and aborts (the first caller; others wait for its abort). */
+_Noreturn void zc_strict_vabort(const char *func, int line, const char *fmt, va_list ap);
 #define ZC_FAIL(f, ...) zc_fail(f, __func__, __LINE__, __VA_ARGS__)
 
 static inline bool zc_on(enum zc_feature f) {
@@ -176,8 +180,14 @@ struct zc_loc {
     size_t inflight_n;
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
+    /* the salvage journal: a location's records are numbered in the order they were put (its
+     * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
+    uint64_t jbase, inflight_base;
+    uint64_t jdone;        /* records below this stream index are in the journal (its lock) */
+    bool jknown;           /* its definition is in the journal (its lock) */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
     void *resolve;         /* thread locations: the state of zc_loc_resolver (whoever converts) */
+    uint64_t resolved;     /* ... and the stream index below which records are final */
     size_t nheld, cap_held;
     char name[64];
     struct zc_loc *next;
@@ -202,6 +212,15 @@ static inline void zc_loc_unlock(struct zc_loc *l) { atomic_flag_clear_explicit(
  * ZC_EV_MPI_*_H events into final ones, in order, before they are converted (by whoever converts
  * that location's buffers: one at a time). */
 extern void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
+/* Publishes a location's record count after the records themselves (release): the journal's
+ * flusher reads the records below it from another thread (zc_loc_snapshot). Every store of n
+ * goes through here; on x86 it is the plain store it replaces. */
+static inline void zc_loc_publish(struct zc_loc *l, size_t n) { __atomic_store_n(&l->n, n, __ATOMIC_RELEASE); }
+/* Copies loc's records from stream index `from` on, as far as its current buffer holds them, into
+ * out (at most max); *first = the stream index of out[0]. Waits until the writer thread has
+ * written loc's previous buffer, so that every record before *first is in the archive's writer
+ * (and journal) when it returns. For the journal's flusher. */
+size_t zc_loc_snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, uint64_t *first);
 /* Flushes every location (at finalize), after the writer thread finished what it was given. */
 void zc_loc_flush_all(void);
 /* Hands loc's full buffer to the writer thread, or writes it out here if that is not possible
@@ -268,7 +287,7 @@ static inline void zc_own_put(struct zc_loc *l, const struct zc_ev *ev, size_t n
     if (__builtin_expect(l->n + n <= l->lim, 1)) {
         struct zc_ev *d = &l->buf[l->n];
         for (size_t i = 0; i < n; i++) d[i] = ev[i];
-        l->n += n;
+        zc_loc_publish(l, l->n + n);
     } else {
         zc_loc_put_slow(l, ev, n);
     }
@@ -300,8 +319,12 @@ uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, 
 
 /* ---------------------------------------------------------------- OTF2 writer */
 int zc_otf2_init(void);
-/* Writes a full buffer of loc to its event writer (called with loc held). */
-void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
+/* Writes a full buffer of loc to its event writer (called with loc held); first = the stream
+ * index of ev[0] (for the journal). */
+void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+/* The journal's flusher found records while no archive is open: a process alone opens its
+ * archive now (an MPI job's opens in MPI_Init), so that there is a journal. */
+void zc_otf2_open_for_journal(void);
 /* Closes the archive: flush everything, write definitions. */
 void zc_otf2_finalize(void);
 const char *zc_otf2_path(void);
@@ -339,6 +362,25 @@ int zc_otf2_start_job(void);
 /* Whether an MPI job is expected to start (mpi/): events are held instead of opening a
  * per-process archive. */
 bool zc_mpi_expected(void);
+/* Whether this process was started by an MPI launcher (and links MPI): its archive is the job's,
+ * opened in MPI_Init, never one the journal's flusher opens for it alone. */
+bool zc_mpi_launched(void);
+
+/* ---------------------------------------------------------------- salvage journal */
+/* What `zecoll salvage` needs to rebuild the archive of a run that died (zc_journal.c; format in
+ * zc_jrn_format.h, docs/archive.md): definitions and records, appended to
+ * <archive>/zecoll-journal/<rank>.zcj as they reach the archive's writer, and by a background
+ * flusher every ZECOLL_FLUSH_INTERVAL_MS for what still sits in location buffers. Removed when
+ * the archive is complete. */
+void zc_jrn_open(const char *dir); /* the archive exists (otf2 lock held) */
+/* Records [first, first + n) of loc, in ns (otf2 lock held). Records already journaled (by the
+ * flusher) are skipped. */
+void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, size_t n);
+void zc_jrn_offsets(void); /* zc_job.offsets grew (MPI thread, clock_sync) */
+/* At the end: complete = the archive is whole, the journal goes; otherwise everything recorded is
+ * in it and it stays for `zecoll salvage`. Returns whether a journal is left behind. */
+bool zc_jrn_close(bool complete);
+void zc_jrn_start(void); /* a location exists: the flusher starts (once) */
 /* Writes definitions at close (zc_unify.c): unifies them across the job, writes mapping tables
  * and clock offsets into each location's local definitions, and on rank 0 the global ones.
  * Collective in an MPI job; every rank calls it exactly once. */
@@ -355,12 +397,16 @@ struct zc_subsystem {
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
 };
-extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem;
+extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem,
+    zc_jrn_subsystem;
 
 extern atomic_bool zc_is_active;
 /* initialised, enabled and not yet finalized */
 static inline bool zc_active(void) { return atomic_load_explicit(&zc_is_active, memory_order_acquire); }
 uint64_t zc_start_time(void);
+/* Starts one of the collector's threads with every signal blocked: signals are the
+ * application's (pthread_create's result). */
+int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
 uint32_t zc_rank(void);
 void zc_finalize(void); /* idempotent */
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */

@@ -16,6 +16,7 @@
 static const struct zc_subsystem *const subsystems[] = {
     &zc_core_subsystem,
     &zc_otf2_subsystem,
+    &zc_jrn_subsystem, /* finalizes before otf2: its flusher stops before the buffers are written */
     &zc_ze_subsystem,
     &zc_mpi_subsystem,
 };

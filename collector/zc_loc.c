@@ -22,6 +22,7 @@
  * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
  * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+#include "zc_evt.h"
 
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -76,75 +77,40 @@ struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char 
     /* release: a reader that sees the new head sees an initialised location */
     atomic_store_explicit(&locs, l, memory_order_release);
     pthread_mutex_unlock(&reg_lock);
+    zc_jrn_start();
     return l;
 }
 
 static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
-    for (size_t i = 0; i < n; i++) loc->buf[loc->n++] = ev[i];
+    for (size_t i = 0; i < n; i++) loc->buf[loc->n + i] = ev[i];
+    zc_loc_publish(loc, loc->n + n);
+}
+
+static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
+
+void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
+
+/* Records of a thread location from stream index `first` on (n of them, in place) made final by
+ * the resolver, those not made final before (a journal's snapshot resolves the buffer's front in
+ * place). Callers are serialised per location: the writer of its buffer, or zc_loc_snapshot under
+ * wq_lock after that writer finished. */
+static void loc_resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
+    size_t r = loc->resolved > first ? (size_t)(loc->resolved - first) : 0;
+    if (r < n) zc_loc_resolver(loc, ev + r, n - r);
+    if (loc->resolved < first + n) loc->resolved = first + n;
 }
 
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
  * One buffer per location at a time (the writer thread's, or the in-place writer's). */
-void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
-
-static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
+static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
-    if (ticks && zc_loc_resolver) zc_loc_resolver(loc, ev, n);
+    if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
     if (ticks) zc_tickconv_begin(&tc);
-    uint64_t last = loc->last_ts, clamped = 0, events = 0;
-    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the events inside it (zc_core.h) */
-    struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n; i++) {
-        struct zc_ev *e = &ev[i];
-        if (e->type == ZC_EV_MPI_NOP) { /* not written: keeps its place in its call */
-            e->ts = last;
-            if (i == leave_at) {
-                if (call->b < last) call->b = last;
-                last = call->b;
-                leave_at = SIZE_MAX;
-            }
-            continue;
-        }
-        uint64_t t = ticks ? zc_tickconv(&tc, e->ts) : e->ts;
-        if (t < last) {
-            t = last;
-            clamped++;
-        }
-        e->ts = last = t;
-        events++;
-        if (e->type == ZC_EV_CALL) {
-            if (e->d == ZC_CALL_RUN) { /* count the records inside it */
-                size_t k = 0;
-                while (i + 1 + k < n && zc_ev_in_call(ev[i + 1 + k].type)) k++;
-                e->d = k;
-            }
-            if (ticks) e->b = zc_tickconv(&tc, e->b);
-            events += e->c ? 2 : 1;
-            if (e->a == zc_region_flush && ticks) events -= 2; /* ours, not the app's */
-            if (e->d && i + e->d < n) {
-                leave_at = i + e->d;
-                call = e;
-            } else {
-                if (e->b < last) e->b = last; /* a call's Leave after its Enter: not a clamp of its own */
-                last = e->b;
-            }
-        } else if (e->type == ZC_EV_BUFFER_FLUSH && ticks) {
-            e->b = zc_tickconv(&tc, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
-            events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
-        }
-        if (i == leave_at) {
-            if (call->b < last) call->b = last;
-            last = call->b;
-            leave_at = SIZE_MAX;
-        }
-    }
-    loc->last_ts = last;
-    loc->nclamped += clamped;
-    loc->nevents += events;
-    zc_otf2_write(loc, ev, n);
+    zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
+                     &loc->nclamped);
+    zc_otf2_write(loc, ev, n, first);
 }
 
 /* ---------------------------------------------------------------- writer thread */
@@ -163,8 +129,9 @@ static void *writer_main(void *arg) {
         if (!wq_head) wq_tail = NULL;
         struct zc_ev *buf = l->inflight_buf;
         size_t n = l->inflight_n;
+        uint64_t first = l->inflight_base;
         pthread_mutex_unlock(&wq_lock);
-        loc_emit(l, buf, n); /* the OTF2 writer has its own lock */
+        loc_emit(l, buf, n, first); /* the OTF2 writer has its own lock */
         pthread_mutex_lock(&wq_lock);
         l->spare = buf;
         l->inflight_buf = NULL;
@@ -193,14 +160,19 @@ static void wait_inflight_locked(struct zc_loc *loc) {
     while (loc->inflight) pthread_cond_wait(&wq_done, &wq_lock);
 }
 
+/* The buffer changes (and its count restarts) under wq_lock, so that the journal's flusher,
+ * which copies from it under that lock, never sees a buffer that the writer converts in place
+ * (zc_loc_snapshot); written in place, it stays under the lock for the same reason. */
 void zc_loc_write_out(struct zc_loc *loc) {
     if (!loc->n) return;
     pthread_mutex_lock(&wq_lock);
     wait_inflight_locked(loc);
     if (!loc->spare && wq_state != WQ_FAILED) loc->spare = malloc(loc->cap * sizeof(*loc->spare));
+    size_t n = loc->n;
     if (loc->spare && zc_active() && writer_start_locked()) {
         loc->inflight_buf = loc->buf;
-        loc->inflight_n = loc->n;
+        loc->inflight_n = n;
+        loc->inflight_base = loc->jbase;
         loc->inflight = true;
         loc->buf = loc->spare;
         loc->spare = NULL;
@@ -209,12 +181,31 @@ void zc_loc_write_out(struct zc_loc *loc) {
         else wq_head = loc;
         wq_tail = loc;
         pthread_cond_signal(&wq_work);
-        pthread_mutex_unlock(&wq_lock);
     } else {
-        pthread_mutex_unlock(&wq_lock);
-        loc_emit(loc, loc->buf, loc->n);
+        loc_emit(loc, loc->buf, n, loc->jbase);
     }
-    loc->n = 0;
+    loc->jbase += n;
+    zc_loc_publish(loc, 0);
+    pthread_mutex_unlock(&wq_lock);
+}
+
+size_t zc_loc_snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, uint64_t *first) {
+    pthread_mutex_lock(&wq_lock);
+    wait_inflight_locked(loc);
+    /* the owner only appends beyond n (acquire: the records below it are complete); it cannot
+     * change buf, n's restart or jbase while we hold wq_lock */
+    size_t n = __atomic_load_n(&loc->n, __ATOMIC_ACQUIRE);
+    size_t i = from > loc->jbase ? (size_t)(from - loc->jbase) : 0, cnt = 0;
+    /* records the writer makes final (MPI requests matched by it): made final here, in place and
+     * in order, so that the journal holds what the archive will (the owner only appends) */
+    if (loc->kind == ZC_LOC_THREAD && zc_loc_resolver && i < n) loc_resolve(loc, loc->buf, n, loc->jbase);
+    if (i < n) {
+        cnt = n - i < max ? n - i : max;
+        memcpy(out, loc->buf + i, cnt * sizeof(*out));
+    }
+    *first = loc->jbase + i;
+    pthread_mutex_unlock(&wq_lock);
+    return cnt;
 }
 
 /* After fork the child has no writer thread (and runs untraced): never wait for it. */
@@ -268,8 +259,9 @@ void zc_loc_flush_all(void) {
         pthread_mutex_lock(&wq_lock);
         wait_inflight_locked(l);
         pthread_mutex_unlock(&wq_lock);
-        if (l->n) loc_emit(l, l->buf, l->n);
-        l->n = 0;
+        if (l->n) loc_emit(l, l->buf, l->n, l->jbase);
+        l->jbase += l->n;
+        zc_loc_publish(l, 0);
         zc_loc_unlock(l);
     }
 }

@@ -15,7 +15,8 @@ atomic_bool zc_feature_on[ZC_F_COUNT];
 atomic_uint_fast64_t zc_failures;
 static atomic_bool failed_once[ZC_F_COUNT];
 
-static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing", "PAPI counting"};
+static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing",
+                                                             "PAPI counting", "the salvage journal"};
 
 static void vlog(const char *tag, const char *func, int line, const char *fmt, va_list ap) {
     int saved = errno;
@@ -42,15 +43,22 @@ void zc_log(int level, const char *func, int line, const char *fmt, ...) {
     va_end(ap);
 }
 
+void zc_strict_vabort(const char *func, int line, const char *fmt, va_list ap) {
+    /* one thread says it and aborts; another failing meanwhile waits for that abort */
+    static atomic_bool aborting;
+    if (atomic_exchange(&aborting, true))
+        for (;;) pause();
+    vlog("internal error (ZECOLL_STRICT=1, aborting): ", func, line, fmt, ap);
+    abort();
+}
+
 void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...) {
-    atomic_fetch_add(&zc_failures, 1);
+    /* counted when it switches the feature off: a path that keeps failing while the feature is
+     * off (every execution of a list timed before) is one failure, not one per call */
+    if (atomic_load(&zc_feature_on[f])) atomic_fetch_add(&zc_failures, 1);
     va_list ap;
     va_start(ap, fmt);
-    if (zc_knobs.STRICT) {
-        vlog("internal error (ZECOLL_STRICT=1, aborting): ", func, line, fmt, ap);
-        va_end(ap);
-        abort();
-    }
+    if (zc_knobs.STRICT) zc_strict_vabort(func, line, fmt, ap);
     if (!atomic_exchange(&failed_once[f], true)) {
         vlog("internal error: ", func, line, fmt, ap);
         char msg[160];

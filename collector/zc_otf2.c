@@ -9,6 +9,7 @@
  * first. The archive is closed collectively in MPI_Finalize. Definitions are written once, at
  * close, by zc_unify.c. */
 #include "zc_defs.h"
+#include "zc_evt.h"
 #include "zc_papi.h"
 
 #include <errno.h>
@@ -165,6 +166,7 @@ static int open_locked(void) {
         archive = NULL;
         return -1;
     }
+    zc_jrn_open(archive_dir);
     write_held_locked();
     return 0;
 }
@@ -216,6 +218,7 @@ int zc_otf2_start_job(void) {
         if (zc_job.all_true(&all) != 0) all = false;
     }
     if (all) {
+        zc_jrn_open(archive_dir);
         write_held_locked();
     } else {
         /* no collective close is possible any more: the handle is left behind, the trace is off */
@@ -264,7 +267,11 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
 static void write_held_locked(void) {
     holding_done = true;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
-        if (l->nheld) write_events_locked(l, l->held, l->nheld);
+        /* a location's first records: stream index 0 on (minus any dropped over the limit) */
+        if (l->nheld) {
+            write_events_locked(l, l->held, l->nheld);
+            zc_jrn_events(l, 0, l->held, l->nheld);
+        }
         free(l->held);
         l->held = NULL;
         l->nheld = l->cap_held = 0;
@@ -272,7 +279,7 @@ static void write_held_locked(void) {
     held_bytes = 0;
 }
 
-static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (closed || !zc_on(ZC_F_TRACE)) {
         loc->ndropped += n;
         return;
@@ -290,6 +297,7 @@ static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
         return;
     }
     write_events_locked(loc, ev, n);
+    zc_jrn_events(loc, first, ev, n);
 }
 
 static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
@@ -303,96 +311,21 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         }
         loc->writer = w;
     }
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    size_t leave_at = SIZE_MAX;
-    const struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n && e == OTF2_SUCCESS; i++) {
-        if (i > leave_at) { /* the end of a call's events (a record may have taken the next one too) */
-            e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
-            leave_at = SIZE_MAX;
-            if (e != OTF2_SUCCESS) break;
-        }
-        const struct zc_ev *x = &ev[i];
-        if (x->type == ZC_EV_MPI_NOP) continue; /* resolved to nothing (zc_loc_resolver) */
-        if (x->ts < ts_min) ts_min = x->ts;
-        if (x->ts > ts_max) ts_max = x->ts;
-        switch (x->type) {
-        case ZC_EV_ENTER: e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a); break;
-        case ZC_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, x->ts, x->a); break;
-        case ZC_EV_PARAM_U64: e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, x->a, x->b); break;
-        case ZC_EV_RMA_GET: e = OTF2_EvtWriter_RmaGet(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
-        case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
-        case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
-        case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
-        case ZC_EV_CALL: /* a whole host call (zc_core.h): its Leave follows the d records inside it */
-            e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
-            if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, zc_param_callsite, x->c);
-            if (x->d && i + x->d < n) {
-                leave_at = i + x->d;
-                call = x;
-            } else if (e == OTF2_SUCCESS) {
-                e = OTF2_EvtWriter_Leave(w, NULL, x->b, x->a);
-            }
-            if (x->b > ts_max) ts_max = x->b;
-            break;
-        case ZC_EV_MPI_SEND:
-            e = OTF2_EvtWriter_MpiSend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
-        case ZC_EV_MPI_ISEND:
-            e = OTF2_EvtWriter_MpiIsend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
-        case ZC_EV_MPI_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_RECV:
-            e = OTF2_EvtWriter_MpiRecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
-        case ZC_EV_MPI_IRECV:
-            e = OTF2_EvtWriter_MpiIrecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
-        case ZC_EV_MPI_REQUEST_TEST: e = OTF2_EvtWriter_MpiRequestTest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_REQUEST_CANCELLED: e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, x->ts); break;
-        case ZC_EV_MPI_COLL_END:
-            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a, (uint32_t)x->d,
-                                                x->b, x->c);
-            break;
-        case ZC_EV_METRIC: {
-            /* the values: b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_papi.h) */
-            const uint8_t *types = zc_papi_otf2_types();
-            uint32_t nv = x->a;
-            OTF2_MetricValue v[ZC_PAPI_MAX_EVENTS];
-            size_t more = (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1;
-            if (!types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) break; /* cannot happen */
-            for (uint32_t j = 0; j < nv; j++) {
-                const struct zc_ev *r = &ev[i + j / ZC_PAPI_PER_REC];
-                uint32_t k = j % ZC_PAPI_PER_REC;
-                v[j].unsigned_int = k == 0 ? r->b : k == 1 ? r->c : r->d;
-            }
-            e = OTF2_EvtWriter_Metric(w, NULL, x->ts, 0, (uint8_t)nv, (const OTF2_Type *)types, v);
-            i += more;
-            break;
-        }
-        case ZC_EV_MPI_NBC_REQUEST: e = OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_NBC_COMPLETE:
-            /* its request id is in the record that follows (zc_mpi puts both at once) */
-            if (i + 1 < n && ev[i + 1].type == ZC_EV_MPI_NBC_REQID) {
-                e = OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, x->ts, (OTF2_CollectiveOp)(x->d >> 32), x->a,
-                                                                 (uint32_t)x->d, x->b, x->c, ev[i + 1].d);
-                i++;
-            }
-            break;
-        default: break;
-        }
-    }
-    if (e == OTF2_SUCCESS && leave_at != SIZE_MAX) e = OTF2_EvtWriter_Leave(w, NULL, call->b, call->a);
+    OTF2_ErrorCode e = zc_evt_write(w, ev, n, zc_param_callsite, zc_papi_otf2_types(), &ts_min, &ts_max);
     if (e != OTF2_SUCCESS)
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }
 
-void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return;
     pthread_mutex_lock(&otf2_lock);
-    write_locked(loc, ev, n);
+    write_locked(loc, ev, n, first);
+    pthread_mutex_unlock(&otf2_lock);
+}
+
+void zc_otf2_open_for_journal(void) {
+    pthread_mutex_lock(&otf2_lock);
+    if (!opened && !closed && !holding_done && zc_on(ZC_F_TRACE) && !zc_job.mpi && !zc_mpi_launched()) open_locked();
     pthread_mutex_unlock(&otf2_lock);
 }
 
@@ -407,8 +340,11 @@ static void close_locked(void) {
         }
     OTF2_Archive_CloseEvtFiles(archive);
     zc_unify_write(archive, ts_min, ts_max);
-    OTF2_Archive_Close(archive);
+    bool whole = OTF2_Archive_Close(archive) == OTF2_SUCCESS && zc_on(ZC_F_TRACE);
     archive = NULL;
+    if (zc_jrn_close(whole))
+        ZC_WARN("the archive %s may be incomplete; its journal holds what was recorded: `zecoll salvage %s` rebuilds it",
+                archive_dir, archive_dir);
     if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
 }
 
@@ -427,9 +363,12 @@ void zc_otf2_finalize(void) {
         /* The job's archive closes collectively, and only MPI_Finalize guarantees that every
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
         if (!zc_job.closing) {
-            if (archive)
-                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed", zc_job.rank,
-                        archive_dir);
+            if (archive) {
+                bool kept = zc_jrn_close(false);
+                ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s%s%s",
+                        zc_job.rank, archive_dir, kept ? "; after the job, run `zecoll salvage " : "",
+                        kept ? archive_dir : "", kept ? "`" : "");
+            }
             archive_dir[0] = 0;
         } else if (archive) {
             close_locked();
@@ -446,5 +385,8 @@ void zc_otf2_finalize(void) {
         return;
     }
     if (zc_on(ZC_F_TRACE) && open_locked() == 0) close_locked();
+    else if (zc_jrn_close(false))
+        ZC_WARN("the archive %s could not be completed; its journal holds what was recorded: run `zecoll salvage %s`",
+                archive_dir, archive_dir);
     pthread_mutex_unlock(&otf2_lock);
 }

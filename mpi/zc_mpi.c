@@ -98,8 +98,9 @@ void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn) {
     c->mode = ZC_MPI_OPEN_SLOW;
     c->l = l;
     if (l->n + 2 > l->lim) call_flush(c, l);
+    c->at = l->n;
     if (c->papi) c->split = true; /* its Enter is out (papi_enter): events, then counters and Leave */
-    else l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, c->region, c->t1, 0, ZC_CALL_RUN};
+    else l->buf[c->at++] = (struct zc_ev){c->t0, ZC_EV_CALL, c->region, c->t1, 0, ZC_CALL_RUN};
 }
 
 /* The call's events fill the buffer: Enter and the events so far go out with it, a Leave after
@@ -112,14 +113,16 @@ void zc_mpi_more(struct zc_mpi_call *c) {
         c->f1 = 0;
     }
     if (!c->split) { /* the call's record: the last ZC_EV_CALL, before the events inside it */
-        size_t at = l->n;
+        size_t at = c->at;
         while (at > 0 && l->buf[at - 1].type != ZC_EV_CALL) at--;
         struct zc_ev *e = &l->buf[at - 1];
         c->region = e->a;
         *e = (struct zc_ev){c->t0, ZC_EV_ENTER, c->region, 0, 0, 0};
         c->split = true;
     }
+    zc_loc_publish(l, c->at); /* the Enter and the events so far go out with the buffer */
     call_flush(c, l);
+    c->at = l->n;
 }
 
 /* A call whose events went out in two buffers, or after a flush: the buffer's reserve (beyond
@@ -131,13 +134,14 @@ void zc_mpi_close_slow(struct zc_mpi_call *c) {
         size_t k = zc_papi_read(c->t, m);
         uint64_t t1 = zc_tick();
         zc_papi_stamp(m, k, t1);
-        for (size_t i = 0; i < k; i++) l->buf[l->n++] = m[i]; /* the reserve beyond lim holds them */
-        l->buf[l->n++] = (struct zc_ev){t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+        for (size_t i = 0; i < k; i++) l->buf[c->at++] = m[i]; /* the reserve beyond lim holds them */
+        l->buf[c->at++] = (struct zc_ev){t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
     } else if (c->split) {
-        l->buf[l->n++] = (struct zc_ev){c->t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+        l->buf[c->at++] = (struct zc_ev){c->t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
     }
     /* the collector's own region: not counted as the application's (zc_loc.c) */
-    if (c->f1) l->buf[l->n++] = (struct zc_ev){c->f0, ZC_EV_CALL, zc_region_flush, c->f1, 0, 0};
+    if (c->f1) l->buf[c->at++] = (struct zc_ev){c->f0, ZC_EV_CALL, zc_region_flush, c->f1, 0, 0};
+    zc_loc_publish(l, c->at);
     zc_own_end(l);
 }
 

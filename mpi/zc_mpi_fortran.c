@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fortran entry points of MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol (both
+/* Fortran entry points of MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Pcontrol and MPI_Abort (both
  * manglings: mpi_<name>_ for mpif.h and `use mpi`, mpi_<name>_f08_ for `use mpi_f08`), and the
  * helpers of the generated Fortran entry points (zc_mpi_fortran_gen.c). Open MPI's Fortran layer
  * calls PMPI_* directly, so without these a Fortran program reaches none of the C wrappers
@@ -99,10 +99,14 @@ void zc_mpi_f_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, cons
 typedef void zc_ft_ierr(MPI_Fint *ierror);
 typedef void zc_ft_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 typedef void zc_ft_pcontrol(MPI_Fint *level);
+typedef void zc_ft_abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror);
 /* Open MPI's Fortran profiling entries (libmpi_mpifh.so, libmpi_usempif08.so) */
 extern zc_ft_ierr pmpi_init_, pmpi_init_f08_, pmpi_finalize_, pmpi_finalize_f08_;
 extern zc_ft_init_thread pmpi_init_thread_, pmpi_init_thread_f08_;
 extern zc_ft_pcontrol pmpi_pcontrol_, pmpi_pcontrol_f08_;
+extern zc_ft_abort pmpi_abort_, pmpi_abort_f08_;
+#pragma weak pmpi_abort_
+#pragma weak pmpi_abort_f08_
 #pragma weak pmpi_init_
 #pragma weak pmpi_init_f08_
 #pragma weak pmpi_init_thread_
@@ -115,6 +119,7 @@ extern zc_ft_pcontrol pmpi_pcontrol_, pmpi_pcontrol_f08_;
 zc_ft_ierr mpi_init_, mpi_init_f08_, mpi_finalize_, mpi_finalize_f08_;
 zc_ft_init_thread mpi_init_thread_, mpi_init_thread_f08_;
 zc_ft_pcontrol mpi_pcontrol_, mpi_pcontrol_f08_;
+zc_ft_abort mpi_abort_, mpi_abort_f08_;
 
 /* p (MPI_Init) or pt (MPI_Init_thread), as resolved; both NULL: no Fortran MPI library at all. */
 static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
@@ -199,6 +204,31 @@ __attribute__((visibility("default"))) void mpi_finalize_f08_(MPI_Fint *ierror) 
     zc_ft_ierr *p;
     ZC_F_RESOLVE(p, pmpi_finalize_f08_);
     f_finalize(p, ierror);
+}
+
+static void f_abort(zc_ft_abort *p, MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
+    if (!p) {
+        if (ierror) *ierror = MPI_ERR_INTERN;
+        return;
+    }
+    if (zc_mpi_linked()) {
+        int saved = errno;
+        zc_mpi_abort_prepare();
+        errno = saved;
+    }
+    p(comm, errorcode, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
+    zc_ft_abort *p;
+    ZC_F_RESOLVE(p, pmpi_abort_);
+    f_abort(p, comm, errorcode, ierror);
+}
+
+__attribute__((visibility("default"))) void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
+    zc_ft_abort *p;
+    ZC_F_RESOLVE(p, pmpi_abort_f08_);
+    f_abort(p, comm, errorcode, ierror);
 }
 
 /* MPI_PCONTROL(LEVEL) has no ierror in either binding */

@@ -32,6 +32,7 @@
 #pragma weak PMPI_Init_thread
 #pragma weak PMPI_Finalize
 #pragma weak PMPI_Pcontrol
+#pragma weak PMPI_Abort
 #pragma weak PMPI_Initialized
 #pragma weak PMPI_Finalized
 #pragma weak PMPI_Comm_rank
@@ -88,7 +89,9 @@ enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_
 struct zc_mpi_call {
     struct zc_thread *t;      /* NULL: no events (requests and communicators are still followed) */
     uint64_t t0, t1;          /* Enter; Leave (read by zc_mpi_open) */
-    struct zc_loc *l;         /* open: the thread's location; its n grows with the events */
+    struct zc_loc *l;         /* open: the thread's location */
+    size_t at;                /* open: where the next event goes in l->buf; published as l->n at the
+                               * close (the journal's flusher copies l's records below n) */
     uint8_t mode;             /* set by zc_mpi_open: ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW */
     bool has_pre;             /* pre holds an event (shapes with one: the wrapper clears it first) */
     bool papi;                /* sampled (papi.events): Metric records and the Enter went out before */
@@ -177,24 +180,29 @@ static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call
     }
     c->mode = ZC_MPI_OPEN;
     c->l = l;
-    l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+    size_t at = l->n;
+    l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+    c->at = at + 1;
 }
 /* The same for the shapes that may hold an event from before the call (c->has_pre). */
 static inline __attribute__((always_inline)) void zc_mpi_open_pre(struct zc_mpi_call *c, uint32_t fn) {
     zc_mpi_open(c, fn);
-    if (c->mode != ZC_MPI_SHUT && c->has_pre) c->l->buf[c->l->n++] = c->pre;
+    if (c->mode != ZC_MPI_SHUT && c->has_pre) c->l->buf[c->at++] = c->pre;
 }
 /* Room for k events of the open call (k <= ZC_MPI_RAW_BATCH = 64: a buffer holds at least 1008):
  * written in place, ts included. */
 static inline __attribute__((always_inline)) struct zc_ev *zc_mpi_slots(struct zc_mpi_call *c, size_t k) {
     struct zc_loc *l = c->l;
-    if (__builtin_expect(l->n + k > l->lim, 0)) zc_mpi_more(c);
-    struct zc_ev *e = &l->buf[l->n];
-    l->n += k;
+    if (__builtin_expect(c->at + k > l->lim, 0)) zc_mpi_more(c);
+    struct zc_ev *e = &l->buf[c->at];
+    c->at += k;
     return e;
 }
 static inline __attribute__((always_inline)) void zc_mpi_close(struct zc_mpi_call *c) {
-    if (__builtin_expect(c->mode == ZC_MPI_OPEN, 1)) zc_own_end_unlocked(c->l);
+    if (__builtin_expect(c->mode == ZC_MPI_OPEN, 1)) {
+        zc_loc_publish(c->l, c->at); /* the call's records, complete */
+        zc_own_end_unlocked(c->l);
+    }
     else if (c->mode != ZC_MPI_SHUT) zc_mpi_close_slow(c);
     zc_mpi_tls.depth = 0;
 }
@@ -262,6 +270,8 @@ void zc_mpi_special_begin(struct zc_mpi_special *s);
 void zc_mpi_special_end(struct zc_mpi_special *s);
 void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s);
 void zc_mpi_finalize_prepare(void);
+/* MPI_Abort (C and Fortran): the rank's records go to the salvage journal first (bounded). */
+void zc_mpi_abort_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
 void zc_mpi_comms_init(int rank, int size);

@@ -410,7 +410,7 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 #endif
             e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
         }
-        c->l->n -= (size_t)(n - k); /* the slots of null handles back */
+        c->at -= (size_t)(n - k); /* the slots of null handles back */
         return;
     }
     if (__builtin_expect(rc != MPI_SUCCESS || !flag, 0)) {

@@ -83,6 +83,7 @@ void *zc_mpi_resolve(const char *name) {
  * will come (the program links libmpi and a launcher started it). A program that never calls
  * MPI_Init writes them to its own archive at exit. */
 bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_seen); }
+bool zc_mpi_launched(void) { return linked && launched; }
 
 /* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
  * collective steps, including a rank whose collector is off. */
@@ -279,6 +280,7 @@ static void clock_sync(void) {
     free(res);
     if (zc_job.noffsets < 2)
         zc_job.offsets[zc_job.noffsets++] = (struct zc_clock_offset){(uint64_t)my[3], my[1], (double)my[2]};
+    zc_jrn_offsets(); /* a dead job's salvage needs them */
 }
 
 /* ---------------------------------------------------------------- init / finalize */
@@ -430,6 +432,48 @@ __attribute__((visibility("default"))) int MPI_Finalize(void) {
     }
     zc_mpi_finalize_prepare();
     return PMPI_Finalize();
+}
+
+/* MPI_Abort ends the job without MPI_Finalize: this rank finalizes first as a rank that cannot
+ * close the job's archive (zc_otf2_finalize), so that its salvage journal holds everything it
+ * recorded, up to this call (a region of no duration: the call does not return). The other ranks
+ * are stopped by the runtime and write theirs on SIGTERM. The finalize runs on a helper thread
+ * and is waited for at most ZECOLL_FINALIZE_TIMEOUT_MS + 1 s: MPI_Abort is also called from error
+ * handlers and signal handlers, where a lock this thread holds could block it, and an abort must
+ * never turn into a hang. */
+static void *abort_finalize(void *arg) {
+    (void)arg;
+    zc_finalize();
+    return NULL;
+}
+
+void zc_mpi_abort_prepare(void) {
+    if (!zc_active()) return;
+    struct zc_mpi_special sp;
+    zc_mpi_special_begin(&sp);
+    zc_mpi_special_end(&sp);
+    sp.t1 = sp.t0; /* the call does not return: a region of no duration where it was made */
+    record_region(ZC_MPI_MPI_Abort, &sp);
+    atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+    pthread_t th;
+    if (zc_thread_spawn(&th, abort_finalize, NULL) != 0) return;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    uint64_t ns = (uint64_t)dl.tv_nsec + (zc_knobs.FINALIZE_TIMEOUT_MS + 1000) * UINT64_C(1000000);
+    dl.tv_sec += (time_t)(ns / 1000000000u);
+    dl.tv_nsec = (long)(ns % 1000000000u);
+    if (pthread_timedjoin_np(th, NULL, &dl) != 0) pthread_detach(th);
+}
+
+__attribute__((visibility("default"))) int MPI_Abort(MPI_Comm comm, int errorcode) {
+    if (!linked) {
+        int (*p)(MPI_Comm, int) = (int (*)(MPI_Comm, int))zc_mpi_resolve("PMPI_Abort");
+        return p ? p(comm, errorcode) : MPI_ERR_INTERN;
+    }
+    int e = errno;
+    zc_mpi_abort_prepare();
+    errno = e;
+    return PMPI_Abort(comm, errorcode);
 }
 
 /* The level is passed on; MPI_Pcontrol's variadic arguments have no meaning in Open MPI. */

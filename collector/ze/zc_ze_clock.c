@@ -6,10 +6,28 @@
  * with the same rate. Device values are unrolled to 64 bits: global timestamps
  * against the host time elapsed since the previous anchor, kernel timestamps (often only 32 bits,
  * wrapping every few minutes) against the operation's submission time. Positions are taken from
- * the nearest anchor at or before the value, so anchor error does not accumulate. */
+ * the nearest anchor at or before the value, so anchor error does not accumulate.
+ *
+ * A driver without global timestamps (the entry NULL, or the first call unsupported, as on older
+ * drivers): the device clock's offset is bounded by what the host sees of each record instead. An
+ * operation started after it was submitted and ended before the drain that found it complete, so
+ * offset = host - tick / rate lies in [submit - (start + 1) / rate, seen - end / rate] for each;
+ * the intersection over records, each widened by ZC_DRIFT_ALLOWANCE of the time since it was
+ * observed, bounds the offset, and its midpoint places every record: the start is off by at most
+ * half the interval's width plus one tick plus the drift allowance between the record and the
+ * newest observation, which the collector tracks and prints per device at exit. Records are
+ * placed ZC_SETTLE_NS after they were seen (zc_ze_drain.c holds them), so observations that
+ * came later narrow their interval too. Durations are the tick count at the
+ * nominal rate (off by the clock's true drift). Everything else here is then unused. */
 #include "zc_ze_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+/* The most a device clock drifts against CLOCK_MONOTONIC_RAW between two host observations that
+ * anchor it: oscillators are specified to tens of ppm; 100 ppm leaves room. An interval that
+ * becomes empty (faster drift) starts again from the newest record. */
+#define ZC_DRIFT_ALLOWANCE 100e-6L
 
 static uint64_t mask_bits(uint32_t bits) { return bits >= 64 ? UINT64_MAX : ((UINT64_C(1) << bits) - 1); }
 
@@ -60,9 +78,22 @@ void zc_ze_clock_anchor(struct zc_dev *d, bool force) {
         pthread_mutex_unlock(&d->clock_lock);
         return;
     }
+    if (d->host_anchored) {
+        pthread_mutex_unlock(&d->clock_lock);
+        return;
+    }
     uint64_t host, dev;
-    if (!zc_ze_real.ze_device.pfnGetGlobalTimestamps ||
-        zc_ze_real.ze_device.pfnGetGlobalTimestamps(d->h, &host, &dev) != ZE_RESULT_SUCCESS) {
+    ze_result_t r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (zc_ze_real.ze_device.pfnGetGlobalTimestamps) r = zc_ze_real.ze_device.pfnGetGlobalTimestamps(d->h, &host, &dev);
+    if (r != ZE_RESULT_SUCCESS) {
+        if (!d->nanchors) {
+            /* never anchored: place records from host observations (a NULL entry is announced
+             * with the driver's other missing entries) */
+            d->host_anchored = true;
+            if (zc_ze_real.ze_device.pfnGetGlobalTimestamps)
+                ZC_WARN("device %u: zeDeviceGetGlobalTimestamps returned 0x%x: device times are placed from host "
+                        "observations (their error bound is printed at exit)", d->index, (unsigned)r);
+        }
         pthread_mutex_unlock(&d->clock_lock);
         return; /* keep converting with the anchors we have */
     }
@@ -133,6 +164,102 @@ uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t host) {
     uint64_t v = dev_at_locked(d, host);
     pthread_mutex_unlock(&d->clock_lock);
     return v;
+}
+
+/* The device has no anchors (see the top of the file): a completed record narrows the offset's
+ * interval; its raw position (ticks since the first record's start) and duration are kept to be
+ * placed later, once observations ZC_SETTLE_NS newer have narrowed the interval further. */
+void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t seen,
+                         int64_t *s_rel, uint64_t *dur) {
+    uint64_t m = mask_bits(d->kbits);
+    long double r = (long double)d->hz / 1e9L; /* ticks per ns, nominal */
+    pthread_mutex_lock(&d->clock_lock);
+    uint64_t du = ((ts_end & m) - (ts_start & m)) & m, s;
+    if (!d->off_valid) {
+        s = d->dev_base = ts_start & m;
+    } else {
+        /* unroll to the first tick at or after the earliest the device clock can have shown at
+         * submission (the interval's upper end, widened by the drift since), less 1 ms of slack */
+        long double gap = (long double)(not_before > d->off_t ? not_before - d->off_t : d->off_t - not_before);
+        long double hi = d->off_hi + gap * ZC_DRIFT_ALLOWANCE;
+        uint64_t lo = d->dev_base + (uint64_t)(int64_t)(((long double)not_before - hi) * r) - d->hz / 1000;
+        s = lo + (((ts_start & m) - lo) & m);
+    }
+    if (seen < not_before) seen = not_before;
+    int64_t rel = (int64_t)(s - d->dev_base);
+    long double srel = (long double)rel;
+    long double age = (long double)(seen - not_before) * ZC_DRIFT_ALLOWANCE;
+    long double rec_lo = (long double)not_before - (srel + 1) / r - age;
+    long double rec_hi = (long double)seen - (srel + (long double)du) / r + age;
+    if (!d->off_valid) {
+        d->off_lo = rec_lo;
+        d->off_hi = rec_hi > rec_lo ? rec_hi : rec_lo;
+        d->off_t = seen;
+        d->off_valid = true;
+    } else if (rec_lo <= rec_hi) {
+        long double since = seen > d->off_t ? (long double)(seen - d->off_t) * ZC_DRIFT_ALLOWANCE : 0;
+        long double lo = d->off_lo - since, hi = d->off_hi + since;
+        if (rec_lo > lo) lo = rec_lo;
+        if (rec_hi < hi) hi = rec_hi;
+        if (lo <= hi) {
+            d->off_lo = lo;
+            d->off_hi = hi;
+            if (seen > d->off_t) d->off_t = seen;
+            d->inconsistent_run = 0;
+        } else if (++d->inconsistent_run >= 16) {
+            /* observation after observation outside the interval: the clock drifts faster than
+             * allowed. Start again from this one (the bound printed at exit says it happened) */
+            d->off_lo = rec_lo;
+            d->off_hi = rec_hi;
+            d->off_t = seen;
+            d->inconsistent_run = 0;
+            d->restarts++;
+        } /* else one observation that contradicts the others: it is placed by them */
+    }
+    pthread_mutex_unlock(&d->clock_lock);
+    *s_rel = rel;
+    *dur = du;
+}
+
+uint64_t zc_ze_clock_observed(struct zc_dev *d) {
+    pthread_mutex_lock(&d->clock_lock);
+    uint64_t t = d->off_t;
+    pthread_mutex_unlock(&d->clock_lock);
+    return t;
+}
+
+/* Places an observed record with the interval as it is now; the interval holds at its own time,
+ * off_t, and widens by the drift allowance towards the record's. */
+void zc_ze_clock_place(struct zc_dev *d, int64_t s_rel, uint64_t dur, uint64_t *start, uint64_t *end) {
+    long double r = (long double)d->hz / 1e9L;
+    pthread_mutex_lock(&d->clock_lock);
+    long double mid = (d->off_lo + d->off_hi) / 2;
+    *start = (uint64_t)(int64_t)(mid + (long double)s_rel / r + 0.5L);
+    *end = *start + (uint64_t)((long double)dur / r + 0.5L);
+    /* its start is off by at most: half the interval, one tick, the drift between the two */
+    uint64_t dt = d->off_t > *start ? d->off_t - *start : *start - d->off_t;
+    long double err = (d->off_hi - d->off_lo) / 2 + 1 / r + (long double)dt * ZC_DRIFT_ALLOWANCE;
+    uint64_t e = (uint64_t)(err + 1);
+    if (e > d->max_err_ns) d->max_err_ns = e;
+    d->nanchored++;
+    pthread_mutex_unlock(&d->clock_lock);
+}
+
+void zc_ze_clock_report(void) {
+    for (uint32_t i = 0; i < zc_ze.ndevs; i++) {
+        struct zc_dev *d = zc_ze.devs[i];
+        pthread_mutex_lock(&d->clock_lock);
+        uint64_t n = d->nanchored, e = d->max_err_ns, k = d->restarts;
+        pthread_mutex_unlock(&d->clock_lock);
+        if (n && !k)
+            ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): starts "
+                    "within +-%llu ns, durations from the device's ticks at its nominal rate",
+                    d->index, (unsigned long long)n, (unsigned long long)e);
+        else if (n)
+            ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): the device "
+                    "clock drifted more than %.0Lf ppm against the host's (%llu restart(s)): starts are not bounded",
+                    d->index, (unsigned long long)n, ZC_DRIFT_ALLOWANCE * 1e6L, (unsigned long long)k);
+    }
 }
 
 /* One lock for the whole conversion: this runs once per record. */

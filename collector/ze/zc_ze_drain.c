@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <time.h>
 
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -198,7 +199,8 @@ static void pend_enter(struct zc_stream *s, struct zc_rec *r) {
 static void pend_leave(struct zc_stream *s, struct zc_rec *r) {
     if (r->pend == ZC_PEND_INORDER) {
         struct zc_list *l = r->list;
-        if (r->state == ZC_REC_DONE && r->end_ns > l->done_end) l->done_end = r->end_ns;
+        /* (a device placed from host observations has its records' times placed later: held) */
+        if (r->state == ZC_REC_DONE && !s->dev->host_anchored && r->end_ns > l->done_end) l->done_end = r->end_ns;
         if (--l->npend == 0) s->nlists--;
     } else if (r->pend == ZC_PEND_OTHER) {
         s->nother--;
@@ -313,39 +315,120 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
 }
 
 /* ---------------------------------------------------------------- completion */
+/* Devices whose completion queries failed: one message each, timing stops there (callable with
+ * any lock held: records are dropped by the next drain of each stream, see stream_drain). */
+static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void strict_abort(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    zc_strict_vabort(__func__, __LINE__, fmt, ap);
+}
+
+static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
+    if (!d || atomic_exchange(&d->off, true)) return;
+    atomic_fetch_add(&zc_ze.devs_off, 1);
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (count) { /* the driver failed us: counted once per device, not once per record */
+        atomic_fetch_add(&zc_failures, 1);
+        if (zc_knobs.STRICT) strict_abort("device %u: %s", d->index, msg);
+    }
+    ZC_WARN("device %u: %s: its GPU operations are not timed from now on, records still pending are dropped", d->index,
+            msg);
+}
+
+bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r) {
+    if (r == ZE_RESULT_SUCCESS || r == ZE_RESULT_NOT_READY) return false;
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED)
+        device_off_say(d, false, "the driver does not support %s on our events (0x%x; a driver feature, not an error)",
+                       call, (unsigned)r);
+    else if (r == ZE_RESULT_ERROR_DEVICE_LOST)
+        device_off_say(d, false, "device lost (%s returned ZE_RESULT_ERROR_DEVICE_LOST)", call);
+    else
+        device_off_say(d, true, "%s failed on our events (0x%x)", call, (unsigned)r);
+    return true;
+}
+
+void zc_ze_device_stuck(struct zc_dev *d, const char *why) { device_off_say(d, true, "%s", why); }
+
+ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns) {
+    if (zc_ze_real.ze_event.pfnHostSynchronize) return zc_ze_real.ze_event.pfnHostSynchronize(e, timeout_ns);
+    uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : zc_now() + timeout_ns, nap = 1000;
+    for (;;) {
+        ze_result_t r = zc_ze_real.ze_event.pfnQueryStatus(e);
+        if (r != ZE_RESULT_NOT_READY || zc_now() >= deadline) return r;
+        struct timespec ts = {0, (long)nap};
+        nanosleep(&ts, NULL);
+        if (nap < 100000) nap *= 2;
+    }
+}
+
+/* Whether a completion query answered (true: r is success or NOT_READY); otherwise the device's
+ * timing stops. */
+static inline bool answered(struct zc_rec *r, const char *call, ze_result_t q) {
+    return q == ZE_RESULT_SUCCESS || q == ZE_RESULT_NOT_READY || !zc_ze_device_off(r->stream->dev, call, q);
+}
+
 static bool rec_poll(struct zc_rec *r) {
     ze_kernel_timestamp_result_t ts;
+    ze_result_t q;
     if (r->exec && r->exec->slot) {
         /* A record of a regular list's execution. Its times are in the harvest buffer once the
-         * execution's post list ran (`done`; compute engines only). Before that, or on copy
-         * engines, our injected event holds them, but only once this execution's pre list has
+         * execution's post list (or harvest list) ran (`done`). Before that, or on copy engines
+         * read from the host, our injected event holds them, but only once this execution's pre list has
          * cleared the previous execution's values (`started`): the next pre list clears them
          * again only after this post list signalled the gate, which it does after `done`. */
         struct zc_exec *x = r->exec;
         struct zc_slot *sl = x->slot;
-        if (sl->buf && !x->done && zc_ze_real.ze_event.pfnQueryStatus(sl->done) == ZE_RESULT_SUCCESS) x->done = true;
+        if (sl->buf && !x->done) {
+            if ((q = zc_ze_real.ze_event.pfnQueryStatus(sl->done)) == ZE_RESULT_SUCCESS) x->done = true;
+            else if (!answered(r, "zeEventQueryStatus", q)) return false;
+        }
         if (sl->buf && x->done) {
             ts = sl->buf[r->slot];
         } else {
+            /* a driver that cannot read our events from the host leaves it to the harvest */
+            if (!zc_ze_real.ze_event.pfnQueryKernelTimestamp || !r->inj) return false;
             if (!x->started) {
-                if (zc_ze_real.ze_event.pfnQueryStatus(sl->started) != ZE_RESULT_SUCCESS) return false;
+                if ((q = zc_ze_real.ze_event.pfnQueryStatus(sl->started)) != ZE_RESULT_SUCCESS) {
+                    answered(r, "zeEventQueryStatus", q);
+                    return false;
+                }
                 x->started = true;
             }
-            if (!r->inj || zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS) return false;
+            if ((q = zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts)) != ZE_RESULT_SUCCESS) {
+                answered(r, "zeEventQueryKernelTimestamp", q);
+                return false;
+            }
             /* if the buffer became complete meanwhile, it is authoritative */
             if (sl->buf && zc_ze_real.ze_event.pfnQueryStatus(sl->done) == ZE_RESULT_SUCCESS) {
                 x->done = true;
                 ts = sl->buf[r->slot];
             }
         }
-    } else if (r->inj) {
-        if (zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts) != ZE_RESULT_SUCCESS) return false;
+    } else if (r->inj && zc_ze_real.ze_event.pfnQueryKernelTimestamp) {
+        if ((q = zc_ze_real.ze_event.pfnQueryKernelTimestamp(r->inj, &ts)) != ZE_RESULT_SUCCESS) {
+            answered(r, "zeEventQueryKernelTimestamp", q);
+            return false;
+        }
     } else {
         return false;
     }
     r->ts_start = ts.global.kernelStart;
     r->ts_end = ts.global.kernelEnd;
-    zc_ze_clock_convert(r->stream->dev, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
+    struct zc_dev *d = r->stream->dev;
+    if (__builtin_expect(d->host_anchored, 0)) {
+        /* seen complete now: the bound on its end; placed once the clock settled (stream_drain) */
+        uint64_t dur;
+        r->seen_ns = zc_now();
+        zc_ze_clock_observe(d, r->ts_start, r->ts_end, r->submit_ns, r->seen_ns, &r->s_rel, &dur);
+        r->end_ns = dur; /* ticks until placed */
+        return true;
+    }
+    zc_ze_clock_convert(d, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
     return true;
 }
 
@@ -360,6 +443,15 @@ static void uevent_complete(struct zc_rec *r) {
         u->ts_start = r->ts_start;
         u->ts_end = r->ts_end;
     }
+    pthread_mutex_unlock(&uev_lock);
+}
+
+/* A record dropped before completion: an app event must not keep pointing at it (it is reused). */
+static void uevent_drop(struct zc_rec *r) {
+    if (!r->user_event) return;
+    pthread_mutex_lock(&uev_lock);
+    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, r->user_event);
+    if (u && u->rec == r) u->rec = NULL;
     pthread_mutex_unlock(&uev_lock);
 }
 
@@ -541,8 +633,33 @@ static void write_rec(struct zc_stream *s, struct zc_rec *r) {
 
 /* ---------------------------------------------------------------- drain */
 
+/* Held records (a device without global timestamps) are placed once observations ZC_SETTLE_NS
+ * newer than theirs narrowed the clock's interval, or all of them (all: the end, or a drop). */
+static void held_release(struct zc_stream *s, bool all) {
+    if (!s->held) return;
+    uint64_t newest = zc_ze_clock_observed(s->dev);
+    while (s->held && (all || s->held->seen_ns + ZC_SETTLE_NS <= newest)) {
+        struct zc_rec *r = s->held;
+        s->held = r->next;
+        if (!s->held) s->held_tail = NULL;
+        r->next = NULL;
+        zc_ze_clock_place(s->dev, r->s_rel, r->end_ns, &r->start_ns, &r->end_ns);
+        heap_push(s, r);
+    }
+}
+
+static void held_push(struct zc_stream *s, struct zc_rec *r) {
+    r->next = NULL;
+    if (s->held_tail) s->held_tail->next = r;
+    else s->held = r;
+    s->held_tail = r;
+}
+
 static void emit_locked(struct zc_stream *s) {
     uint64_t watermark = pending_floor(s);
+    /* a held record starts after its submission, like a pending one */
+    for (struct zc_rec *r = s->held; r; r = r->next)
+        if (r->submit_ns < watermark) watermark = r->submit_ns;
     while (s->ndone && s->done[0]->start_ns <= watermark) {
         struct zc_rec *r = heap_pop(s);
         write_rec(s, r);
@@ -562,6 +679,34 @@ static void await_push(struct zc_stream *s, struct zc_exec *x) {
         s->cap_await = ncap;
     }
     s->await[s->nawait++] = x;
+}
+
+/* The stream's device stopped timing (zc_ze_device_off): what is pending will not be read. Each
+ * record is dropped and counted; its execution's slot is freed (the gate event keeps ordering
+ * the next execution on the device, so the app's events stay correct). Locks held. */
+static void drop_pending_locked(struct zc_stream *s) {
+    for (struct zc_rec *r = s->head, *next; r; r = next) {
+        next = r->next;
+        s->head = next;
+        if (next) next->prev = NULL;
+        else s->tail = NULL;
+        s->npending--;
+        atomic_fetch_add(&dropped_records, 1);
+        uevent_drop(r);
+        zc_ze_rec_done(r);
+    }
+    for (size_t i = 0; i < s->nawait; i++) {
+        struct zc_exec *x = s->await[i];
+        x->done = true;
+        zc_ze_exec_try_finish(x);
+    }
+    s->nawait = 0;
+}
+
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x) {
+    pthread_mutex_lock(&s->lock);
+    await_push(s, x);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void await_poll(struct zc_stream *s) {
@@ -590,6 +735,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
         zc_tickconv_begin(&tc);
         inbox_pull_locked(s, &tc);
     }
+    if (!zc_ze_dev_on(s->dev)) drop_pending_locked(s);
     await_poll(s);
     struct zc_rec *r = s->head;
     unsigned misses = 0, polled = 0;
@@ -600,6 +746,10 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
         }
         struct zc_rec *next = r->next;
         if (!rec_poll(r)) {
+            if (!zc_ze_dev_on(s->dev)) { /* a query failed: nothing more will be read here */
+                drop_pending_locked(s);
+                break;
+            }
             if (give_up_after && ++misses >= give_up_after) break;
         } else {
             misses = 0;
@@ -618,10 +768,12 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
                 r->exec = NULL;
                 if (zc_ze_exec_record_done(x)) await_push(s, x);
             }
-            heap_push(s, r);
+            if (__builtin_expect(s->dev->host_anchored, 0)) held_push(s, r);
+            else heap_push(s, r);
         }
         r = next;
     }
+    held_release(s, false);
     emit_locked(s);
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->drain_lock);
@@ -665,7 +817,7 @@ static void *bg_main(void *arg) {
         pthread_mutex_unlock(&zc_ze.streams_lock);
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
-            bool work = s->head || s->nawait || !inboxes_empty_locked(s);
+            bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
             pthread_mutex_unlock(&s->lock);
             /* only what has completed: stop at the first run of incomplete records */
             if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);
@@ -731,6 +883,7 @@ void zc_ze_streams_flush(void) {
     pthread_mutex_unlock(&zc_ze.streams_lock);
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
+        held_release(s, true);
         while (s->ndone) {
             struct zc_rec *r = heap_pop(s);
             write_rec(s, r);
@@ -763,11 +916,13 @@ void zc_ze_drop_context(struct zc_ctx *x) {
                 s->npending--;
                 pend_leave(s, r);
                 atomic_fetch_add(&dropped_records, 1);
+                uevent_drop(r);
                 r->own_inj = false; /* its event dies with the context */
                 zc_ze_rec_done(r);
             }
             r = next;
         }
+        held_release(s, true); /* complete: their times are known, whatever happens to the context */
         emit_locked(s);
         pthread_mutex_unlock(&s->lock);
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 
 struct zc_kernel {
@@ -137,7 +138,14 @@ static void slot_release(struct zc_slot *s) {
  * from our events directly, and reusing the slot then would let the old post list overwrite the
  * next execution's buffer and signal its `done`. */
 bool zc_ze_exec_try_finish(struct zc_exec *x) {
-    if (!x->done && x->slot && zc_ze_real.ze_event.pfnQueryStatus(x->slot->done) == ZE_RESULT_SUCCESS) x->done = true;
+    if (!x->done && x->slot) {
+        ze_result_t q = zc_ze_real.ze_event.pfnQueryStatus(x->slot->done);
+        /* a query that fails will never say done: the device's timing stops, the slot is freed
+         * (the gate event still orders the next execution on the device) */
+        if (q == ZE_RESULT_SUCCESS || zc_ze_device_off(x->list ? x->list->dev : NULL, "zeEventQueryStatus", q) ||
+            !zc_ze_dev_on(x->list ? x->list->dev : NULL))
+            x->done = true;
+    }
     if (!x->done && x->slot) return false;
     if (x->slot) slot_release(x->slot);
     zc_ze_exec_free(x);
@@ -200,7 +208,9 @@ void zc_ze_rec_done(struct zc_rec *r) {
 
 /* ---------------------------------------------------------------- init and contexts */
 void zc_ze_post_zeInit(ze_init_params_t *p, ze_result_t r, struct zc_ze_call *c) {
-    if (r == ZE_RESULT_SUCCESS) zc_ze_devices_enumerate();
+    if (r != ZE_RESULT_SUCCESS) return;
+    zc_ze_caps_announce(); /* every table has been fetched by now */
+    zc_ze_devices_enumerate();
 }
 
 static void list_free_resources(struct zc_list *l, bool ctx_dying);
@@ -237,8 +247,11 @@ void zc_ze_pre_zeContextDestroy(ze_context_destroy_params_t *p, struct zc_ze_cal
     for (size_t i = 0; i < s.n; i++) list_free_resources(s.lists[i], true);
     free(s.lists);
     pthread_mutex_lock(&x->lock);
-    for (uint32_t i = 0; i < x->nfree; i++) zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
-    for (uint32_t i = 0; i < x->npools; i++) zc_ze_real.ze_event_pool.pfnDestroy(x->pools[i]);
+    /* a driver without these frees them with the context */
+    for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nfree; i++)
+        zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
+    for (uint32_t i = 0; zc_ze_real.ze_event_pool.pfnDestroy && i < x->npools; i++)
+        zc_ze_real.ze_event_pool.pfnDestroy(x->pools[i]);
     x->nfree = x->npools = 0;
     x->broken = true; /* lists of this context that survive it go untimed */
     pthread_mutex_unlock(&x->lock);
@@ -324,11 +337,21 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     l->ordinal = ordinal;
     l->copy_only = l->dev && ordinal < l->dev->ngroups && l->dev->copy_only[ordinal];
     pthread_mutex_init(&l->lock, NULL);
+    /* regular lists: the strongest way to time their executions that the driver supports */
+    const struct zc_ze_caps *cp = &zc_ze_caps;
+    if (!cp->timing || !l->dev || !l->ctx) l->mode = ZC_REG_NONE;
+    else if (cp->harvest && !l->copy_only) l->mode = ZC_REG_DEVICE;
+    /* copy engines: harvested by a list of ours on a compute engine of the device, if it has one */
+    else if (cp->harvest && cp->copy_harvest && l->dev->harvest_ordinal >= 0) l->mode = ZC_REG_DEVICE;
+    else if (cp->helpers && cp->host_read) l->mode = ZC_REG_HOST;
+    else if (cp->host_read) l->mode = ZC_REG_SERIAL;
+    else l->mode = ZC_REG_NONE;
+    l->timed = l->mode != ZC_REG_NONE; /* immediate lists: set once they have a stream */
     return l;
 }
 
 static void list_register(struct zc_list *l) {
-    l->timable = l->ctx && (!l->immediate || l->stream);
+    l->resignal = zc_ze_caps.barrier || (zc_ze_caps.signal && (l->in_order || l->copy_only));
     int err;
     struct zc_list *old = zc_map_put(&zc_ze.lists, l->h, l, &err);
     if (err) {
@@ -363,9 +386,20 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     l->immediate = true;
     l->index = d->index;
     l->in_order = (d->flags & ZC_ZE_QUEUE_FLAG_IN_ORDER) != 0;
-    l->stream = l->dev ? engine_stream(l->ctx, l->dev, d->ordinal, d->index) : NULL;
+    /* immediate lists are read from our events on the host */
+    if (l->dev && zc_ze_caps.timing && zc_ze_caps.host_read) l->stream = engine_stream(l->ctx, l->dev, d->ordinal, d->index);
     if (l->stream && !(l->inbox = zc_ze_inbox_new(l, l->stream))) l->stream = NULL; /* untimed */
+    l->timed = l->stream && l->ctx;
     list_register(l);
+}
+
+/* A slot's helper lists and harvest buffer (a driver without the destroy/free entries releases
+ * them with the context). */
+static void helpers_free(struct zc_list *l, struct zc_slot *s) {
+    if (s->pre && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
+    if (s->post && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->post);
+    if (s->harvest && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->harvest);
+    if (s->buf && zc_ze_real.ze_mem.pfnFree) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
 }
 
 static void slots_destroy(struct zc_list *l, bool ctx_dying) {
@@ -382,10 +416,7 @@ static void slots_destroy(struct zc_list *l, bool ctx_dying) {
     }
     for (uint32_t i = 0; i < l->nslots; i++) {
         struct zc_slot *s = &l->slots[i];
-        if (s->pre) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
-        if (s->post) zc_ze_real.ze_command_list.pfnDestroy(s->post);
-        if (s->harvest) zc_ze_real.ze_command_list.pfnDestroy(s->harvest);
-        if (s->buf) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
+        helpers_free(l, s);
         if (!ctx_dying) {
             if (s->done) zc_ze_event_put(l->ctx, s->done);
             if (s->started) zc_ze_event_put(l->ctx, s->started);
@@ -423,6 +454,7 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
             if (!ctx_dying && l->tmpl[i].inj) l->pool[l->npool++] = l->tmpl[i].inj;
         }
         l->ntmpl = 0;
+        l->nuntimed = 0;
         l->build++;
     }
     pthread_mutex_unlock(&l->lock);
@@ -443,6 +475,8 @@ static void detach_records(struct zc_list *l) {
         /* completed records waiting to be written in order too */
         for (size_t i = 0; i < s->ndone; i++)
             if (s->done[i]->list == l) s->done[i]->list = NULL;
+        for (struct zc_rec *r = s->held; r; r = r->next)
+            if (r->list == l) r->list = NULL;
         pthread_mutex_unlock(&s->lock);
     }
 }
@@ -499,13 +533,26 @@ static uint8_t classify(char s, char d) {
 }
 
 /* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
+/* An operation that goes untimed: counted per executed operation (a regular list's at each
+ * execution, see the Execute prologue). */
+static void __attribute__((noinline)) untimed_op(struct zc_list *l) {
+    if (l->immediate) atomic_fetch_add(&zc_ze.untimed, 1);
+    else l->nuntimed++; /* the appending thread's (one at a time), read by Execute after Close */
+}
+
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
     struct zc_list *l = zc_ze_list(hl);
-    if (!l || !l->timable) return;
+    if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
+    /* an application event is re-signalled after our event: the driver must be able to, and our
+     * events of a list read back between executions are reset from the host, under no barrier */
+    if (__builtin_expect(*sig != NULL, 0) && (!l->resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
+        untimed_op(l);
+        return;
+    }
     ze_event_handle_t inj = event_get(l);
     if (!inj) {
-        atomic_fetch_add(&zc_ze.untimed, 1);
+        untimed_op(l);
         return;
     }
     c->ptr = l;
@@ -518,14 +565,17 @@ static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, 
 
 /* The re-signal barrier for the app's event, right after its operation (see the rules above). */
 static void __attribute__((noinline)) resignal(struct zc_ze_call *c, struct zc_list *l, ze_command_list_handle_t hl) {
-    ze_result_t rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
+    ze_result_t rb = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (zc_ze_real.ze_command_list.pfnAppendBarrier)
+        rb = zc_ze_real.ze_command_list.pfnAppendBarrier(hl, c->user_event, 1, &c->inj);
     /* a signal after everything before it is later, never earlier: safe as a fallback */
-    if (rb != ZE_RESULT_SUCCESS) rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
+    if (rb != ZE_RESULT_SUCCESS && zc_ze_real.ze_command_list.pfnAppendSignalEvent)
+        rb = zc_ze_real.ze_command_list.pfnAppendSignalEvent(hl, c->user_event);
     if (rb != ZE_RESULT_SUCCESS) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)", zc_ze_api_names[c->api],
                 (unsigned)rb);
-        if (l->immediate) { /* do it from the host, so the app's wait still completes */
-            zc_ze_real.ze_event.pfnHostSynchronize(c->inj, UINT64_MAX);
+        if (l->immediate && zc_ze_real.ze_event.pfnHostSignal) { /* from the host, so the app's wait still completes */
+            zc_ze_event_wait(c->inj, UINT64_MAX);
             zc_ze_real.ze_event.pfnHostSignal(c->user_event);
         }
     }
@@ -852,38 +902,16 @@ void zc_ze_post_zeCommandListAppendQueryKernelTimestamps(ze_command_list_append_
 }
 
 /* ---------------------------------------------------------------- executions of regular lists */
-/* Every driver entry the helper lists need (a driver may leave any of them NULL). */
-static bool slot_entries(bool harvest) {
-    struct zc_ze_real *R = &zc_ze_real;
-    bool ok = R->ze_command_list.pfnCreate && R->ze_command_list.pfnDestroy && R->ze_command_list.pfnClose &&
-              R->ze_command_list.pfnAppendWaitOnEvents && R->ze_command_list.pfnAppendEventReset &&
-              R->ze_command_list.pfnAppendSignalEvent && R->ze_command_list.pfnAppendQueryKernelTimestamps &&
-              R->ze_mem.pfnAllocHost && R->ze_mem.pfnFree && R->ze_event.pfnHostSignal && R->ze_event.pfnHostReset &&
-              R->ze_event.pfnHostSynchronize && R->ze_event.pfnQueryStatus && R->ze_event.pfnQueryKernelTimestamp;
-    if (harvest)
-        ok = ok && R->ze_command_queue.pfnCreate &&
-             R->ze_command_queue.pfnExecuteCommandLists && R->ze_command_queue.pfnSynchronize &&
-             R->ze_command_queue.pfnDestroy;
-    return ok;
-}
-
-/* Whether copy executions of l are harvested on a compute engine (else read from the host). */
-static bool list_harvested(const struct zc_list *l) {
-    return l->copy_only && l->dev && l->dev->harvest_ordinal >= 0 && slot_entries(true);
-}
-
 static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     ze_context_handle_t ctx = l->ctx->h;
     ze_device_handle_t dev = l->dev->h;
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
     struct zc_ze_real *R = &zc_ze_real;
-    bool harvest = list_harvested(l);
     uint32_t n = l->ntmpl;
-    memset(s, 0, sizeof(*s));
-    if (!slot_entries(harvest)) return NULL;
     ze_event_handle_t *inj = malloc(n * sizeof(*inj));
     if (!inj) return NULL;
     for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
+    memset(s, 0, sizeof(*s));
     s->done = zc_ze_event_get(l->ctx);
     s->started = zc_ze_event_get(l->ctx);
     if (!s->done || !s->started) goto fail;
@@ -899,16 +927,18 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
         R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
         goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
-    if (!l->copy_only || harvest) {
+    if (l->mode == ZC_REG_DEVICE) { /* harvested on the device, into host memory */
         ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
         if (R->ze_mem.pfnAllocHost(ctx, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS) goto fail;
     }
-    if (!l->copy_only) {
+    if (l->mode == ZC_REG_DEVICE && !l->copy_only) {
         if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) !=
                 ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
             goto fail;
-    } else if (harvest) {
+    } else if (l->mode == ZC_REG_DEVICE) {
+        /* copy engines cannot run QueryKernelTimestamps: a list of ours on a compute engine
+         * harvests the copy execution (zc_ze_execute_harvest) */
         /* copy engines run their commands in order: the signal follows the list */
         ze_command_list_desc_t hd = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, (uint32_t)l->dev->harvest_ordinal, 0};
         s->copied = zc_ze_event_get(l->ctx);
@@ -919,17 +949,26 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
          * encodes them as pipe controls or flushes that wait for the work before; zesim models
          * it), as the compute post list already relies on. copied is reset before done: once
          * done is seen the slot may be taken for another execution, whose post signals copied
-         * again, and whose Execute resets done. Nothing here waits for done. */
+         * again, and whose Execute resets done. done before the gate, as in the compute post
+         * list: a record read from our event before done was seen is this execution's, since
+         * the next pre list resets our events only after the gate (rec_poll). */
         if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) !=
                 ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->harvest, l->gate) != ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnAppendSignalEvent(s->harvest, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, l->gate) != ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnClose(s->harvest) != ZE_RESULT_SUCCESS)
             goto fail;
-    } else {
-        /* no compute engine: the host reads our events, one execution in flight at a time */
+    } else if (l->copy_only) {
+        /* copy engines run their commands in order: a signal follows everything before it */
         if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
+            goto fail;
+    } else {
+        /* read from the host on an engine that may run out of order (the driver lacks the
+         * device-side query, or which engines are copy-only is unknown): done follows ours */
+        if (R->ze_command_list.pfnAppendWaitOnEvents(s->post, n, inj) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
             goto fail;
     }
@@ -938,10 +977,7 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     return s;
 fail:
     free(inj);
-    if (s->pre) R->ze_command_list.pfnDestroy(s->pre);
-    if (s->post) R->ze_command_list.pfnDestroy(s->post);
-    if (s->harvest) R->ze_command_list.pfnDestroy(s->harvest);
-    if (s->buf) R->ze_mem.pfnFree(ctx, s->buf);
+    helpers_free(l, s);
     if (s->done) zc_ze_event_put(l->ctx, s->done);
     if (s->started) zc_ze_event_put(l->ctx, s->started);
     if (s->copied) zc_ze_event_put(l->ctx, s->copied);
@@ -949,11 +985,18 @@ fail:
     return NULL;
 }
 
+/* How long a resubmission waits for an earlier execution before timing stops on the device:
+ * ZECOLL_FINALIZE_TIMEOUT_MS, at least 1 s (0 means "do not wait at exit", not "give up at once"). */
+static uint64_t stall_limit_ns(void) {
+    uint64_t ms = zc_knobs.FINALIZE_TIMEOUT_MS < 1000 ? 1000 : zc_knobs.FINALIZE_TIMEOUT_MS;
+    return ms * 1000000u;
+}
+
 /* Finds a free slot for one more execution of l (list locked). May wait for the oldest
  * execution when every slot is in flight; counts that as a stall. */
 static struct zc_slot *slot_take(struct zc_list *l) {
     uint32_t cap = zc_knobs.HARVEST_BUFFERS ? (uint32_t)zc_knobs.HARVEST_BUFFERS : 1;
-    if (l->copy_only && !list_harvested(l)) cap = 1; /* read from the host before the next execution resets them */
+    if (l->mode != ZC_REG_DEVICE) cap = 1; /* read from the host before the next execution resets them */
     if (l->slots_build != l->build || !l->slots) {
         slots_destroy(l, false);
         l->slots = calloc(cap, sizeof(*l->slots));
@@ -961,10 +1004,12 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         l->slots_build = l->build;
         l->gate = zc_ze_event_get(l->ctx);
         if (!l->gate) return NULL;
-        /* the first execution has no predecessor: open the gate */
+        /* the first execution has no predecessor: open the gate (helper lists need HostSignal) */
         zc_ze_real.ze_event.pfnHostSignal(l->gate);
     }
     bool stalled = false;
+    uint64_t deadline = 0;
+    unsigned offs = 0, signalled_busy = 0;
     for (;;) {
         for (uint32_t i = 0; i < l->nslots; i++) {
             uint32_t k = (l->next_slot + i) % l->nslots;
@@ -983,18 +1028,36 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         }
         /* Every slot is in flight: wait for the oldest to be collected. Never on its event
          * alone: a drain on another thread may collect it and reset the event first. So wait
-         * briefly, collect, and look again. A lost device never completes it: give up then. */
-        if (!stalled) {
+         * briefly, collect, and look again. Bounded: a failing query, a device whose queries
+         * say done while ours never do, or nothing done for ZECOLL_FINALIZE_TIMEOUT_MS stops
+         * timing on the device, which drops its records and frees every slot. */
+        struct zc_slot *s = &l->slots[l->next_slot % l->nslots];
+        if (!zc_ze_dev_on(l->dev)) {
+            if (++offs > 1000) { /* records in flight elsewhere still hold it: reuse it anyway */
+                __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
+                continue;
+            }
+        } else if (!stalled) {
             atomic_fetch_add(&zc_ze.stalls, 1);
             stalled = true;
+            deadline = zc_now() + stall_limit_ns();
         }
-        struct zc_slot *s = &l->slots[l->next_slot % l->nslots];
         ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
-        ze_result_t r = zc_ze_real.ze_event.pfnHostSynchronize(done, 1000000u);
+        ze_result_t r = zc_ze_dev_on(l->dev) ? zc_ze_event_wait(done, 1000000u) : ZE_RESULT_NOT_READY;
         zc_ze_drain_completed(); /* the oldest first: no need to poll every pending record */
         pthread_mutex_lock(&l->lock);
-        if (r != ZE_RESULT_SUCCESS && r != ZE_RESULT_NOT_READY) return NULL;
+        if (!zc_ze_dev_on(l->dev)) continue;
+        if (zc_ze_device_off(l->dev, "zeEventHostSynchronize", r)) continue;
+        if (r == ZE_RESULT_SUCCESS && __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && ++signalled_busy > 100) {
+            /* its post list ran 100 times over and our queries still do not see it: they lie */
+            zc_ze_device_stuck(l->dev, "zeEventHostSynchronize reports our helper event signalled, zeEventQueryStatus "
+                                       "does not");
+            continue;
+        }
+        if (zc_now() > deadline)
+            zc_ze_device_stuck(l->dev, "no execution completed within ZECOLL_FINALIZE_TIMEOUT_MS while a resubmission "
+                                       "waited for a harvest buffer");
     }
 }
 
@@ -1003,10 +1066,37 @@ static struct zc_slot *slot_take(struct zc_list *l) {
 static void host_reset(struct zc_list *l) {
     if (l->gate) {
         /* bounded: a lost device never opens the gate, and then nothing runs anyway */
-        zc_ze_real.ze_event.pfnHostSynchronize(l->gate, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+        zc_ze_event_wait(l->gate, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
         atomic_fetch_add(&zc_ze.stalls, 1);
     }
     for (uint32_t i = 0; i < l->ntmpl; i++) zc_ze_real.ze_event.pfnHostReset(l->tmpl[i].inj);
+}
+
+/* ZC_REG_SERIAL (no helper lists): our events of the list's previous execution must be read
+ * before the host resets them for the next one, so the resubmission waits until they are
+ * (counted as a stall). Bounded like slot_take. False: this execution goes untimed. */
+static bool serial_take(struct zc_list *l) {
+    uint64_t deadline = 0, nap = 20000;
+    while (atomic_load(&l->inflight)) {
+        zc_ze_drain_all(false, 0);
+        if (!atomic_load(&l->inflight)) break;
+        if (!deadline) {
+            atomic_fetch_add(&zc_ze.stalls, 1);
+            deadline = zc_now() + stall_limit_ns();
+        } else if (zc_now() > deadline) {
+            zc_ze_device_stuck(l->dev, "no execution completed within ZECOLL_FINALIZE_TIMEOUT_MS while a resubmission "
+                                       "waited for the previous one");
+            zc_ze_drain_all(false, 0);
+            return false;
+        }
+        if (!zc_ze_dev_on(l->dev)) return false;
+        struct timespec ts = {0, (long)nap};
+        nanosleep(&ts, NULL);
+        if (nap < 1000000) nap *= 2;
+    }
+    if (!zc_ze_dev_on(l->dev)) return false;
+    for (uint32_t i = 0; i < l->ntmpl; i++) zc_ze_real.ze_event.pfnHostReset(l->tmpl[i].inj);
+    return true;
 }
 
 struct exec_plan {
@@ -1031,6 +1121,7 @@ static struct zc_exec *exec_new(void) {
 }
 
 void zc_ze_exec_free(struct zc_exec *x) {
+    if (!x->slot && x->list && x->list->mode == ZC_REG_SERIAL) atomic_fetch_sub(&x->list->inflight, 1);
     pthread_mutex_lock(&exec_free_lock);
     x->list = (struct zc_list *)exec_free; /* the free list reuses the list pointer */
     exec_free = x;
@@ -1083,15 +1174,16 @@ static ze_command_queue_handle_t harvest_queue(struct zc_queue *q) {
 static void harvest_on_host(struct zc_list *l, struct zc_slot *s) {
     struct zc_ze_real *R = &zc_ze_real;
     atomic_fetch_add(&zc_ze.stalls, 1);
-    if (R->ze_event.pfnHostSynchronize(s->copied, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u) == ZE_RESULT_SUCCESS)
+    /* bounded: a lost device never signals it */
+    if (zc_ze_dev_on(l->dev) && zc_ze_event_wait(s->copied, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u) == ZE_RESULT_SUCCESS)
         for (uint32_t i = 0; i < l->ntmpl; i++) {
             ze_kernel_timestamp_result_t ts = {{0, 0}, {0, 0}};
             if (l->tmpl[i].inj) R->ze_event.pfnQueryKernelTimestamp(l->tmpl[i].inj, &ts);
             s->buf[i] = ts;
         }
     R->ze_event.pfnHostReset(s->copied);
-    R->ze_event.pfnHostSignal(l->gate);
-    R->ze_event.pfnHostSignal(s->done); /* last, as in the harvest list */
+    R->ze_event.pfnHostSignal(s->done);
+    R->ze_event.pfnHostSignal(l->gate); /* last, as in the harvest list */
 }
 
 static void harvest_flush(ze_command_queue_handle_t hq, const struct exec_plan *plan, ze_command_list_handle_t *lists,
@@ -1146,7 +1238,7 @@ static void slots_quiesce(struct zc_list *l) {
         if (!s->harvest || !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) continue;
         ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
-        zc_ze_real.ze_event.pfnHostSynchronize(done, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+        if (zc_ze_dev_on(l->dev)) zc_ze_event_wait(done, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
         waited = true;
         pthread_mutex_lock(&l->lock);
     }
@@ -1171,13 +1263,41 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;
         struct zc_exec *x = NULL;
+        bool recording = c->t && zc_on(ZC_F_DEVICE_TIMING);
+        if (l && l->nuntimed && recording) atomic_fetch_add(&zc_ze.untimed, l->nuntimed);
+        /* The same list more than once in this call: its events are signalled once per occurrence
+         * without a reset in between (their timestamps are undefined then). With one execution
+         * in flight (read back from the host) it is not timed in this call: helper lists around
+         * all occurrences keep the app's events right, and hold the slot until the last ran. */
+        uint32_t first = i, last = i;
+        if (l && !l->immediate && l->ntmpl && l->mode != ZC_REG_DEVICE)
+            for (uint32_t k = 0; k < n; k++)
+                if (in[k] == in[i]) {
+                    if (k < first) first = k;
+                    last = k;
+                }
+        bool dup = first != last;
+        if (dup && recording) atomic_fetch_add(&zc_ze.untimed, l->ntmpl);
+        if (dup && l->mode == ZC_REG_SERIAL) l->serial_off = true; /* nothing says when it ends */
+        /* a list read back between executions needs nothing once nobody records it: no barrier
+         * of the app waits on its events (timed_pre) */
+        if (l && !l->immediate && l->ntmpl && l->mode == ZC_REG_SERIAL &&
+            (!recording || !zc_ze_dev_on(l->dev) || l->serial_off))
+            l = NULL;
+        if (l && !l->immediate && l->ntmpl && dup && i != first) {
+            /* a later occurrence: the list alone, then the post list of the first's slot */
+            struct zc_exec *fx = plan ? plan[first].exec : NULL;
+            out[o++] = in[i];
+            if (i == last && fx) out[o++] = fx->slot->post;
+            continue;
+        }
         if (l && !l->immediate && l->ntmpl) {
             if (!out) { /* first timed list: switch to our own array */
                 if (!scratch_reserve(n)) {
                     ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
                     for (uint32_t k = i; k < n; k++) {
                         struct zc_list *lk = zc_ze_list(in[k]);
-                        if (lk && !lk->immediate && lk->ntmpl) host_reset(lk);
+                        if (lk && !lk->immediate && lk->ntmpl && lk->mode != ZC_REG_SERIAL) host_reset(lk);
                     }
                     return;
                 }
@@ -1187,6 +1307,17 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                 for (uint32_t k = 0; k < i; k++) out[o++] = in[k];
             }
             pthread_mutex_lock(&l->lock);
+            if (l->mode == ZC_REG_SERIAL) {
+                pthread_mutex_unlock(&l->lock);
+                if (serial_take(l) && (x = exec_new())) {
+                    x->list = l;
+                    x->submit_ns = now;
+                    atomic_fetch_add(&l->inflight, 1);
+                }
+                out[o++] = in[i];
+                plan[i] = (struct exec_plan){x ? l : NULL, x, NULL};
+                continue;
+            }
             s = slot_take(l);
             if (!s) {
                 ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
@@ -1198,6 +1329,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                     x->list = l;
                     x->slot = s;
                     x->submit_ns = now;
+                    x->dup = dup;
                 }
             }
             pthread_mutex_unlock(&l->lock);
@@ -1205,7 +1337,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         if (!out) continue;
         if (s) out[o++] = s->pre;
         out[o++] = in[i];
-        if (s) out[o++] = s->post;
+        if (s && !(dup && x)) out[o++] = s->post; /* a repeated list's comes after its last occurrence */
         plan[i] = (struct exec_plan){s ? l : NULL, x, s};
         if (s && !x) __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
     }
@@ -1229,11 +1361,15 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
         struct zc_exec *x = plan[i].exec;
         struct zc_list *l = plan[i].list;
         if (!x) continue;
-        if (!record) {
+        if (!record || !zc_ze_dev_on(l->dev)) {
             /* nothing will collect this execution; its slot may be reused at once (at worst a
              * later read sees a stale buffer, never a hang: pre/post still gate the events) */
-            __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+            if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             zc_ze_exec_free(x);
+            continue;
+        }
+        if (x->dup) { /* untimed: the slot is free once its post list ran */
+            zc_ze_stream_await(q->stream, x);
             continue;
         }
         /* build every record first: once the first is pushed, a drain on another thread may
@@ -1260,7 +1396,7 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
         pthread_mutex_unlock(&l->lock);
         x->pending = count;
         if (count == 0) {
-            __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+            if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             zc_ze_exec_free(x);
             continue;
         }
@@ -1361,6 +1497,7 @@ void zc_ze_finalize(void) {
     zc_ze_bg_stop();
     zc_ze_drain_all(true, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
     zc_ze_streams_flush();
+    zc_ze_clock_report();
     uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);
     if (stalls || untimed || zc_ze_dropped_records())
         ZC_INFO("device timing: %llu resubmission stall(s), %llu untimed operation(s), %llu dropped record(s)",

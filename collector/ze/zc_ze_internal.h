@@ -46,6 +46,40 @@ struct zc_ze_call {
     uint32_t nlists;
 };
 
+/* ---------------------------------------------------------------- what the driver offers */
+/* A real driver may leave any entry of its tables NULL (older, NPU and minimal drivers). The
+ * collector never calls one that is NULL: the getter records after every table which of the
+ * entries the collector itself calls exist, and the way device timing works follows from that
+ * (zc_ze_shim.c says which entry each capability needs; zeInit's post hook says once what is
+ * off). Entries the application calls stay NULL in its tables, exactly as without zecoll.
+ * Every driver call of ours is written zc_ze_real.<table>.<pfn> (R-><table>.<pfn> in slot_build):
+ * tests/collector/null_matrix.py finds the entries to test by that pattern. */
+struct zc_ze_caps {
+    bool timing;    /* event pools, events, host reset, status query, device properties */
+    bool host_read; /* zeEventQueryKernelTimestamp: our events read from the host */
+    bool barrier;   /* AppendBarrier: an application event re-signalled after our event */
+    bool signal;    /* AppendSignalEvent: the same, but only where commands run in order */
+    bool helpers;   /* pre/post helper lists of regular-list executions (no device harvest) */
+    bool harvest;   /* + AppendQueryKernelTimestamps into host memory: device-side harvest */
+    bool groups;    /* queue group properties: which engines are copy-only */
+    bool copy_harvest; /* + command queues of ours: copy-only lists harvested on a compute engine */
+};
+extern struct zc_ze_caps zc_ze_caps;
+/* Recomputed by the getter after each table the loader fetched. */
+void zc_ze_caps_update(void);
+/* Says once (job leader at warning level, other ranks at info) what a missing entry switched off. */
+void zc_ze_caps_announce(void);
+
+/* How executions of a regular list are timed (from zc_ze_caps and the list's engine). */
+enum zc_reg_mode {
+    ZC_REG_NONE,    /* not timed */
+    ZC_REG_SERIAL,  /* no helper lists: a resubmission waits until the previous execution is read
+                     * from the host, which then resets our events; app-event Appends untimed */
+    ZC_REG_HOST,    /* helper lists, our events read from the host, one execution in flight */
+    ZC_REG_DEVICE,  /* helper lists with device-side harvest, ZECOLL_HARVEST_BUFFERS in flight (copy-only
+                     * lists: by a harvest list on a compute engine, zc_slot.harvest) */
+};
+
 /* exported: the bridge libzecoll_ze.so's getters call */
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
 /* Every generated wrapper: begin before the real call (false: call through untouched), end after
@@ -84,7 +118,10 @@ static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_ca
     uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
     struct zc_loc *l = c->t->loc;
     if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
-        if (zc_own_begin(l)) l->buf[l->n++] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+        if (zc_own_begin(l)) {
+            l->buf[l->n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+            zc_loc_publish(l, l->n + 1);
+        }
         zc_own_end(l);
         return;
     }
@@ -113,6 +150,18 @@ struct zc_dev {
     long double sx, sy, sxx, sxy; /* least-squares sums, relative to anchors[0] */
     long double rate;             /* fitted ticks per ns */
     uint32_t next_stream;
+    /* no global timestamps (zc_ze_clock.c): the device clock's offset is bounded from host
+     * observations of each record (submitted before it started, seen after it ended) */
+    bool host_anchored;
+    bool off_valid;
+    uint64_t dev_base;          /* unrolled tick of the first such record */
+    long double off_lo, off_hi; /* host ns - (tick - dev_base) / rate lies in [off_lo, off_hi] ... */
+    uint64_t off_t;             /* ... as of this host time (widened by the allowed drift since) */
+    uint64_t max_err_ns, nanchored;
+    uint32_t inconsistent_run;  /* observations in a row outside the interval */
+    uint64_t restarts;          /* times the interval started again (drift beyond the allowance) */
+    /* our completion queries failed here (zc_ze_device_off): timing stops on this device */
+    atomic_bool off;
 };
 
 struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
@@ -127,6 +176,29 @@ uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
  * operation cannot have started before (its submission). */
 void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
                          uint64_t *start, uint64_t *end);
+/* A device without global timestamps (d->host_anchored): a record seen complete at host time
+ * seen narrows the clock offset's interval; its ticks relative to the device's first record and
+ * its duration in ticks come back, to be placed by zc_ze_clock_place once the interval settled:
+ * ZC_SETTLE_NS after seen by zc_ze_clock_observed (the newest observation), or at the end. */
+#define ZC_SETTLE_NS 10000000u
+void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t seen,
+                         int64_t *s_rel, uint64_t *dur);
+uint64_t zc_ze_clock_observed(struct zc_dev *d);
+void zc_ze_clock_place(struct zc_dev *d, int64_t s_rel, uint64_t dur, uint64_t *start, uint64_t *end);
+/* One line per device whose times were anchored from host observations (finalize). */
+void zc_ze_clock_report(void);
+
+/* A completion query of ours on device d (call) answered r, neither success nor NOT_READY (or
+ * waiting timed out: r = ZE_RESULT_NOT_READY with timeout): device timing stops on d, with one
+ * message; its pending records are dropped at the next drain of each stream. Returns true when
+ * r is such a failure. Lock-free: callable with any lock held. */
+bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r);
+/* The same for a wait that cannot end (why: the message), counted as a driver failure. */
+void zc_ze_device_stuck(struct zc_dev *d, const char *why);
+static inline bool zc_ze_dev_on(const struct zc_dev *d) { return d && !atomic_load_explicit(&d->off, memory_order_relaxed); }
+/* Waits up to timeout_ns for our event: zeEventHostSynchronize, or status polls where the driver
+ * lacks it. ZE_RESULT_SUCCESS, ZE_RESULT_NOT_READY (timeout) or the driver's error. */
+ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns);
 
 /* ---------------------------------------------------------------- operations */
 enum zc_op_kind { ZC_OP_KERNEL, ZC_OP_COPY, ZC_OP_FILL, ZC_OP_IMAGE, ZC_OP_BARRIER };
@@ -243,6 +315,8 @@ struct zc_rec {
     uint64_t submit_ns;
     uint64_t ts_start, ts_end;  /* raw kernel timestamps once drained */
     uint64_t start_ns, end_ns;
+    int64_t s_rel;              /* device without global timestamps: ticks since its first record, */
+    uint64_t seen_ns;           /* when it was seen complete (zc_ze_clock_observe) */
     ze_event_handle_t user_event; /* the app event re-signalled after this op, if any */
     struct zc_list *list;       /* immediate records: their list (deferred event recycling) */
     uint64_t seq;               /* immediate records: append number in their list */
@@ -265,6 +339,7 @@ struct zc_stream {
     uint64_t nother;
     struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
     size_t ndone, cap_done;
+    struct zc_rec *held, *held_tail; /* complete, waiting for the device clock to settle (FIFO) */
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
     size_t nawait, cap_await;
     struct zc_inbox *inboxes;   /* immediate lists appending to this stream */
@@ -297,6 +372,8 @@ void zc_ze_rec_done(struct zc_rec *r);
 /* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
  * returns true when the execution still waits for its post list (then it goes to s->await). */
 bool zc_ze_exec_record_done(struct zc_exec *x);
+/* An execution without records that holds its slot until its post list ran (zc_ze_drain.c). */
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
 /* Polls an execution whose records are complete; frees it once its post list ran. */
 bool zc_ze_exec_try_finish(struct zc_exec *x);
 void zc_ze_exec_free(struct zc_exec *x);
@@ -344,12 +421,15 @@ struct zc_list {
     struct zc_inbox *inbox;    /* immediate lists */
     struct zc_tmpl *tmpl;      /* regular lists: one template per timed Append */
     uint32_t ntmpl, cap_tmpl;
+    uint32_t nuntimed;         /* regular lists: Appends left untimed (counted per execution) */
     ze_command_list_handle_t h;
     struct zc_ctx *ctx;
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
-    bool timable;             /* ctx && (regular || stream): set once it is registered */
+    bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
+    bool resignal;             /* an application event can be re-signalled after our event here */
+    uint8_t mode;              /* regular lists: enum zc_reg_mode */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
     /* immediate in-order lists, under their stream's lock: records pending on the stream, and
      * the end of the last one drained (the list's next operation starts no earlier) */
@@ -365,7 +445,8 @@ struct zc_list {
     uint32_t nslots, next_slot;
     uint64_t slots_build;
     ze_event_handle_t gate;
-    struct zc_exec *last_exec; /* copy lists: the execution to wait for before the next */
+    atomic_uint inflight;      /* ZC_REG_SERIAL: executions not yet read back */
+    bool serial_off;           /* ZC_REG_SERIAL: not timed any more (listed twice in one call) */
     uint64_t executions;
 };
 
@@ -376,6 +457,7 @@ struct zc_exec {
     uint64_t submit_ns;
     bool done;             /* post list ran: harvest buffer complete, slot reusable */
     bool started;          /* pre list ran: our events hold this execution's times */
+    bool dup;              /* the list more than once in its call: untimed, holds the slot */
 };
 
 struct zc_list *zc_ze_list(ze_command_list_handle_t h);
@@ -415,8 +497,14 @@ struct zc_ze {
     struct zc_stream *streams;
     struct zc_map engine_streams; /* (ctx,dev,ordinal,index) key -> stream */
     atomic_uint_fast64_t stalls, untimed, unsupported;
+    atomic_uint devs_off;         /* devices whose timing stopped (zc_ze_device_off) */
 };
 extern struct zc_ze zc_ze;
+
+/* The Append path's test: one load while no device stopped timing. */
+static inline bool zc_ze_dev_on_fast(const struct zc_dev *d) {
+    return __builtin_expect(!atomic_load_explicit(&zc_ze.devs_off, memory_order_relaxed), 1) || zc_ze_dev_on(d);
+}
 
 uint32_t zc_ze_api_region(uint32_t api);
 /* Memory type of a pointer: 'H' host USM, 'D' device, 'S' shared, 'M' anything else. */

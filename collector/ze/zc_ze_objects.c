@@ -148,7 +148,7 @@ static int pool_grow_locked(struct zc_ctx *c) {
     }
     return 0;
 fail:
-    zc_ze_real.ze_event_pool.pfnDestroy(pool);
+    if (zc_ze_real.ze_event_pool.pfnDestroy) zc_ze_real.ze_event_pool.pfnDestroy(pool);
     c->broken = true;
     ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory growing the injected-event pool");
     return -1;

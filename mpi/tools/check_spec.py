@@ -65,7 +65,7 @@ SHAPES = {
     "comm_free": (["comm"], []),
 }
 
-SPECIAL_FUNCS = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol"}
+SPECIAL_FUNCS = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol", "MPI_Abort"}
 
 # OTF2_COLLECTIVE_OP_* suffixes usable as op=, with the buffer roles each needs
 _R = ["root"]

@@ -27,7 +27,7 @@ BARRIERS = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryRangesBarrie
 STREAM_RE = re.compile(r"^L0\[(\d+):(\d+)\](?:/(\d+))?$")
 THREAD_RE = re.compile(r"^(Master thread|Thread \d+)$")
 RULES = ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10", "A11", "A12", "A13", "A14", "A15",
-         "A16", "A17", "A18", "A19"]
+         "A16", "A17", "A18", "A19", "A20"]
 
 
 class Result:
@@ -56,6 +56,20 @@ def clock_offsets(anchor):
         if m:
             out[int(m.group(1))].append((int(m.group(2)), int(m.group(3)), float(m.group(4))))
     return out, p.returncode
+
+
+def archive_properties(anchor):
+    """{name: value} of the anchor file's properties (otf2-print -I)."""
+    p = subprocess.run(["otf2-print", "-I", anchor], capture_output=True, text=True)
+    props, name = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"^Property (name|value)\s+(.*)$", line)
+        if m and m.group(1) == "name":
+            name = m.group(2).strip()
+        elif m and name is not None:
+            props[name] = m.group(2).strip()
+            name = None
+    return props
 
 
 def check(path, mode, verbose):
@@ -166,6 +180,21 @@ def check(path, mode, verbose):
                         R.bad("A12", f"location {loc._ref} lacks UINT64 property {k}")
         else:
             R.note["A12"].append("no location properties (archive older than the rule)")
+        # A20 salvaged archives: property, data_end on every location, a final OFF
+        props = archive_properties(anchor)
+        salvaged = "ZECOLL::SALVAGED" in props
+        data_end = {ref: p["zecoll::data_end"] for ref, p in lprops.items() if "zecoll::data_end" in p}
+        if data_end and not salvaged:
+            R.bad("A20", "zecoll::data_end properties without the ZECOLL::SALVAGED archive property")
+        if salvaged:
+            if not re.match(r"^\d+ of \d+ rank\(s\)$", props["ZECOLL::SALVAGED"]):
+                R.bad("A20", f"ZECOLL::SALVAGED is {props['ZECOLL::SALVAGED']!r}")
+            for loc in locs:
+                if not isinstance(data_end.get(loc._ref), int) or data_end[loc._ref] <= 0:
+                    R.bad("A20", f"salvaged location {loc._ref} lacks a UINT64 zecoll::data_end")
+            R.note["A20"].append(f"salvaged: {props['ZECOLL::SALVAGED']}")
+        else:
+            R.note["A20"].append("not salvaged")
         # A13 communicators and windows
         comms = {c._ref: c for c in d.comms}
         for r, g in enumerate(sorted(procs, key=lambda g: g._ref)):
@@ -197,6 +226,7 @@ def check(path, mode, verbose):
         metric_pending = {}
         metric_last = {}
         seen_metric = seen_onoff = False
+        last_kind = {}
         for loc, ev in tr.events:
             ref = loc._ref
             t = ev.time
@@ -207,6 +237,7 @@ def check(path, mode, verbose):
                 R.bad("A14", f"location {ref}: time {t} after {last[ref]}")
             last[ref] = t
             kind = type(ev).__name__
+            last_kind[ref] = (kind, str(getattr(ev, "measurement_mode", "")))
             is_stream = str(loc.type) in ("LocationType.GPU", "LocationType.ACCELERATOR_STREAM")
             if metric_pending.get(ref) is not None and kind not in ("Metric",):
                 mt = metric_pending.pop(ref)
@@ -327,6 +358,11 @@ def check(path, mode, verbose):
         for ref, st in stack.items():
             if st:
                 R.bad("A14", f"location {ref}: {len(st)} region(s) never left")
+        if salvaged:
+            for loc in locs:
+                k = last_kind.get(loc._ref)
+                if k is None or k[0] != "MeasurementOnOff" or "ON" in k[1].split(".")[-1]:
+                    R.bad("A20", f"salvaged location {loc._ref} does not end with MeasurementOnOff(OFF) ({k})")
         for loc in locs:
             if count[loc._ref] != loc.number_of_events:
                 R.bad("A2", f"location {loc._ref}: {count[loc._ref]} events read, definition says {loc.number_of_events}")
@@ -361,7 +397,10 @@ def check(path, mode, verbose):
     for loc in locs:
         o = tuple(offs.get(loc._ref, []))
         if mpi:
-            if loc.number_of_events and len(o) != 2:
+            # a salvaged rank that died before MPI_Finalize measured only the first; one without a
+            # journal has a single MeasurementOnOff and none (A20)
+            placeholder = salvaged and loc.number_of_events == 1 and last_kind.get(loc._ref, ("",))[0] == "MeasurementOnOff"
+            if loc.number_of_events and len(o) != 2 and not (salvaged and len(o) == 1) and not (placeholder and not o):
                 R.bad("A4", f"location {loc._ref}: {len(o)} clock offsets, want 2")
             by_rank[rank_of[loc._ref]].add(o)
         elif o:

@@ -49,6 +49,7 @@ class Checker:
     def __init__(self):
         self.failures = []
         self.notes = []
+        self.recovered = None
 
     def fail(self, msg):
         self.failures.append(msg)
@@ -63,6 +64,8 @@ def load_truth(path):
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
+            if not line.endswith("\n"):
+                break  # the last line of a process killed while writing it (salvage tests)
             rec = json.loads(line)
             if rec["kind"] == "device":
                 devices[rec["device"]] = rec
@@ -250,7 +253,73 @@ def offset_error_bound(archive, rank):
     return bound
 
 
-def check(c, truth_path, trace_dir, facts, rank=None):
+def pair_nearest(c, where, outer, inner, ops_outer, shift, start_tol, missing):
+    """Pairs each of outer with the closest unclaimed one of inner (sorted by start) of the same
+    bytes for transfers: distance = start difference (records shifted by `shift`) + duration
+    difference. ops_outer: outer are the operations, inner the records (else the reverse).
+    missing(x): the failure for an outer without a partner. Returns [(operation, record)]."""
+    def o_r(x, y):
+        return (x, y) if ops_outer else (y, x)
+
+    def start(v, is_op):
+        return v["host_start"] if is_op else v["start"] - shift
+
+    starts = [start(y, not ops_outer) for y in inner]
+    used = [False] * len(inner)
+    pairs = []
+    for x in outer:
+        t = start(x, ops_outer)
+        i = bisect.bisect_left(starts, t - 20 * start_tol)
+        best, bestd = None, None
+        while i < len(inner) and starts[i] <= t + 20 * start_tol:
+            o, r = o_r(x, inner[i])
+            if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
+                d = abs(r["start"] - shift - o["host_start"]) + \
+                    abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
+                if bestd is None or d < bestd:
+                    best, bestd = i, d
+            i += 1
+        if best is None:
+            c.fail(missing(x))
+            continue
+        used[best] = True
+        pairs.append(o_r(x, inner[best]))
+    return pairs
+
+
+def pair_complete(c, where, e, g, start_tol):
+    """Every operation with a record. Another rank's records are all shifted by its clock
+    offset's error (up to the bound above): that common shift is taken out before pairing (the
+    median of in-order differences; the device-to-host mapping is monotonic), or two operations
+    closer together than twice the shift could each claim the other's record."""
+    diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
+    shift = diffs[len(diffs) // 2] if diffs else 0
+    return pair_nearest(c, where, e, g, True, shift, start_tol,
+                        lambda o: f"{where}: no record near the operation at {o['host_start']} "
+                                  f"(cmd {o['cmd']}, exec {o['exec']})")
+
+
+def pair_truncated(c, where, e, g, start_tol):
+    """A salvaged archive: every record with an operation (none wrong); operations may lack a
+    record (how many of those that completed early enough were recovered is counted by the
+    caller)."""
+    return pair_nearest(c, where, g, e, False, 0, start_tol,
+                        lambda r: f"{where}: the record at {r['start']} is no operation zesim executed")
+
+
+def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_bound=None, skip=None,
+          truncated=False, required_before=None):
+    """allow_missing: the number of operations the collector reported as untimed (a driver that
+    lacks what timing them needs): exactly that many may have no record, every record must still
+    match an operation. start_bound: {device: ns} for devices whose times the collector anchored
+    from host observations (a driver without global timestamps): its printed error bound replaces
+    the start tolerance there, and durations may be off by the device clock's drift (the truth's
+    drift_ppm) because the nominal timer rate converts them. skip: "immediate" or "regular": the
+    collector said it does not time operations of those lists (the driver lacks what it needs).
+    truncated: the archive was salvaged from a run that died (zecoll salvage): every record must
+    be an operation zesim executed, right in name, bytes, start and duration (none wrong), but
+    operations may be missing. required_before (ns, the rank's clock): count how many of the
+    operations that completed before it were recovered (c.recovered = (recovered, total))."""
     archive = os.path.join(trace_dir, "traces.otf2")
     if not os.path.exists(archive):
         c.fail(f"no archive at {archive}")
@@ -264,7 +333,11 @@ def check(c, truth_path, trace_dir, facts, rank=None):
     except Exception as e:  # the reader refusing the archive is a finding, not a crash
         c.fail(f"python3-otf2 reader failed: {e!r}")
         return
-    want = app_ops(ops, facts)
+    want = all_ops = app_ops(ops, facts)
+    if skip == "all":
+        want = []
+    elif skip:
+        want = [o for o in want if o["immediate"] != (skip == "immediate")]
     start_tol = START_TOL_NS
     if rank is not None:
         # Another rank's clock is mapped onto rank 0's by the offsets the collector measured with
@@ -278,7 +351,7 @@ def check(c, truth_path, trace_dir, facts, rank=None):
 
     # the program's own account of what it ran
     if facts and "expected" in facts:
-        got = collections.Counter(CLASS[o["kind"]] for o in want if o.get("launch") != "multi_indirect")
+        got = collections.Counter(CLASS[o["kind"]] for o in all_ops if o.get("launch") != "multi_indirect")
         got["kernel"] += sum(1 for o in ops if o.get("launch") == "multi_indirect")
         for cls, n in facts["expected"].items():
             if got.get(cls, 0) != n:
@@ -328,7 +401,7 @@ def check(c, truth_path, trace_dir, facts, rank=None):
         for qi, si in assign(cost):
             q2s[queues[qi]] = streams[si]
     for q in queues:
-        if q not in q2s:
+        if q not in q2s and allow_missing is None and not truncated:  # salvaged: a queue whose records were all lost has none
             c.fail(f"queue/engine {q}: more queues than streams, no stream left for it")
     s2q = collections.defaultdict(set)
     for q, st in q2s.items():
@@ -337,74 +410,85 @@ def check(c, truth_path, trace_dir, facts, rank=None):
         if len(qs) != 1:
             c.fail(f"stream {st}: serves {len(qs)} queues/engines {sorted(map(str, qs))[:4]}")
 
+    paired = set()
     exp = collections.defaultdict(list)
     for o in want:
         exp[(q2s.get(qkey(o)), o["device"], expected_name(o))].append(o)
     got = collections.defaultdict(list)
     for r in records:
         got[(skey(r), r["device"], r["name"])].append(r)
+    missing = 0
+    start_bound = start_bound or {}
     for key in sorted(set(exp) | set(got), key=str):
         e = sorted(exp.get(key, []), key=lambda o: o["host_start"])
         g = sorted(got.get(key, []), key=lambda r: r["start"])
         where = f"{key[0]} (device {key[1]}) '{key[2]}'"
-        if len(e) != len(g):
+        tol_s = max(start_tol, start_bound.get(key[1], 0))
+        if allow_missing is not None and len(g) < len(e):
+            missing += len(e) - len(g)
+            # fewer records than operations: every record must still have its own operation
+            for r in g:
+                near = [o for o in e if abs(o["host_start"] - r["start"]) <= tol_s]
+                if not near:
+                    c.fail(f"{where}: record at {r['start']} matches no operation within {tol_s} ns")
+                else:
+                    e.remove(min(near, key=lambda o: abs(o["host_start"] - r["start"])))
+            continue
+        if truncated:
+            pairs = pair_truncated(c, where, e, g, tol_s)
+        elif len(e) != len(g):
             c.fail(f"{where}: {len(e)} executed, {len(g)} recorded")
             continue
-        # pair each operation with the closest unclaimed record (same bytes for transfers). Another
-        # rank's records are all shifted by its clock offset's error (up to the bound above): take
-        # that common shift out before pairing (the median of in-order differences; the
-        # device-to-host mapping is monotonic), or two operations closer together than twice the
-        # shift could each claim the other's record.
-        diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
-        shift = diffs[len(diffs) // 2] if diffs else 0
-        starts = [r["start"] - shift for r in g]
-        used = [False] * len(g)
-        pairs = []
-        for o in e:
-            i = bisect.bisect_left(starts, o["host_start"] - 20 * start_tol)
-            best, bestd = None, None
-            while i < len(g) and starts[i] <= o["host_start"] + 20 * start_tol:
-                r = g[i]
-                if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
-                    d = abs(r["start"] - shift - o["host_start"]) + \
-                        abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
-                    if bestd is None or d < bestd:
-                        best, bestd = i, d
-                i += 1
-            if best is None:
-                c.fail(f"{where}: no record near the operation at {o['host_start']} (cmd {o['cmd']}, exec {o['exec']})")
-                continue
-            used[best] = True
-            pairs.append((o, g[best]))
+        else:
+            pairs = pair_complete(c, where, e, g, tol_s)
+        paired.update(id(o) for o, _ in pairs)
         worst_s = worst_d = 0
         for o, r in pairs:
             ds = r["start"] - o["host_start"]
             dd = (r["end"] - r["start"]) - (o["host_end"] - o["host_start"])
             worst_s, worst_d = max(worst_s, abs(ds)), max(worst_d, abs(dd))
-            if abs(ds) > start_tol:
+            if abs(ds) > tol_s:
                 c.fail(f"{where}: start off by {ds} ns (truth {o['host_start']}, cmd {o['cmd']}, exec {o['exec']})")
             # ticks quantise start and end (< one tick together); the rate fitted from the anchors
             # adds its own error, proportional to the duration: about a tick over the anchors' span, so
-            # ~10 ppm in the first milliseconds of a run (anchors 1 ms apart), less later
-            tol = tick[o["device"]] + 1 + RATE_PPM_TOL * 1e-6 * (o["host_end"] - o["host_start"])
+            # ~10 ppm in the first milliseconds of a run (anchors 1 ms apart), less later. Without
+            # anchors the nominal rate is off by the clock's drift.
+            ppm = RATE_PPM_TOL
+            if o["device"] in start_bound:
+                ppm = abs(devices[o["device"]].get("drift_ppm", 0)) + 1
+            tol = tick[o["device"]] + 1 + ppm * 1e-6 * (o["host_end"] - o["host_start"])
             if abs(dd) > tol:
-                c.fail(f"{where}: duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns + {RATE_PPM_TOL} ppm)")
+                c.fail(f"{where}: duration off by {dd} ns (> one tick {tick[o['device']]:.1f} ns + {ppm} ppm)")
             if CLASS[o["kind"]] == "copy" and r["bytes"] != o["bytes"]:
                 c.fail(f"{where}: {r['bytes']} bytes recorded, {o['bytes']} moved")
         c.note(f"{where}: {len(pairs)} matched (worst start {worst_s} ns, duration {worst_d} ns)")
+    if allow_missing is not None and missing != allow_missing:
+        c.fail(f"{missing} operation(s) have no record, the collector reported {allow_missing} untimed")
+
+    if required_before is not None:
+        req = [o for o in want if o["host_end"] <= required_before]
+        c.recovered = (sum(1 for o in req if id(o) in paired), len(req))
+        c.note(f"recovered {c.recovered[0]} of the {c.recovered[1]} operations that completed before "
+               f"{required_before} ns")
 
     # host <-> device link
-    bad = 0
+    bad = unlinked = 0
     for r in records:
+        if truncated and r["callsite"] is None:
+            unlinked += 1  # its Append did not reach the journal before the run died (A15)
+            continue
         hosts = host_cs.get(r["callsite"], [])
         if len(hosts) != 1 or not (hosts[0] or "").startswith("zeCommandListAppend"):
             bad += 1
     if bad:
         c.fail(f"{bad} device record(s) without exactly one host Append region carrying their callsite id")
+    if unlinked:
+        c.note(f"{unlinked} device record(s) without a callsite: their Append was not salvaged")
 
     # the app's own timestamp queries
     if facts:
         by_signal = collections.defaultdict(list)
+        by_cmd = {(o["list"], o["exec"], o["cmd"]): o for o in ops}
         for o in ops:
             if o["signal"]:
                 by_signal[o["signal"]].append(o)
@@ -414,11 +498,20 @@ def check(c, truth_path, trace_dir, facts, rank=None):
             for b in by_signal.get(ev, []):  # our barrier re-signalling the app's event ...
                 for w in b["waits"]:
                     cands += [x for x in by_signal.get(w, []) if x["kind"] in TIMED]  # ... waits on its op
+                if b["kind"] == "signal" and allow_missing is not None:
+                    # a driver without AppendBarrier: our AppendSignalEvent right after the op
+                    prev = by_cmd.get((b["list"], b["exec"], b["cmd"] - 1))
+                    if prev and prev["kind"] in TIMED:
+                        cands.append(prev)
             # a multiple-indirect launch's event spans its kernels (merged in `want`)
             span = {o["signal"]: (o["ts_start"], o["ts_end"]) for o in want if o.get("launch") == "multi_indirect"}
             times = [span.get(x["signal"], (x["ts_start"], x["ts_end"])) for x in cands]
+            direct = [(x["ts_start"], x["ts_end"]) for x in by_signal.get(ev, [])]
+            if allow_missing is not None:
+                # an operation the collector left untimed signals the app's event itself
+                times += [span.get(x["signal"], (x["ts_start"], x["ts_end"])) for x in by_signal.get(ev, [])
+                          if x["kind"] in TIMED]
             if (q["start"], q["end"]) not in times:
-                direct = [(x["ts_start"], x["ts_end"]) for x in by_signal.get(ev, [])]
                 c.fail(f"app's timestamp query on {ev} returned {q['start']}..{q['end']}, not its operation's "
                        f"times {[(x['ts_start'], x['ts_end']) for x in cands][:3]} (ops signalling it: {direct[:3]})")
 
@@ -459,7 +552,15 @@ def run(args):
         with open(fp) as f:
             facts = json.load(f)
     if not c.failures:
-        check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], facts)
+        # a device without global timestamps: the collector prints the error bound of the records
+        # it placed from host observations, which is then the start tolerance on that device
+        bounds = {int(d): int(b) for d, b in re.findall(r"device (\d+): .*starts within \+-(\d+) ns", p.stderr)}
+        for d, b in sorted(bounds.items()):
+            c.note(f"device {d}: start tolerance {b} ns, the collector's bound (no global timestamps)")
+        check(c, env["ZESIM_TRUTH"], env["ZECOLL_OUTPUT"], facts, start_bound=bounds)
+    # a complete archive keeps no salvage journal (docs/salvage.md)
+    if os.path.exists(os.path.join(env["ZECOLL_OUTPUT"], "zecoll-journal")):
+        c.fail("the archive is complete but its salvage journal (zecoll-journal/) is still there")
     return c
 
 
@@ -480,6 +581,10 @@ def main():
     k.add_argument("--trace", required=True)
     k.add_argument("--facts")
     k.add_argument("--rank", type=int, help="judge only this rank's locations (MPI job archive)")
+    k.add_argument("--truncated", action="store_true",
+                   help="a salvaged archive: every record is an operation zesim executed (none wrong); some may be missing")
+    k.add_argument("--required-before", type=int, metavar="NS",
+                   help="report how many operations that completed before NS (rank's clock) were recovered")
     k.add_argument("--start-tol-ns", type=int, help=f"start tolerance (default {START_TOL_NS} ns; clock "
                    "offsets between ranks add their measurement error)")
     a = ap.parse_args()
@@ -490,7 +595,7 @@ def main():
         if a.start_tol_ns:
             globals()["START_TOL_NS"] = a.start_tol_ns
         facts = json.load(open(a.facts)) if a.facts else None
-        check(c, a.truth, a.trace, facts, a.rank)
+        check(c, a.truth, a.trace, facts, rank=a.rank, truncated=a.truncated, required_before=a.required_before)
     for n in c.notes:
         print("# " + n)
     for f in c.failures[:40]:

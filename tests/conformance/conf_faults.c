@@ -3,13 +3,18 @@
  * Fault injection: ZESIM_FAIL (Nth call, N+ from the Nth on, named and numeric results,
  * several entries, counted per process over all threads, a failed call does nothing),
  * ZESIM_DEVICE_LOST_AFTER, ZESIM_EVENT_POOL_OOM, ZESIM_SLOW_SYNC_NS (added latency measured
- * against a run without it). Each case sets its variables in a child before zeInit.
+ * against a run without it), ZESIM_NULL_ENTRIES (entries left NULL, seen through the loader as
+ * a driver without them: the loader answers for them, the tables show NULL, the rest works; an
+ * unknown name stops the process). Each case sets its variables in a child before zeInit.
  */
 #include "zt.h"
 #include "zt_truth.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/wait.h>
+
+#include <level_zero/ze_ddi.h>
 
 struct shared {
     uint64_t copy_list;
@@ -289,6 +294,62 @@ static void check_lost(void)
     }
 }
 
+
+/* What the loader (1.8.12) answers for an entry the driver left NULL: with one driver it hands
+ * the application the driver's own table and its API functions answer UNSUPPORTED_FEATURE; its
+ * intercept layer (ZE_ENABLE_LOADER_INTERCEPT=1) answers UNINITIALIZED. */
+static ze_result_t loader_null_result(void)
+{
+    const char *ic = getenv("ZE_ENABLE_LOADER_INTERCEPT");
+    return ic && *ic && strcmp(ic, "0") != 0 ? ZE_RESULT_ERROR_UNINITIALIZED : ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static void child_null_entries(void *arg)
+{
+    /* both spellings: table.member and the API name */
+    setenv("ZESIM_NULL_ENTRIES", "zeEventPoolCreate,ze_device.pfnGetGlobalTimestamps,"
+                                 "ze_command_list.pfnAppendSignalEvent", 1);
+    zt_env e;
+    zt_setup(&e);
+    ze_event_pool_handle_t p = NULL;
+    IS_ZE(pool_create(&e, &p), loader_null_result(),
+          "ZESIM_NULL_ENTRIES=zeEventPoolCreate: the loader answers for the missing entry");
+    zt_ok(p == NULL, "no pool was created");
+    uint64_t h = 0, d = 0;
+    IS_ZE(zeDeviceGetGlobalTimestamps(e.dev[0], &h, &d), loader_null_result(),
+          "ze_device.pfnGetGlobalTimestamps left NULL");
+    ze_event_pool_dditable_t pt;
+    memset(&pt, 0, sizeof pt);
+    if (!getenv("ZE_ENABLE_LOADER_INTERCEPT")) {
+        IS_ZE(zeGetEventPoolProcAddrTable(ZE_API_VERSION_CURRENT, &pt), ZE_RESULT_SUCCESS,
+              "the loader's event pool table");
+        zt_ok(pt.pfnCreate == NULL && pt.pfnDestroy != NULL,
+              "the application's table has pfnCreate NULL, pfnDestroy set");
+    }
+    /* the rest of the driver works: a list with an append, executed */
+    ze_command_list_handle_t l = zt_list(&e, 0, zt_compute_ordinal(e.dev[0]), 0);
+    IS_ZE(zeCommandListAppendBarrier(l, NULL, 0, NULL), ZE_RESULT_SUCCESS, "other entries still work");
+    IS_ZE(zeCommandListAppendSignalEvent(l, NULL), loader_null_result(), "AppendSignalEvent left NULL");
+}
+
+/* A name zesim does not know would silently test nothing: the process stops with status 2. */
+static void check_null_entries_typo(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0)
+            dup2(fd, 2);
+        setenv("ZESIM_NULL_ENTRIES", "zeNoSuchApi", 1);
+        zeInit(0);
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    zt_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2, "ZESIM_NULL_ENTRIES=zeNoSuchApi: exit status 2 (got 0x%x)", st);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
@@ -306,6 +367,8 @@ int main(int argc, char **argv)
         zt_truth_free(&t);
     }
     zt_fork_run("threads", child_threads, NULL, truth, sizeof truth);
+    zt_fork_run("null_entries", child_null_entries, NULL, truth, sizeof truth);
+    check_null_entries_typo();
     check_lost();
     test_log();
     zt_fork_run("oom2", child_pool_oom, "2", truth, sizeof truth);

@@ -53,6 +53,12 @@ Checks (one TAP line each):
                   RAW timestamps violate causality (proof that a skew was injected and undone)
   devices         (--devices) every rank has ACCELERATOR_STREAM locations (in ACCELERATOR
                   location groups created by its process group) with kernel regions on them
+
+--truncated: the archive was salvaged from a job that died (zecoll salvage, docs/salvage.md), so
+each rank's records stop somewhere. What was recorded must still be right, and only the ends may
+be missing: per (communicator, sender, receiver, tag) the unmatched sends and receives come after
+every matched one (a hole in the middle fails); per communicator every member's collectives are a
+prefix of the longest member's sequence; requests still active at the end are allowed.
 """
 import argparse
 import bisect
@@ -739,15 +745,21 @@ class Checker:
         pairs = []
         per_ct = collections.defaultdict(lambda: [0, 0])
         unmatched_s = unmatched_r = 0
+        truncated_tail = [0, 0]
         for key in sorted(set(sends) | set(recvs), key=str):
             ss = sorted(sends.get(key, []), key=lambda m: m["order"])
             rr = sorted(recvs.get(key, []), key=lambda m: m["order"])
             used = [False] * len(rr)
             first = 0  # first unused receive: keeps the common in-order case linear
-            for s in ss:
+            last_s = last_r = -1  # the last matched send / receive of this key
+            tail_s = []
+            for si, s in enumerate(ss):
                 while first < len(rr) and used[first]:
                     first += 1
                 j = next((j for j in range(first, len(rr)) if not used[j] and rr[j]["bytes"] == s["bytes"]), None)
+                if j is None and self.a.truncated:
+                    tail_s.append(si)
+                    continue
                 if j is None:
                     unmatched_s += 1
                     if unmatched_s <= MAX_DETAILS:
@@ -756,10 +768,24 @@ class Checker:
                                     f"({len(rr)} receive(s) with this key: bytes {[r['bytes'] for r in rr][:5]})")
                     continue
                 used[j] = True
+                last_s, last_r = si, max(last_r, j)
                 pairs.append((s, rr[j], key))
                 pc = per_ct[(key[0], key[3])]
                 pc[0] += 1
                 pc[1] += s["bytes"] or 0
+            if self.a.truncated:
+                # a salvaged job: messages may be missing only after the last matched one
+                holes_s = [si for si in tail_s if si < last_s]
+                holes_r = [j for j in range(len(rr)) if not used[j] and j < last_r]
+                for si in holes_s[:MAX_DETAILS]:
+                    errs.append(f"{self.comm_name(key[0])} rank {key[1]} -> {key[2]} tag {key[3]}: send #{si} unmatched "
+                                f"before matched ones (a hole, not a truncation)")
+                for j in holes_r[:MAX_DETAILS]:
+                    errs.append(f"{self.comm_name(key[0])} rank {key[1]} -> {key[2]} tag {key[3]}: receive #{j} unmatched "
+                                f"before matched ones (a hole, not a truncation)")
+                truncated_tail[0] += len(tail_s) - len(holes_s)
+                truncated_tail[1] += sum(1 for j in range(len(rr)) if not used[j]) - len(holes_r)
+                continue
             for j, r in enumerate(rr):
                 if not used[j]:
                     unmatched_r += 1
@@ -774,6 +800,9 @@ class Checker:
             lines = lines[:40] + [f"... {len(lines) - 40} more (communicator, tag) pairs"]
         notes += lines
         notes.append(f"{len(pairs)} messages matched")
+        if self.a.truncated:
+            notes.append(f"truncated job: {truncated_tail[0]} send(s) and {truncated_tail[1]} receive(s) "
+                         f"unmatched at the ends of their sequences")
         if self.a.expect_messages is not None and len(pairs) != self.a.expect_messages:
             errs.append(f"{len(pairs)} messages matched, the program sends exactly {self.a.expect_messages}")
         self.tap.result("every send matched by exactly one receive (communicator, tag, bytes, ranks)", errs, notes)
@@ -832,13 +861,17 @@ class Checker:
                     else:
                         del nbc[rid]
                         counts["nbc"] += 1
+            if self.a.truncated:  # the job died with these in flight
+                counts["active"] += len(active) + len(nbc)
+                continue
             for rid, (k, t) in sorted(active.items(), key=str):
                 errs.append(f"{self.loc_name(lr)}: {'MpiIsend' if k == 'isend' else 'MpiIrecvRequest'} request {rid} "
                             f"at {t} never completed or cancelled")
             for rid, t in sorted(nbc.items(), key=str):
                 errs.append(f"{self.loc_name(lr)}: NonBlockingCollectiveRequest {rid} at {t} never completed")
         note = (f"completed: {counts['isend']} isend, {counts['irecv']} irecv, {counts['nbc']} non-blocking "
-                f"collectives; {counts['cancelled']} cancelled; {counts['tests']} unsuccessful tests")
+                f"collectives; {counts['cancelled']} cancelled; {counts['tests']} unsuccessful tests"
+                + (f"; {counts['active']} still active at the end (truncated job)" if self.a.truncated else ""))
         self.tap.result("non-blocking requests complete on their location (or are cancelled)", errs, [note])
 
     # -- collectives ---------------------------------------------------------------------------
@@ -878,14 +911,20 @@ class Checker:
                 if r not in members:
                     errs.append(f"{name}: rank {r} records {len(per_rank[r])} collectives but is not a member {members}")
             ref_rank = members[0] if members else None
+            if self.a.truncated and members:  # compare with the longest; every member a prefix of it
+                ref_rank = max(members, key=lambda r: len(per_rank.get(r, [])))
             ref_seq = per_rank.get(ref_rank, [])
             for r in members:
                 seq = per_rank.get(r, [])
-                if len(seq) != len(ref_seq):
+                if self.a.truncated and len(seq) < len(ref_seq):
+                    seq_cmp = ref_seq[:len(seq)]
+                else:
+                    seq_cmp = ref_seq
+                if len(seq) != len(seq_cmp):
                     errs.append(f"{name}: rank {r} records {len(seq)} collectives, rank {ref_rank} {len(ref_seq)} "
                                 f"({self.op_summary(seq)} vs {self.op_summary(ref_seq)})")
                     continue
-                for k, (x, y) in enumerate(zip(seq, ref_seq)):
+                for k, (x, y) in enumerate(zip(seq, seq_cmp)):
                     if x["op"] != y["op"]:
                         errs.append(f"{name}: collective #{k} is {x['op']} on rank {r} but {y['op']} on rank {ref_rank}")
                         break
@@ -901,8 +940,11 @@ class Checker:
             if ref_seq:
                 ops = collections.Counter(x["op"] for x in ref_seq)
                 notes.append(f"{name}: {len(ref_seq)} collectives per member ({', '.join(f'{o} x{c}' for o, c in sorted(ops.items()))})")
-            if not info["inter"] and all(len(per_rank.get(r, [])) == len(ref_seq) for r in members):
-                for k in range(len(ref_seq)):
+            common = min((len(per_rank.get(r, [])) for r in members), default=0)
+            if self.a.truncated:
+                notes.append(f"{name}: {common} to {len(ref_seq)} collectives per member (truncated job)")
+            if not info["inter"] and (self.a.truncated or all(len(per_rank.get(r, [])) == len(ref_seq) for r in members)):
+                for k in range(common):
                     inst = {r: per_rank[r][k] for r in members}
                     if len({i["op"] for i in inst.values()}) == 1:
                         instances.append((cref, k, inst))
@@ -954,6 +996,8 @@ class Checker:
     def check_clock_offsets(self):
         errs, notes = [], [f"clock offsets from {self.offset_source}"]
         with_events = [lr for lr, evs in self.tr.events.items() if evs]
+        if self.a.truncated:  # a salvaged rank without journal: one MeasurementOnOff, no offsets
+            with_events = [lr for lr in with_events if any(e[0] != "MeasurementOnOff" for e in self.tr.events[lr])]
         missing = [self.loc_name(lr) for lr in sorted(with_events) if not self.offsets.get(lr)]
         if missing:
             errs.append(f"{len(missing)} location(s) with events have no ClockOffset: {missing[:8]}")
@@ -1114,6 +1158,8 @@ def main(argv=None):
     ap.add_argument("--causality-tol-ns", type=int, default=20000,
                     help="causality tolerance in ns, added to the offsets' standard deviations (default 20 us)")
     ap.add_argument("--no-causality", action="store_true", help="skip the causality check")
+    ap.add_argument("--truncated", action="store_true",
+                    help="a salvaged archive of a job that died: sequences may end early (see above)")
     ap.add_argument("--devices", action="store_true", help="expect device streams and kernels on every rank")
     a = ap.parse_args(argv)
     if a.ranks < 1:

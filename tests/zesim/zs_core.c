@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -225,6 +226,56 @@ static void parse_faults(void) {
     free(copy);
 }
 
+/* ZESIM_NULL_ENTRIES="table.pfnName|zeApiName,...": entries the getters leave NULL, as a driver
+ * that lacks them does. The member table comes from the installed headers (gen_ddi_members.py). */
+static const struct zs_ddi_member {
+    const char *table, *member, *api;
+    size_t off;
+} ddi_members[] = {
+#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member)},
+#include "zs_ddi_members.h"
+#undef ZS_DDI
+};
+#define ZS_NDDI (sizeof(ddi_members) / sizeof(ddi_members[0]))
+static bool null_entry[ZS_NDDI];
+
+static void parse_null_entries(void) {
+    const char *v = getenv("ZESIM_NULL_ENTRIES");
+    if (!v || !*v) return;
+    char *copy = strdup(v);
+    if (!copy) return;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        char *dot = strchr(tok, '.');
+        bool found = false;
+        for (size_t i = 0; i < ZS_NDDI; i++) {
+            const struct zs_ddi_member *m = &ddi_members[i];
+            bool match = dot ? (strncmp(tok, m->table, (size_t)(dot - tok)) == 0 && m->table[dot - tok] == 0 &&
+                                strcmp(dot + 1, m->member) == 0)
+                             : strcmp(tok, m->api) == 0;
+            if (match) null_entry[i] = found = true;
+        }
+        if (!found) {
+            /* a typo would silently test nothing: refuse to run */
+            fprintf(stderr, "zesim: ZESIM_NULL_ENTRIES: no dispatch-table entry '%s' (want table.pfnName, e.g. "
+                            "ze_command_list.pfnAppendBarrier, or an API name, e.g. zeCommandListAppendBarrier)\n", tok);
+            exit(2);
+        }
+    }
+    free(copy);
+}
+
+/* Called by every getter after it filled its table. Only for a table at least as large as ours
+ * (the requested version is not older than our headers): an older caller's struct may end
+ * before the member. */
+static void null_entries(const char *table, void *t, ze_api_version_t v) {
+    for (size_t i = 0; i < ZS_NDDI; i++) {
+        if (!null_entry[i] || strcmp(ddi_members[i].table, table) != 0) continue;
+        if (v < ZE_API_VERSION_CURRENT) continue;
+        memset((char *)t + ddi_members[i].off, 0, sizeof(void (*)(void)));
+    }
+}
+
 static void parse_kernel_model(void) {
     const char *v = getenv("ZESIM_KERNEL_MODEL");
     int n = 1;
@@ -305,6 +356,7 @@ static void parse_config(void) {
     const char *t = getenv("ZESIM_TRUTH");
     c->truth_path = (t && *t) ? strdup(t) : NULL;
     parse_faults();
+    parse_null_entries();
     c->device_lost_after = env_i64("ZESIM_DEVICE_LOST_AFTER", -1);
     c->event_pool_oom = env_i64("ZESIM_EVENT_POOL_OOM", -1);
     c->slow_sync_ns = env_u64("ZESIM_SLOW_SYNC_NS", 0);
@@ -399,7 +451,11 @@ static void truth_open(void) {
         fprintf(stderr, "zesim: cannot open ZESIM_TRUTH file %s: %s\n", path, strerror(errno));
         return;
     }
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    /* ZESIM_TRUTH_UNBUFFERED=1: each line reaches the file when it is written, so the truth of a
+     * process killed by SIGKILL is complete up to its death (salvage tests) */
+    const char *u = getenv("ZESIM_TRUTH_UNBUFFERED");
+    if (u && strcmp(u, "1") == 0) setvbuf(f, NULL, _IOLBF, 4096);
+    else setvbuf(f, NULL, _IOFBF, 1 << 20);
     truth_file = f;
 }
 
@@ -821,6 +877,7 @@ static ze_result_t zs_zeContextEvictImage(ze_context_handle_t c, ze_device_handl
 ZS_EXPORT ze_result_t zeGetGlobalProcAddrTable(ze_api_version_t v, ze_global_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     t->pfnInit = zs_zeInit;
+    null_entries("ze_global", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -832,6 +889,7 @@ ZS_EXPORT ze_result_t zeGetDriverProcAddrTable(ze_api_version_t v, ze_driver_ddi
     t->pfnGetIpcProperties = zs_zeDriverGetIpcProperties;
     t->pfnGetExtensionProperties = zs_zeDriverGetExtensionProperties;
     t->pfnGetExtensionFunctionAddress = zs_zeDriverGetExtensionFunctionAddress;
+    null_entries("ze_driver", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -852,6 +910,7 @@ ZS_EXPORT ze_result_t zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_ddi
     t->pfnCanAccessPeer = zs_zeDeviceCanAccessPeer;
     t->pfnGetStatus = zs_zeDeviceGetStatus;
     if (ZS_SINCE(v, 1)) t->pfnGetGlobalTimestamps = zs_zeDeviceGetGlobalTimestamps;
+    null_entries("ze_device", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -866,72 +925,84 @@ ZS_EXPORT ze_result_t zeGetContextProcAddrTable(ze_api_version_t v, ze_context_d
     t->pfnMakeImageResident = zs_zeContextMakeImageResident;
     t->pfnEvictImage = zs_zeContextEvictImage;
     if (ZS_SINCE(v, 1)) t->pfnCreateEx = zs_zeContextCreateEx;
+    null_entries("ze_context", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetCommandQueueProcAddrTable(ze_api_version_t v, ze_command_queue_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_queue_table(t);
+    null_entries("ze_command_queue", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_list_table(t, ZE_MINOR_VERSION(v));
+    null_entries("ze_command_list", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetEventProcAddrTable(ze_api_version_t v, ze_event_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_event_table(t);
+    null_entries("ze_event", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetEventPoolProcAddrTable(ze_api_version_t v, ze_event_pool_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_event_pool_table(t);
+    null_entries("ze_event_pool", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetFenceProcAddrTable(ze_api_version_t v, ze_fence_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_fence_table(t);
+    null_entries("ze_fence", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetImageProcAddrTable(ze_api_version_t v, ze_image_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_image_table(t);
+    null_entries("ze_image", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetKernelProcAddrTable(ze_api_version_t v, ze_kernel_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_kernel_table(t);
+    null_entries("ze_kernel", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetMemProcAddrTable(ze_api_version_t v, ze_mem_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_mem_table(t);
+    null_entries("ze_mem", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetModuleProcAddrTable(ze_api_version_t v, ze_module_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_module_table(t);
+    null_entries("ze_module", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetModuleBuildLogProcAddrTable(ze_api_version_t v, ze_module_build_log_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_build_log_table(t);
+    null_entries("ze_module_build_log", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
 ZS_EXPORT ze_result_t zeGetSamplerProcAddrTable(ze_api_version_t v, ze_sampler_dditable_t *t) {
     ZS_VERSION_CHECK(v, t);
     zs_fill_sampler_table(t);
+    null_entries("ze_sampler", t, v);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""zecoll salvage on damaged and bad input: it never crashes, names the file, and salvages what
+can be trusted.
+
+  damage_test.py --app BIN [--arg A]... --zesim LIB --libdir DIR --bindir DIR --work DIR [--seed S]
+                 [--cases N] [--env K=V]... [--preload-first LIB]
+
+Makes one journal by killing the program (SIGKILL) under the collector, then runs zecoll salvage on
+copies of its archive directory:
+  * the journal cut at N seeded random lengths and at every record boundary's neighbours: exit 0
+    with "torn record" in the summary (or exit 2 naming the file when not even the job record is
+    left); the records recovered never decrease as the cut moves later, and the uncut journal
+    gives the most; every archive written passes otf2-print -Werror (and, for a few, the archive
+    contract, tests/aggregate/check_archive.py);
+  * N single-byte changes at seeded random positions: every one is detected (exit 0 with a damage
+    line naming the file, or exit 2 naming it);
+  * bad input, each one message naming the file or directory and exit 2: no journal directory,
+    an empty journal, a journal of zeros, a journal of another job beside this one, a path that
+    is not a directory, a path that does not exist;
+  * a complete archive: exit 0, "nothing to salvage", nothing changed; --force rebuilds a salvaged
+    archive from a kept journal (--keep-journal).
+Any other exit status, a signal, or a sanitizer report is a failure.
+"""
+import argparse
+import glob
+import os
+import random
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from jrn_hash import jrn_hash  # noqa: E402
+from salv_common import absolute, add_run_args, collector_env  # noqa: E402
+PY = "/usr/bin/python3"
+REC_MAGIC = 0x524A435A
+
+
+class T:
+    def __init__(self):
+        self.fails = []
+        self.n = 0
+
+    def check(self, ok, what):
+        self.n += 1
+        if not ok:
+            self.fails.append(what)
+
+
+def salvage(a, d, *opts):
+    p = subprocess.run([os.path.join(a.bindir, "zecoll-salvage"), *opts, d], capture_output=True, text=True,
+                       timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+def sane(rc, out):
+    return rc in (0, 1, 2) and "Sanitizer" not in out and "runtime error" not in out
+
+
+def records_of(out):
+    m = re.search(r"^rank 0 .*?; \d+ location\(s\), (\d+) records", out, re.M)
+    return int(m.group(1)) if m else None
+
+
+def make_journal(a):
+    """A dead run's archive directory (kept journal) and the journal's path."""
+    work = os.path.join(a.work, "run")
+    os.makedirs(work)
+    env = collector_env(a, os.path.join(work, "trace"), {"ZECOLL_FLUSH_INTERVAL_MS": "20"})
+    p = subprocess.Popen([a.app] + a.arg, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.6)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    j = os.path.join(work, "trace", "zecoll-journal", "0.zcj")
+    return os.path.join(work, "trace"), j
+
+
+def boundaries(data):
+    """Byte offsets where records start (after the 8-byte file magic), and where the first record
+    of events ends."""
+    out, pos, first_events_end = [], 8, None
+    while pos + 24 <= len(data):
+        magic, typ, nwords = struct.unpack_from("<IIQ", data, pos)
+        if magic != REC_MAGIC:
+            break
+        out.append(pos)
+        pos += 24 + 8 * nwords
+        if typ == 8 and first_events_end is None:
+            first_events_end = pos
+    out.append(pos)
+    return out, first_events_end
+
+
+def variant(a, base, name, data, jname="0.zcj"):
+    d = os.path.join(a.work, name)
+    shutil.copytree(base, d)
+    jd = os.path.join(d, "zecoll-journal")
+    for f in glob.glob(os.path.join(jd, "*")):
+        os.unlink(f)
+    with open(os.path.join(jd, jname), "wb") as f:
+        f.write(data)
+    return d
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_run_args(ap)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--cases", type=int, default=24)
+    a = ap.parse_args()
+    absolute(a)
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    rnd = random.Random(a.seed)
+    t = T()
+
+    base, jpath = make_journal(a)
+    if not os.path.exists(jpath):
+        print(f"not ok - no journal at {jpath} after the kill")
+        return 1
+    data = open(jpath, "rb").read()
+    b, events_end = boundaries(data)
+    print(f"# journal: {len(data)} bytes, {len(b) - 1} whole records")
+    t.check(len(b) > 10 and b[-1] <= len(data), "the journal parses into records")
+    # the format as docs/archive.md describes it: every whole record's checksum, recomputed
+    t.check(struct.unpack_from("<Q", data, 0)[0] == 0x314C4E524A435A7F, "the file magic")
+    for i in range(len(b) - 1):
+        if b[i + 1] > len(data):
+            break
+        _m, typ, nw, h = struct.unpack_from("<IIQQ", data, b[i])
+        t.check(jrn_hash(typ, nw, data[b[i] + 24:b[i] + 24 + 8 * nw]) == h, f"record at {b[i]}: checksum as documented")
+
+    # the whole journal
+    rc, out = salvage(a, variant(a, base, "whole", data), "--keep-journal")
+    full = records_of(out)
+    t.check(rc == 0 and full, f"whole journal: exit {rc}, {full} records: {out[-400:]}")
+
+    # cuts: random lengths, and around record boundaries (inside a header, inside a payload)
+    cuts = {rnd.randrange(8, len(data)) for _ in range(a.cases)}
+    for i in sorted(rnd.sample(range(1, len(b) - 1), min(8, len(b) - 2))):
+        cuts |= {b[i] - 1, b[i], b[i] + 5, b[i] + 24 + 3}
+    cuts = sorted(c for c in cuts if 8 <= c < len(data))
+    prev, checked = -1, 0
+    for k, c in enumerate(cuts):
+        d = variant(a, base, f"cut{k}", data[:c])
+        rc, out = salvage(a, d)
+        t.check(sane(rc, out), f"cut at {c}: exit {rc} / sanitizer: {out[-400:]}")
+        if rc == 2:
+            t.check(("0.zcj" in out or "zecoll-journal" in out) and "zecoll salvage:" in out,
+                    f"cut at {c}: exit 2 without naming the journal: {out[-300:]}")
+            t.check(c < events_end, f"cut at {c}: exit 2 although the first records (to {events_end}) are whole")
+            continue
+        if rc != 0:
+            t.check(False, f"cut at {c}: exit {rc}: {out[-400:]}")
+            continue
+        n = records_of(out)
+        torn = c not in b
+        t.check(not torn or "torn record" in out, f"cut at {c} (inside a record): no 'torn record' in {out[-300:]}")
+        t.check(n is not None and n >= prev and n <= full, f"cut at {c}: {n} records after {prev} (whole: {full})")
+        prev = n if n is not None else prev
+        p = subprocess.run(["otf2-print", "--silent", "-Werror", os.path.join(d, "traces.otf2")],
+                           capture_output=True, text=True)
+        t.check(p.returncode == 0, f"cut at {c}: otf2-print -Werror: {p.stderr[-300:]}")
+        if checked < 3 and k % 5 == 2:
+            checked += 1
+            p = subprocess.run([PY, os.path.join(HERE, "..", "aggregate", "check_archive.py"), d, "--serial"],
+                               capture_output=True, text=True)
+            t.check(p.returncode == 0, f"cut at {c}: contract: {p.stdout[-600:]}")
+
+    # single-byte changes: every one is found
+    for k in range(a.cases):
+        pos = rnd.randrange(0, len(data))
+        x = bytearray(data)
+        x[pos] ^= 1 << rnd.randrange(8)
+        d = variant(a, base, f"flip{k}", bytes(x))
+        rc, out = salvage(a, d)
+        t.check(sane(rc, out), f"flip at {pos}: exit {rc} / sanitizer: {out[-400:]}")
+        found = (rc == 0 and "0.zcj:" in out and re.search(r"checksum|damaged|does not make sense|torn", out)) or \
+                (rc == 2 and "0.zcj" in out)
+        t.check(bool(found), f"flip at byte {pos}: not detected (exit {rc}): {out[-300:]}")
+
+    # bad input: one message naming it, exit 2
+    def bad(name, d, want):
+        rc, out = salvage(a, d)
+        lines = [l for l in out.splitlines() if l.strip()]
+        t.check(rc == 2 and len(lines) == 1 and want in out, f"{name}: exit {rc}, {out[-300:]!r} (want '{want}')")
+
+    d = os.path.join(a.work, "nojournal")
+    shutil.copytree(base, d)
+    shutil.rmtree(os.path.join(d, "zecoll-journal"))
+    bad("no journal directory", d, "zecoll-journal")
+    bad("empty journal", variant(a, base, "empty", b""), "0.zcj")
+    bad("journal of zeros", variant(a, base, "zeros", bytes(4096)), "0.zcj")
+    bad("garbage", variant(a, base, "garbage", bytes(rnd.randrange(256) for _ in range(5000))), "0.zcj")
+    d = variant(a, base, "twojobs", data)
+    other = bytearray(data)
+    # the same job record with size 2, rank 1: another job's rank beside this one
+    off = b[0] + 24
+    struct.pack_into("<QQ", other, off + 8, 1, 2)
+    hdr = struct.unpack_from("<IIQQ", other, b[0])
+    payload = other[off:off + 8 * hdr[2]]
+    struct.pack_into("<Q", other, b[0] + 16, jrn_hash(hdr[1], hdr[2], payload))
+    with open(os.path.join(d, "zecoll-journal", "1.zcj"), "wb") as f:
+        f.write(other)
+    bad("journals of two jobs", d, ".zcj")
+    f = os.path.join(a.work, "afile")
+    open(f, "w").close()
+    bad("not a directory", f, "afile")
+    bad("no such directory", os.path.join(a.work, "nothere"), "nothere")
+
+    # a complete archive is left alone; --force rebuilds from a kept journal
+    d = os.path.join(a.work, "whole")
+    before = sorted(os.listdir(os.path.join(d, "traces")))
+    rc, out = salvage(a, d)
+    t.check(rc == 0 and "nothing to salvage" in out and sorted(os.listdir(os.path.join(d, "traces"))) == before,
+            f"complete archive: exit {rc}: {out[-300:]}")
+    rc, out = salvage(a, d, "--force")
+    t.check(rc == 0 and records_of(out) == full and not os.path.isdir(os.path.join(d, "zecoll-journal")),
+            f"--force: exit {rc}, {records_of(out)} records (want {full}): {out[-300:]}")
+
+    for f in t.fails[:40]:
+        print("not ok - " + f)
+    print(f"# {t.n} checks, {len(t.fails)} failed")
+    print("ok - zecoll salvage on damaged and bad input" if not t.fails else "# FAILED")
+    return 1 if t.fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
