@@ -153,7 +153,7 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
 
     /* utilisation */
     fputs("\"utilisation\":{\"definition\":\"union of the busy intervals of kernels, transfers and fills per rank and "
-          "device; denominator = the rank's wall time minus measurement-off time\",\"job\":{",
+          "device; denominator = the rank's wall time minus the time measurement was off there while the device was not busy\",\"job\":{",
           f);
     util_obj(f, &r->job);
     fputs("},\"devices\":[", f);

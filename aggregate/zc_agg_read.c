@@ -245,7 +245,9 @@ static void dev_advance(struct pctx *c, struct dst *v, uint64_t t) {
         if (c_on) v->busy_c += dt;
         if (x_on) v->busy_x += dt;
         if (c_on && x_on) v->overlap += dt;
-        if (v->off > 0) v->offns += dt;
+        /* off: measurement off on one of its streams and nothing recorded running; operations
+         * in flight when recording stopped are recorded (A18), that time is busy, not off */
+        if (v->off > 0 && !c_on && !x_on) v->offns += dt;
     }
     if (!v->any || t > v->last_t) v->last_t = t;
     v->any = true;

@@ -75,6 +75,7 @@ for r in $(seq "$reps"); do
   one reg.smallbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8192 "$app" regular "$appends"
   one reg.ev.base append_ns env X=1 "$app" regular "$appends" event
   one reg.ev.on append_ns env "${col[@]}" "$app" regular "$appends" event
+  one reg.closed append_ns env "${col[@]}" ZECOLL_WINDOWS=signal:SIGUSR2 "$app" regular "$appends"
   one reg.pin1.base append_ns taskset -c 3 env X=1 "$app" regular "$appends"
   one reg.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" regular "$appends"
   fi
@@ -88,6 +89,7 @@ for r in $(seq "$reps"); do
   one imm.bigbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8388608 "$app" appends "$imm"
   one imm.ev.base append_ns env X=1 "$app" appends "$imm" event
   one imm.ev.on append_ns env "${col[@]}" "$app" appends "$imm" event
+  one imm.closed append_ns env "${col[@]}" ZECOLL_WINDOWS=signal:SIGUSR2 "$app" appends "$imm"
   one imm.pin1.base append_ns taskset -c 3 env X=1 "$app" appends "$imm"
   one imm.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" appends "$imm"
   one imm.pin2.base append_ns taskset -c 2,3 env X=1 "$app" appends "$imm"
@@ -99,6 +101,7 @@ for r in $(seq "$reps"); do
   # wall time and resubmission
   one k.base wall_s env X=1 "$app" kernels 20000 20
   one k.on wall_s env "${col[@]}" "$app" kernels 20000 20
+  one k.closed wall_s env "${col[@]}" ZECOLL_WINDOWS=signal:SIGUSR2 "$app" kernels 20000 20
   one ex.base wall_s env X=1 "$app" execs 2000 compute
   one ex.on wall_s env "${col[@]}" "$app" execs 2000 compute
   one cp.base wall_s env X=1 "$app" execs 2000 copy
@@ -110,6 +113,7 @@ for r in $(seq "$reps"); do
   one mpi.base call_ns mpi 1 self
   one mpi.on call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   one mpi.off call_ns mpi 1 self LD_PRELOAD="$lib" ZECOLL_ENABLE=0
+  one mpi.closed call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_WINDOWS=signal:SIGUSR2
   one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
   one mpi.smallbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8192
   one mpi2.base call_ns mpi 2 pair
@@ -126,6 +130,7 @@ done
   row "  8192-event buffers (in the L2 cache)" "$(med reg.base)" "$(med reg.smallbuf)" "$(delta "$(med reg.base)" "$(med reg.smallbuf)")" "(experiment)"
   row "  with an app event (re-signal barrier)" "$(med reg.ev.base)" "$(med reg.ev.on)" "$(delta "$(med reg.ev.base)" "$(med reg.ev.on)")" "(info)"
   row "  whole process on one core" "$(med reg.pin1.base)" "$(med reg.pin1.on)" "$(delta "$(med reg.pin1.base)" "$(med reg.pin1.on)")" "(experiment)"
+  row "  recording closed for the whole run" "$(med reg.base)" "$(med reg.closed)" "$(delta "$(med reg.base)" "$(med reg.closed)")" "(issue 8)"
   row "ns per Append, immediate list (executing)" "$(med imm.base)" "$(med imm.on)" "$(delta "$(med imm.base)" "$(med imm.on)")" "<= +150 ns"
   row "  API timing off" "$(med imm.base)" "$(med imm.apioff)" "$(delta "$(med imm.base)" "$(med imm.apioff)")" ""
   row "  device timing off (no injection)" "$(med imm.base)" "$(med imm.devoff)" "$(delta "$(med imm.base)" "$(med imm.devoff)")" "(experiment)"
@@ -135,12 +140,15 @@ done
   row "  whole process on one core" "$(med imm.pin1.base)" "$(med imm.pin1.on)" "$(delta "$(med imm.pin1.base)" "$(med imm.pin1.on)")" "(experiment)"
   row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
   row "  no collector, the app busy 100 ns more per Append" "$(med imm.base)" "$(med imm.spin100)" "$(delta "$(med imm.base)" "$(med imm.spin100)")" "(experiment)"
+  row "  recording closed for the whole run" "$(med imm.base)" "$(med imm.closed)" "$(delta "$(med imm.base)" "$(med imm.closed)")" "(issue 8)"
   row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
+  row "  recording closed for the whole run" "$(med k.base)" "$(med k.closed)" "$(ratio "$(med k.base)" "$(med k.closed)")" "<= x1.01 (issue 8)"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
   row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
   row "  4096 harvest buffers (the app never waits for one)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
   row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
   row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
+  row "  recording closed for the whole run" "$(med mpi.base)" "$(med mpi.closed)" "$(delta "$(med mpi.base)" "$(med mpi.closed)")" "(issue 8)"
   row "  8M-event buffers (writer thread idle)" "$(med mpi.base)" "$(med mpi.bigbuf)" "$(delta "$(med mpi.base)" "$(med mpi.bigbuf)")" "(experiment)"
   row "  8192-event buffers (in the L2 cache)" "$(med mpi.base)" "$(med mpi.smallbuf)" "$(delta "$(med mpi.base)" "$(med mpi.smallbuf)")" "(experiment)"
   row "ns per MPI call, 2 ranks exchanging" "$(med mpi2.base)" "$(med mpi2.on)" "$(delta "$(med mpi2.base)" "$(med mpi2.on)")" "(info)"

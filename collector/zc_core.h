@@ -6,6 +6,7 @@
 #define ZC_CORE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,6 +39,10 @@ void zc_log(int level, const char *func, int line, const char *fmt, ...) __attri
 #define ZC_WARN(...) zc_log(ZC_LOG_WARN, __func__, __LINE__, __VA_ARGS__)
 #define ZC_INFO(...) zc_log(ZC_LOG_INFO, __func__, __LINE__, __VA_ARGS__)
 #define ZC_DEBUG(...) zc_log(ZC_LOG_DEBUG, __func__, __LINE__, __VA_ARGS__)
+/* Writes buf (len bytes formatted into its cap, len as snprintf reported it, so possibly more than
+ * fit) to stderr as one line with one write(2): it always ends with a newline, and a line that did
+ * not fit ends with a marker saying it was cut. */
+void zc_log_write(char *buf, size_t cap, size_t len);
 
 /* Features that an internal failure switches off, each on its own. */
 enum zc_feature {
@@ -64,6 +69,19 @@ static inline bool zc_on(enum zc_feature f) {
 }
 
 extern atomic_bool zc_is_active; /* zc_active() */
+
+/* ---------------------------------------------------------------- file descriptors */
+/* Descriptors 0-2 are the application's even when closed (zc_fd.c). zc_fd_high moves one of the
+ * collector's own descriptors above 2 (close-on-exec; -1 if that failed, the original closed).
+ * A guard holds the closed ones among 0-2 while code that opens files on our behalf runs
+ * (OTF2's calls), so those files land above 2; release frees exactly what hold took. */
+int zc_fd_high(int fd);
+struct zc_fd_guard {
+    int fd[3];
+    unsigned long long ino[3], dev[3];
+};
+void zc_fd_guard_hold(struct zc_fd_guard *g);
+void zc_fd_guard_release(struct zc_fd_guard *g);
 
 /* ---------------------------------------------------------------- host clock */
 /* CLOCK_MONOTONIC_RAW is the host side of zeDeviceGetGlobalTimestamps, so device times map onto
@@ -135,6 +153,8 @@ enum zc_ev_type {
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
+    /* MeasurementOnOff, a = 1 on, 0 off: placed by the writer (loc_emit), never recorded */
+    ZC_EV_MEASUREMENT,
     /* PAPI counters (zc_papi.h): a = number of values, b, c, d = the first three; the others
      * follow in ZC_EV_METRIC_MORE records (b, c, d each, same ts), always in the same put. One
      * OTF2 Metric of the process's metric class. */
@@ -180,6 +200,10 @@ struct zc_loc {
     size_t inflight_n;
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
+    /* measurement windows (loc_emit): the next transition of the log to place here, the state
+     * written so far, and an OFF waiting for what was in flight when recording stopped */
+    uint64_t mk, m_off;
+    bool m_on, m_pend;
     /* the salvage journal: a location's records are numbered in the order they were put (its
      * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
     uint64_t jbase, inflight_base;
@@ -232,13 +256,65 @@ void zc_loc_fork_child(void); /* the child has no writer thread */
 void zc_loc_flush_own_if_half(void);
 struct zc_loc *zc_loc_list(void);
 
+/* At the end of the run: the measurement transitions not yet placed on each location. */
+void zc_loc_marks_end(struct zc_loc *loc);
+
+/* ---------------------------------------------------------------- recording windows */
+/* zc_window.c: whether this rank records now. Every interposed call checks zc_rec_open(), one
+ * load: bits 0-30 of zc_rec count the open windows, bit 31 is set while the collector is not
+ * active (before start-up, after finalize, in a forked child), bits 32-63 count the on/off
+ * transitions so far (each has an entry in the log that zc_win_log_get reads). */
+extern _Atomic uint64_t zc_rec;
+#define ZC_REC_INACTIVE (UINT64_C(1) << 31)
+static inline uint64_t zc_rec_word(void) { return atomic_load_explicit(&zc_rec, memory_order_acquire); }
+static inline bool zc_rec_open_w(uint64_t w) { return (int32_t)(uint32_t)w > 0; }
+static inline bool zc_rec_open(void) { return zc_rec_open_w(zc_rec_word()); }
+void zc_win_init(void);               /* constructor: this rank's windows (launcher's rank) */
+void zc_win_set_active(bool on);      /* with zc_is_active */
+void zc_win_mpi_init(uint32_t rank);  /* MPI_Init: the rank confirmed */
+void zc_win_time_base(void);          /* MPI_Init returns: time windows count from now */
+void zc_win_unselected(void);         /* this rank takes part in the job's archive, recording nothing */
+bool zc_win_rank_selected(void);
+void zc_win_pcontrol(int level);      /* MPI_Pcontrol: 0 stops, >= 1 starts, < 0 ignored */
+void zc_win_finalize(void);
+void zc_win_fork_child(void);
+bool zc_win_sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* the app's, for a window's signal */
+const char *zc_win_describe(char *buf, size_t size);
+/* Transition k: its host time (ns) and whether recording turned on; false if not logged yet. */
+bool zc_win_log_get(uint64_t k, uint64_t *ns, bool *on);
+uint64_t zc_win_log_current(void);    /* the latest transition's number */
+uint64_t zc_win_markers_lost(void);
+/* Kernel selection, evaluated once per kernel handle (at zeKernelCreate): whether its launches
+ * are timed (kernels.include/exclude) and which kernel windows count them. */
+#define ZC_KSEL_MAX 16
+struct zc_kernel_sel {
+    bool selected;
+    uint16_t nwin;
+    uint16_t win[ZC_KSEL_MAX];
+};
+extern bool zc_win_kernels;        /* kernel windows or filters exist: launches look at their kernel */
+extern bool zc_win_kernel_windows; /* kernel windows apply here: launches are counted while off too */
+void zc_win_kernel_info(const char *name, struct zc_kernel_sel *k);
+uint32_t zc_win_kernel_launch(const struct zc_kernel_sel *k); /* before the launch; windows to close after it */
+void zc_win_kernel_after(const struct zc_kernel_sel *k, uint32_t close);
+/* The launcher's rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), -1 if none is set. */
+int zc_launcher_rank(void);
+bool zc_mpi_linked(void); /* mpi/: the program links libmpi */
+
 /* ---------------------------------------------------------------- threads */
+/* A thread slot: the location of one live thread. A thread that exits leaves its slot (and its
+ * buffer, with whatever it recorded) to the next thread that registers, so a program that
+ * creates thousands of short-lived threads has as many locations as it ever had threads alive
+ * at once, and exit costs that, not the number of threads ever seen. Everything that must be
+ * unique per location lives here, not in TLS, so the next thread continues it. */
 struct zc_thread {
     struct zc_loc *loc;
     uint64_t callsite;  /* the last callsite id given: unique per process, thread index + 1 in bits 40+ */
+    uint64_t requests;  /* MPI request ids given by the table (unique per location) */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
     void *papi;         /* the thread's PAPI event set (zc_papi.c), created when it first samples */
+    struct zc_thread *next_free;
 };
 /* The calling thread's record, registering it on first use. NULL while the collector is off or
  * when registration failed. initial-exec: no __tls_get_addr on the hot path; the pointer is
@@ -322,12 +398,19 @@ int zc_otf2_init(void);
 /* Writes a full buffer of loc to its event writer (called with loc held); first = the stream
  * index of ev[0] (for the journal). */
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+/* Measurement markers (recording windows): written, not journaled. */
+void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* The journal's flusher found records while no archive is open: a process alone opens its
  * archive now (an MPI job's opens in MPI_Init), so that there is a journal. */
 void zc_otf2_open_for_journal(void);
 /* Closes the archive: flush everything, write definitions. */
 void zc_otf2_finalize(void);
 const char *zc_otf2_path(void);
+uint64_t zc_otf2_write_errors(void); /* writes of the archive that failed (disk full, I/O errors) */
+/* errno of a write that failed because of the file system (full, quota, file-size limit, I/O,
+ * read-only), not because of us; such failures are counted as write errors (zc_otf2_io.c) */
+bool zc_write_failure(int e);
+void zc_write_failure_count(void);
 
 /* ---------------------------------------------------------------- the job */
 /* Whom this process's archive is shared with. Serial (the default): a process alone, its own
@@ -396,7 +479,9 @@ struct zc_subsystem {
     void (*pre_finalize)(void); /* app still intact: drain device work */
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
+    void (*thread_exit)(void);  /* on a recording thread that exits, before its slot is reused */
 };
+void zc_thread_exit_hooks(void); /* every layer's thread_exit (zc_loc.c's key destructor) */
 extern const struct zc_subsystem zc_core_subsystem, zc_ze_subsystem, zc_otf2_subsystem, zc_mpi_subsystem,
     zc_jrn_subsystem;
 
@@ -408,7 +493,20 @@ uint64_t zc_start_time(void);
  * application's (pthread_create's result). */
 int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
 uint32_t zc_rank(void);
-void zc_finalize(void); /* idempotent */
+/* The one finalize (zc_exit.c): the first caller runs it, every other exit path waits for it
+ * (bounded by its progress); a thread on its way out while a fatal signal is delivered waits for
+ * that. */
+void zc_finalize(void);
+void zc_lifecycle_finalize(void); /* every layer's pre_finalize and finalize (zc_lifecycle.c) */
+void zc_exit_init(void);          /* constructor: atexit handler, signal handlers and their watcher */
+void zc_exit_fork_child(void);
+/* Bumped as the finalize advances (buffers written, layers done): exit paths waiting for it tell
+ * a slow finalizer from a stuck one by it. */
+extern atomic_uint_fast64_t zc_progress;
 int zc_post_mpi_init(void); /* runs every layer's post_mpi_init; non-zero if one failed */
+/* MPI_Init on a rank whose collector is off while others collect: start the core to take part
+ * in the job's archive as an unselected rank (no events). 0 = started. */
+int zc_start_unselected(void);
+int zc_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* libc's, not ours */
 
 #endif

@@ -27,6 +27,9 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
         case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
         case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
         case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
+        case ZC_EV_MEASUREMENT: /* recording windows (zc_loc.c places them) */
+            e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, x->ts, x->a ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+            break;
         case ZC_EV_CALL: /* a whole host call (zc_core.h): its Leave follows the d records inside it */
             e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
             if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, param_callsite, x->c);

@@ -51,6 +51,13 @@ static size_t enc_cap;       /* words */
 static void fail_locked(const char *what) {
     int e = errno;
     jok = false;
+    if (zc_write_failure(e)) { /* the disk, not us: a write error (zc_otf2_io.c), said once */
+        zc_write_failure_count();
+        atomic_store(&zc_feature_on[ZC_F_JOURNAL], false);
+        ZC_WARN("cannot %s the salvage journal %s: %s; a run that dies now cannot be salvaged", what, jpath,
+                strerror(e));
+        return;
+    }
     ZC_FAIL(ZC_F_JOURNAL, "cannot %s the salvage journal %s: %s; a run that dies now cannot be salvaged", what,
             jpath, strerror(e));
 }

@@ -29,24 +29,27 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
     char buf[2200] = "zecoll: ";
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf + 8, sizeof(buf) - 9, fmt, ap);
+    int n = vsnprintf(buf + 8, sizeof(buf) - 8, fmt, ap);
     va_end(ap);
     if (n < 0) return;
-    size_t len = 8 + ((size_t)n < sizeof(buf) - 9 ? (size_t)n : sizeof(buf) - 10);
-    buf[len++] = '\n';
-    ssize_t w = write(2, buf, len);
-    (void)w;
+    zc_log_write(buf, sizeof(buf), 8 + (size_t)n);
 }
 
-/* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
-bool zc_job_leader(void) {
+/* Before MPI_Init the rank is known only from the launcher's variables (the first one set). */
+int zc_launcher_rank(void) {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         const char *r = getenv(vars[i]);
-        if (r) return !strcmp(r, "0");
+        if (!r) continue;
+        char *end;
+        long v = strtol(r, &end, 10);
+        return end != r && !*end && v >= 0 && v <= INT32_MAX ? (int)v : -1;
     }
-    return true;
+    return -1;
 }
+
+/* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
+bool zc_job_leader(void) { return zc_launcher_rank() <= 0; }
 
 /* Processes started by one that already said it (a shell or launcher that inherited
  * LD_PRELOAD, then the application) stay quiet: the messages' hash is left in the environment. */

@@ -22,6 +22,7 @@
  * has passed a full barrier, so each owner either saw `active` cleared or is seen busy and
  * waited for. Without membarrier (seccomp, nohz_full kernels) owners lock instead. */
 #include "zc_core.h"
+#include "zc_papi.h"
 #include "zc_evt.h"
 
 #include <linux/membarrier.h>
@@ -29,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,18 +54,65 @@ struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *nam
     return zc_loc_new_cap(kind, group, name, 0);
 }
 
+/* Event buffers: ZECOLL_BUFFER_EVENTS each, unless that much memory cannot be had (an address
+ * space limit, a cgroup, strict overcommit): then half, and half again, down to ZC_LOC_MIN_CAP,
+ * said once with the variable and the size that worked; later locations start from that size. */
+#define ZC_LOC_MIN_CAP 1024
+static atomic_size_t cap_ceiling = SIZE_MAX;
+
+static void no_memory(const char *name) {
+    static atomic_bool once;
+    if (!atomic_exchange(&once, true))
+        ZC_WARN("out of memory: cannot allocate even a %d-event buffer (%zu KiB): %s, and any later thread or stream "
+                "that cannot have one, is not recorded",
+                ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10, name);
+}
+
+static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
+    size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
+    for (;; c /= 2) {
+        if (c < ZC_LOC_MIN_CAP) c = ZC_LOC_MIN_CAP;
+        struct zc_ev *b = malloc(c * sizeof(*b));
+        if (b) {
+            size_t before = c < want ? atomic_exchange(&cap_ceiling, c) : c;
+            if (before == SIZE_MAX) /* the first reduction is said; later ones are details */
+                ZC_WARN("ZECOLL_BUFFER_EVENTS=%zu: cannot allocate an event buffer of %zu MiB (%s): using buffers of %zu "
+                        "events (%zu KiB) instead",
+                        want, want * sizeof(*b) >> 20, strerror(ENOMEM), c, c * sizeof(*b) >> 10);
+            else if (before > c)
+                ZC_INFO("event buffers reduced again, to %zu events", c);
+            *cap = c;
+            return b;
+        }
+        if (c == ZC_LOC_MIN_CAP) break;
+    }
+    no_memory(name);
+    return NULL;
+}
+
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap) {
     struct zc_loc *l = calloc(1, sizeof(*l));
-    if (!l) return NULL;
+    if (!l) {
+        no_memory(name);
+        return NULL;
+    }
     l->cap = cap ? cap : zc_knobs.BUFFER_EVENTS;
-    if (l->cap < 1024) l->cap = 1024;
-    l->lim = l->cap - ZC_LOC_RESERVE;
-    l->buf = malloc(l->cap * sizeof(*l->buf));
+    if (l->cap < ZC_LOC_MIN_CAP) l->cap = ZC_LOC_MIN_CAP;
+    l->buf = alloc_buffer(&l->cap, name);
     if (!l->buf) {
         free(l);
         return NULL;
     }
+    l->lim = l->cap - ZC_LOC_RESERVE;
     atomic_flag_clear(&l->busy);
+    /* the location starts with the latest off period of the windows: the OFF now in force, or,
+     * while recording is on, the last OFF and the ON that ended it (a thread that first calls
+     * inside a window shows that nothing was measured before it) */
+    l->mk = zc_win_log_current();
+    uint64_t ens;
+    bool eon;
+    if (l->mk > 0 && zc_win_log_get(l->mk, &ens, &eon) && eon) l->mk--;
+    l->m_on = true;
     l->kind = kind;
     l->group = group;
     snprintf(l->name, sizeof(l->name), "%s", name);
@@ -86,6 +135,97 @@ static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     zc_loc_publish(loc, loc->n + n);
 }
 
+/* ---------------------------------------------------------------- measurement windows */
+/* MeasurementOnOff records are placed here, where a buffer is converted, from the log of
+ * transitions (zc_window.c): nothing on a hot path writes them. The rule (docs/archive.md A18):
+ * an OFF never falls inside a region. Recording stops at time T; what had started before T is
+ * recorded to its end: a host call in progress, a device operation appended before T (it may
+ * run long after). So on each location the OFF goes at T or at the end of the last item that
+ * began before it, whichever is later, and the ON of the next window at its start or after
+ * that OFF. Items that start after T and before the next window are in flight:
+ *  - on a device stream, operations appended before T that had not started yet: the OFF waits
+ *    until they ended (the stream was busy with recorded work until then);
+ *  - on a thread, the calls that complete MPI requests started while recording (the only calls
+ *    recorded while off): each gets ON at its Enter and OFF after its Leave, so a thread's off
+ *    time stays off.
+ * An OFF and an ON that would fall at the same time are left out (no gap). */
+static void mark(struct zc_ev *out, size_t *n, uint64_t t, bool on, uint64_t *last) {
+    out[(*n)++] = (struct zc_ev){t, ZC_EV_MEASUREMENT, on ? 1u : 0u, 0, 0, 0};
+    *last = t;
+}
+
+/* The markers due before an item that starts at t (UINT64_MAX: the end of the location), into
+ * out (room for max >= 2); returns how many. Call again while it returns max - 1 or more. */
+static size_t marks_before(struct zc_loc *l, uint64_t t, struct zc_ev *out, size_t max, uint64_t *last) {
+    size_t n = 0;
+    while (n + 2 <= max) {
+        uint64_t ens = 0;
+        bool eon = false, have = zc_win_log_get(l->mk, &ens, &eon);
+        if (l->m_pend) {
+            if (have && eon && t >= ens) { /* the next window opened before this item */
+                uint64_t toff = l->m_off > *last ? l->m_off : *last, ton = ens > toff ? ens : toff;
+                if (ton > toff) {
+                    mark(out, &n, toff, false, last);
+                    mark(out, &n, ton, true, last);
+                }
+                l->m_pend = false;
+                l->mk++;
+                continue;
+            }
+            if (t == UINT64_MAX) {
+                mark(out, &n, l->m_off > *last ? l->m_off : *last, false, last);
+                l->m_pend = false;
+                l->m_on = false;
+                continue;
+            }
+            if (l->kind == ZC_LOC_THREAD) { /* an in-flight call: on for exactly its duration */
+                uint64_t toff = l->m_off > *last ? l->m_off : *last, ton = t > toff ? t : toff;
+                if (ton > toff) {
+                    mark(out, &n, toff, false, last);
+                    mark(out, &n, ton, true, last);
+                }
+                l->m_off = 0; /* off again right after it */
+            }
+            break;
+        }
+        if (!have || (t != UINT64_MAX && ens > t)) break;
+        l->mk++;
+        if (eon) {
+            if (!l->m_on) {
+                mark(out, &n, ens > *last ? ens : *last, true, last);
+                l->m_on = true;
+            }
+        } else if (l->m_on) {
+            l->m_pend = true;
+            l->m_off = ens;
+        }
+    }
+    return n;
+}
+
+static inline bool marks_due(const struct zc_loc *l) {
+    uint64_t ns;
+    bool on;
+    return l->m_pend || zc_win_log_get(l->mk, &ns, &on);
+}
+
+/* Writes the markers due before t (ns); the caller has written everything before. */
+static void marks_write(struct zc_loc *loc, uint64_t t, uint64_t *last) {
+    struct zc_ev m[32];
+    size_t k;
+    do {
+        k = marks_before(loc, t, m, 32, last);
+        if (k) zc_otf2_write_marks(loc, m, k);
+    } while (k >= 31);
+}
+
+void zc_loc_marks_end(struct zc_loc *loc) {
+    if (!loc->nevents) return; /* a location without events gets no markers either */
+    uint64_t last = loc->last_ts;
+    if (marks_due(loc)) marks_write(loc, UINT64_MAX, &last);
+    loc->last_ts = last;
+}
+
 static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
 
 void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
@@ -100,17 +240,55 @@ static void loc_resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t
     if (loc->resolved < first + n) loc->resolved = first + n;
 }
 
+/* Writes a converted buffer (stream indices first...) with the markers due between its items:
+ * never inside a region, nor between a Metric and the Enter or Leave it belongs to. last: the
+ * location's last time before the buffer. */
+static void marks_emit(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first, uint64_t last) {
+    size_t seg = 0, leave_at = SIZE_MAX;
+    const struct zc_ev *call = NULL;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct zc_ev *e = &ev[i];
+        bool after_metric = i > 0 && (ev[i - 1].type == ZC_EV_METRIC || ev[i - 1].type == ZC_EV_METRIC_MORE);
+        if (depth == 0 && leave_at == SIZE_MAX && !after_metric && marks_due(loc)) {
+            if (i > seg) zc_otf2_write(loc, ev + seg, i - seg, first + seg);
+            seg = i;
+            marks_write(loc, e->ts, &last);
+        }
+        if (e->type == ZC_EV_ENTER) depth++;
+        else if (e->type == ZC_EV_LEAVE && depth > 0) depth--;
+        if (e->ts > last) last = e->ts;
+        if (e->type == ZC_EV_CALL) {
+            if (e->d && i + e->d < n) {
+                leave_at = i + e->d;
+                call = e;
+            } else if (e->b > last) {
+                last = e->b;
+            }
+        }
+        if (i == leave_at) {
+            if (call->b > last) last = call->b;
+            leave_at = SIZE_MAX;
+        }
+    }
+    if (n > seg) zc_otf2_write(loc, ev + seg, n - seg, first + seg);
+}
+
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
- * One buffer per location at a time (the writer thread's, or the in-place writer's). */
+ * One buffer per location at a time (the writer thread's, or the in-place writer's). With
+ * windows, the measurement markers due are written between the items (see above). */
 static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
     if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
     if (ticks) zc_tickconv_begin(&tc);
+    uint64_t last = loc->last_ts;
     zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
                      &loc->nclamped);
-    zc_otf2_write(loc, ev, n, first);
+    if (__builtin_expect(marks_due(loc), 0)) marks_emit(loc, ev, n, first, last);
+    else zc_otf2_write(loc, ev, n, first);
+    atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------- writer thread */
@@ -262,6 +440,7 @@ void zc_loc_flush_all(void) {
         if (l->n) loc_emit(l, l->buf, l->n, l->jbase);
         l->jbase += l->n;
         zc_loc_publish(l, 0);
+        zc_loc_marks_end(l);
         zc_loc_unlock(l);
     }
 }
@@ -279,14 +458,24 @@ static _Thread_local bool tls_registering __attribute__((tls_model("initial-exec
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* A thread that exits leaves its events in its location; flush them now so its buffer memory
- * does not sit idle until the end of the run. */
+static struct zc_thread *free_slots; /* under reg_lock: slots of threads that exited */
+
+/* The key's destructor, on a thread that exits. Its events stay in the slot's buffer: the next
+ * thread appends after them (it starts later), and the buffer is written when full or at the
+ * end. The thread's TLS stays valid through every destructor: if another key's destructor makes
+ * a call we record after this one ran, the thread takes a slot again (and setspecific makes
+ * glibc call this once more). A thread that exits while the collector finalizes leaves its slot
+ * to no one: registering needs the collector active. */
 static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
-    if (!t || !t->loc) return;
-    struct zc_loc *l = t->loc;
-    if (zc_own_begin(l) && l->n) zc_loc_write_out(l);
-    zc_own_end(l);
+    if (!t || zc_tls_thread != t) return;
+    zc_tls_thread = NULL;
+    zc_papi_thread_exit(t);
+    if (zc_active()) zc_thread_exit_hooks();
+    pthread_mutex_lock(&reg_lock);
+    t->next_free = free_slots;
+    free_slots = t;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 static void make_key(void) {
@@ -306,8 +495,11 @@ struct zc_thread *zc_thread_register(void) {
     if (!zc_active() || tls_registering) return NULL;
     tls_registering = true;
     pthread_once(&key_once, make_key);
-    t = calloc(1, sizeof(*t));
-    if (t) {
+    pthread_mutex_lock(&reg_lock);
+    t = free_slots;
+    if (t) free_slots = t->next_free;
+    pthread_mutex_unlock(&reg_lock);
+    if (!t && (t = calloc(1, sizeof(*t))) != NULL) {
         t->loc = zc_loc_new(ZC_LOC_THREAD, 0, "Thread");
         if (!t->loc) {
             free(t);
@@ -319,9 +511,10 @@ struct zc_thread *zc_thread_register(void) {
             t->callsite = (uint64_t)(t->index + 1) << 40;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
-            pthread_setspecific(thread_key, t);
         }
     }
+    /* the slot returns to the free list when this thread exits */
+    if (t) pthread_setspecific(thread_key, t);
     zc_tls_thread = t;
     tls_registering = false;
     return t;

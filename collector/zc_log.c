@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,20 +19,34 @@ static atomic_bool failed_once[ZC_F_COUNT];
 static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing",
                                                              "PAPI counting", "the salvage journal"};
 
+/* A line longer than the buffer ends with this marker (and its newline), so a reader sees it was
+ * cut rather than a message that looks complete. */
+static const char cut_marker[] = " [... message cut]\n";
+
+void zc_log_write(char *buf, size_t cap, size_t len) {
+    if (cap < sizeof(cut_marker) + 1) return;
+    if (len + 1 > cap) { /* no room for the newline: the text did not fit */
+        len = cap - sizeof(cut_marker);
+        memcpy(buf + len, cut_marker, sizeof(cut_marker) - 1);
+        len += sizeof(cut_marker) - 1;
+    } else {
+        buf[len++] = '\n';
+    }
+    ssize_t w = write(2, buf, len);
+    (void)w;
+}
+
 static void vlog(const char *tag, const char *func, int line, const char *fmt, va_list ap) {
     int saved = errno;
     char buf[1024];
     int n = snprintf(buf, sizeof(buf), "zecoll[%u:%d:%ld] %s%s:%d: ", zc_rank(), (int)getpid(),
                      (long)syscall(SYS_gettid), tag, func, line);
-    if (n < 0) n = 0;
-    if ((size_t)n < sizeof(buf)) {
-        int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-        if (m > 0) n += m;
+    size_t len = n > 0 ? (size_t)n : 0;
+    if (len < sizeof(buf)) {
+        int m = vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
+        if (m > 0) len += (size_t)m;
     }
-    if ((size_t)n >= sizeof(buf) - 1) n = (int)sizeof(buf) - 2;
-    buf[n++] = '\n';
-    ssize_t w = write(2, buf, (size_t)n);
-    (void)w;
+    zc_log_write(buf, sizeof(buf), len);
     errno = saved;
 }
 

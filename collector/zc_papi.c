@@ -61,13 +61,18 @@ static struct {
     pthread_key_t key;
 } P = {.once = PTHREAD_ONCE_INIT};
 
-/* A thread's counting: its event set, started. */
+/* A thread slot's counting (a slot serves one live thread after another, zc_core.h): the event
+ * set of the thread that holds the slot now, started on its first sample, and what the slot's
+ * earlier threads counted, added to it, so a location's counters never go down. */
 struct zc_papi_thread {
-    int es;
+    int es; /* PAPI_NULL: no thread of the slot counts now */
+    pthread_t owner;
     struct zc_thread *t;
+    long long base[ZC_PAPI_MAX_EVENTS];
 };
-/* t->papi of a thread whose set could not start or was destroyed at its exit: nothing to read */
-static struct zc_papi_thread no_set = {PAPI_NULL, NULL};
+/* t->papi of a slot whose set could not start: nothing to read */
+static struct zc_papi_thread no_set = {.es = PAPI_NULL};
+static atomic_bool key_made;
 
 static const char *perr(int rc) {
     const char *s = P.f.strerror ? P.f.strerror(rc) : NULL;
@@ -89,18 +94,25 @@ static void papi_unavailable(const char *fmt, ...) {
 
 static unsigned long thread_id(void) { return (unsigned long)pthread_self(); }
 
-/* Stops and frees the exiting thread's set (pthread key destructor, on that thread). */
-static void thread_end(void *arg) {
-    struct zc_papi_thread *p = arg;
-    if (!p || p == &no_set) return;
+/* Stops and destroys the exiting thread's set, keeping its counts for the slot's next thread
+ * (on that thread: PAPI's key destructor, or zc_papi_thread_exit before the slot is left). */
+static void set_end(struct zc_papi_thread *p) {
+    if (!p || p == &no_set || p->es == PAPI_NULL || !pthread_equal(p->owner, pthread_self())) return;
     long long v[ZC_PAPI_MAX_EVENTS];
-    P.f.stop(p->es, v);
+    if (P.f.stop(p->es, v) == PAPI_OK)
+        for (uint32_t i = 0; i < P.n; i++) p->base[i] += v[i];
     P.f.cleanup_eventset(p->es);
     P.f.destroy_eventset(&p->es);
+    p->es = PAPI_NULL;
     P.f.unregister_thread();
-    /* the thread may still record after this (other keys' destructors): it samples nothing */
-    p->t->papi = &no_set;
-    free(p);
+}
+
+static void thread_end(void *arg) { set_end(arg); }
+
+void zc_papi_thread_exit(struct zc_thread *t) {
+    if (!t->papi) return;
+    set_end(t->papi);
+    if (atomic_load(&key_made)) pthread_setspecific(P.key, NULL); /* done: no destructor later */
 }
 
 #define SYM(field, name)                                                                                               \
@@ -240,7 +252,8 @@ static void process_init(void) {
         return;
     }
     if (msg[0] && zc_job_leader()) ZC_WARN("PAPI events not counted: %s; counting %s", msg, counted);
-    if (pthread_key_create(&P.key, thread_end) != 0 || zc_def_metric_class(m, P.n) != 0) {
+    if (pthread_key_create(&P.key, thread_end) != 0 || !(atomic_store(&key_made, true), true) ||
+        zc_def_metric_class(m, P.n) != 0) {
         ZC_FAIL(ZC_F_PAPI, "out of memory starting PAPI");
         return;
     }
@@ -249,16 +262,28 @@ static void process_init(void) {
 }
 
 /* The calling thread's set, created and started on its first sample. */
+static struct zc_papi_thread *thread_start_fds(struct zc_thread *t);
+/* PAPI opens perf_event descriptors (the probe, each thread's set): never on the application's
+ * closed 0-2 (zc_fd.c). */
 static struct zc_papi_thread *thread_start(struct zc_thread *t) {
+    struct zc_fd_guard g;
+    zc_fd_guard_hold(&g);
+    struct zc_papi_thread *p = thread_start_fds(t);
+    zc_fd_guard_release(&g);
+    return p;
+}
+
+static struct zc_papi_thread *thread_start_fds(struct zc_thread *t) {
     pthread_once(&P.once, process_init);
     if (!zc_on(ZC_F_PAPI)) return NULL;
-    struct zc_papi_thread *p = calloc(1, sizeof(*p));
-    if (!p) {
+    struct zc_papi_thread *p = t->papi; /* the slot's, with its earlier threads' counts */
+    if (!p && !(p = calloc(1, sizeof(*p)))) {
         ZC_FAIL(ZC_F_PAPI, "out of memory for a thread's PAPI event set");
         return NULL;
     }
     p->es = PAPI_NULL;
     p->t = t;
+    p->owner = pthread_self();
     int rc = P.f.register_thread();
     if (rc == PAPI_OK) rc = P.f.create_eventset(&p->es);
     for (uint32_t i = 0; rc == PAPI_OK && i < P.n; i++) rc = P.f.add_event(p->es, P.codes[i]);
@@ -268,7 +293,7 @@ static struct zc_papi_thread *thread_start(struct zc_thread *t) {
             P.f.cleanup_eventset(p->es);
             P.f.destroy_eventset(&p->es);
         }
-        free(p);
+        if (p != t->papi) free(p);
         t->papi = &no_set;
         ZC_FAIL(ZC_F_PAPI, "cannot start PAPI counting on thread %u: %s", t->index, perr(rc));
         return NULL;
@@ -281,8 +306,8 @@ static struct zc_papi_thread *thread_start(struct zc_thread *t) {
 size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec) {
     if (!zc_on(ZC_F_PAPI)) return 0;
     struct zc_papi_thread *p = t->papi;
-    if (__builtin_expect(!p, 0) && !(p = thread_start(t))) return 0;
-    if (p == &no_set) return 0;
+    if (__builtin_expect(p == &no_set, 0)) return 0;
+    if (__builtin_expect(!p || p->es == PAPI_NULL, 0) && !(p = thread_start(t))) return 0;
     long long v[ZC_PAPI_MAX_EVENTS];
     int rc = P.f.read(p->es, v);
     if (__builtin_expect(rc != PAPI_OK, 0)) {
@@ -293,7 +318,7 @@ size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec) {
     size_t k = 0;
     for (uint32_t i = 0; i < n; i += ZC_PAPI_PER_REC, k++) {
         uint64_t w[ZC_PAPI_PER_REC] = {0, 0, 0};
-        for (uint32_t j = 0; j < ZC_PAPI_PER_REC && i + j < n; j++) w[j] = (uint64_t)v[i + j];
+        for (uint32_t j = 0; j < ZC_PAPI_PER_REC && i + j < n; j++) w[j] = (uint64_t)(p->base[i + j] + v[i + j]);
         rec[k] = (struct zc_ev){0, k ? ZC_EV_METRIC_MORE : ZC_EV_METRIC, k ? 0 : n, w[0], w[1], w[2]};
     }
     return k;
@@ -302,6 +327,8 @@ size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec) {
 const uint8_t *zc_papi_otf2_types(void) { return __atomic_load_n(&P.types_set, __ATOMIC_ACQUIRE) ? P.types : NULL; }
 
 #else /* built without libpapi-dev */
+void zc_papi_thread_exit(struct zc_thread *t) { (void)t; }
+
 
 size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec) {
     (void)t;

@@ -24,6 +24,9 @@
  * read inside the region: after its Enter time was taken and before its Leave time is, so a
  * counter's delta never includes time outside [Enter, Leave]. */
 size_t zc_papi_read(struct zc_thread *t, struct zc_ev *rec);
+/* On a thread that exits, before its slot goes to the next thread: its set is stopped, and its
+ * counts carried on by the slot's next thread (a location's counters never go down). */
+void zc_papi_thread_exit(struct zc_thread *t);
 
 static inline void zc_papi_stamp(struct zc_ev *rec, size_t n, uint64_t ts) {
     for (size_t i = 0; i < n; i++) rec[i].ts = ts;

@@ -329,6 +329,9 @@ int zc_parse_signal(const char *s, int *signo, char *err, size_t errsz) {
     case SIGABRT: snprintf(err, errsz, "%s reports a crash; it cannot toggle recording", name); return -1;
     case SIGTERM:
     case SIGINT:
+    case SIGHUP:
+    case SIGQUIT:
+    case SIGXCPU: /* the signals the collector takes (collector/zc_exit.c) */
         snprintf(err, errsz, "%s is taken: the collector writes the archive when it arrives; use e.g. SIGUSR1", name);
         return -1;
     }

@@ -39,6 +39,35 @@ uint32_t zc_mpi_region(uint32_t fn) {
  * Enter time, those of what it finishes (receives, completions, tests, MpiCollectiveEnd) the
  * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
 
+_Atomic size_t zc_mpi_nfollowed;
+
+/* Recording is off: a KEEP call is tracked without events; a DONE call only if requests started
+ * while recording are pending (it is then recorded if it takes one of them: zc_mpi_closed_taken). */
+bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode) {
+    (void)fn;
+    if (!zc_mpi_ready() || zc_mpi_tls.depth > 0) return false;
+    if (mode == ZC_MPI_DONE && !zc_mpi_closed_pending()) return false;
+    zc_mpi_tls.depth = 1;
+    zc_mpi_tls.err = &errno; /* the thread's first tracked call may be this one */
+    c->closed = true;
+    c->papi = false;
+    c->t = NULL;
+    return true;
+}
+
+void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n) {
+    /* the writer's handles carry no record: any of them may be one started while recording */
+    bool any = zc_mpi_deferred && zc_mpi_tls.raw_pending;
+    for (int i = 0; ris && i < n && !any; i++) any = ris[i] && (zr_is_v(ris[i]) || ris[i]->active);
+    if (!any || !zc_on(ZC_F_MPI)) return;
+    struct zc_thread *t = zc_thread_get();
+    if (!t) return;
+    c->t = t;
+    c->t0 = zc_tick();
+    /* owners that lock take zc_mpi_open's slow path (as zc_mpi_begin_slow arranges) */
+    if (zc_own_locked) __atomic_store_n(&zc_mpi_open_slowly, true, __ATOMIC_RELAXED);
+}
+
 /* PAPI counters at a sampled call's Enter (read after its Enter time was taken): the Metric
  * records and the Enter are written now, before the MPI call; its events follow it, and its end
  * reads the counters again before the Leave (zc_mpi_close_slow). */
@@ -461,12 +490,14 @@ struct zc_req *zc_mpi_take_slow(struct zc_rt_slot *f, const void *me) {
     if (!link && f->v) {
         struct zc_req *ri = (struct zc_req *)(uintptr_t)f->v;
         f->v = 0;
+        zr_followed(-1); /* an inline word is active */
         return ri;
     }
     if (!link) link = &f->head;
     struct zc_req *ri = *link;
     *link = ri->next;
     ri->next = NULL;
+    zr_followed_if(ri, -1);
     return ri;
 }
 
@@ -477,7 +508,10 @@ static void zr_put_back(MPI_Request req, struct zc_req *ri) {
         zr_lock();
         struct zc_rt_slot *f = zr_slot_of(req);
         bool done = f && !f->v;
-        if (done) f->v = zr_v(ri);
+        if (done) {
+            f->v = zr_v(ri);
+            zr_followed(1);
+        }
         zr_unlock();
         if (done) return;
         ri = zr_unpack(zr_v(ri), zc_mpi_tls.t);
@@ -510,10 +544,14 @@ void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_r
 }
 
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
-    /* persistent requests have handles of their own */
+    /* persistent requests have handles of their own; one started untraced stays inactive */
+    if (!c->t) return;
     zr_lock();
     struct zc_rt_slot *f = zr_find(req);
-    if (f && f->head) zr_activate(c, f->head);
+    if (f && f->head) {
+        if (!f->head->active) zr_followed(1);
+        zr_activate(c, f->head);
+    }
     zr_unlock();
 }
 
@@ -652,6 +690,7 @@ void zc_mpi_req_forget(struct zc_mpi_call *c, MPI_Request req) {
     if (r) zr_free(r);
     else if (zr_raw(NULL, req) && c->t) {
         c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_FREE_H, 0, 0, 0, (uint64_t)(uintptr_t)req};
+        zr_raw_gone(1);
         c->has_pre = true;
     }
 }

@@ -156,17 +156,21 @@ static void f_finalize(zc_ft_ierr *p, MPI_Fint *ierror) {
     p(ierror);
 }
 
+/* As the C MPI_Pcontrol: the calls that start and stop recording are both recorded. */
 static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
     if (!p) return;
+    int lv = level ? (int)*level : -1;
+    if (lv > 0) zc_win_pcontrol(lv);
     struct zc_mpi_call c;
-    if (!zc_mpi_linked() || !zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) {
+    if (!zc_mpi_linked() || !zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol, ZC_MPI_PASS)) {
         p(level);
-        return;
+    } else {
+        p(level);
+        int saved = errno;
+        zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
+        errno = saved;
     }
-    p(level);
-    int saved = errno;
-    zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
-    errno = saved;
+    if (lv == 0) zc_win_pcontrol(0);
 }
 
 __attribute__((visibility("default"))) void mpi_init_(MPI_Fint *ierror) {

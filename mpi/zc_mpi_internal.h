@@ -96,6 +96,8 @@ struct zc_mpi_call {
     bool has_pre;             /* pre holds an event (shapes with one: the wrapper clears it first) */
     bool papi;                /* sampled (papi.events): Metric records and the Enter went out before */
     bool split;               /* slow: the Enter went out before (full buffer, or sampled) */
+    bool closed;              /* recording is off: bookkeeping only, or a completion of a followed
+                               * request (set by zc_mpi_begin for completion calls only) */
     uint32_t region;          /* slow */
     uint64_t f0, f1;          /* slow: a buffer flush (its region is recorded after the call) */
     struct zc_ev pre;
@@ -109,8 +111,16 @@ enum { ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW /* zc_mpi_close_slow finishes:
  * sampled calls take zc_mpi_begin_slow at the cost of one store (c->papi) when PAPI is off.
  * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
- * Tracked without events: tracing off or paused; requests and communicators are still followed,
- * so that what is recorded later is attributed right. */
+ * Tracked without events: MPI recording off (record.mpi); requests and communicators are still
+ * followed, so that what is recorded later is attributed right.
+ * While recording is off (a window closed, an unselected rank) the mode, a constant per wrapper,
+ * decides, at the cost of one load: ZC_MPI_PASS calls straight through (what starts
+ * communication: a message or request started then is never recorded, nor its completion);
+ * ZC_MPI_KEEP keeps the bookkeeping the archive needs later (communicators, persistent
+ * requests, request frees and cancels); ZC_MPI_DONE (wait/test) passes through unless requests
+ * started while recording are still pending (zc_mpi_closed_pending): a call that tests or
+ * completes one of them is recorded, so no recorded request is left without its completion. */
+enum { ZC_MPI_PASS, ZC_MPI_KEEP, ZC_MPI_DONE, ZC_MPI_PASS_ON /* generated: recording was on at entry */ };
 struct zc_req;
 struct zc_mpi_last_comm {
     MPI_Comm comm;
@@ -124,7 +134,10 @@ struct zc_mpi_tls {
     int nspare;
     struct zc_thread *t;      /* zc_tls_thread once the thread made a tracked call */
     int *err;                 /* this thread's errno (saved and restored around our work) */
-    uint64_t next_request;    /* request ids only need to be unique per location, i.e. per thread */
+    /* requests the writer matches (zc_mpi_deferred) whose start was recorded and whose completion
+     * (or free) was not yet: while recording is off, completion calls are recorded while it is
+     * not 0. Only one thread makes MPI calls when the writer matches (SINGLE, FUNNELED). */
+    uint64_t raw_pending;
     struct zc_req *spare;     /* recycled request records */
     /* the last communicator this thread used, valid while no communicator was registered or
      * forgotten since (handles are recycled): most calls use the one of the call before */
@@ -134,6 +147,20 @@ extern _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("init
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn);
+/* Active requests in the table, i.e. started while recording and not completed (zc_mpi_req.h). */
+extern _Atomic size_t zc_mpi_nfollowed;
+extern bool zc_mpi_deferred;
+/* Whether requests started while recording may still be pending: a completion call while
+ * recording is off then takes its requests and is recorded if it completes one of them. */
+static inline bool zc_mpi_closed_pending(void) {
+    return atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed) || zc_mpi_tls.raw_pending;
+}
+/* Whether a wrapper of this mode (a constant) has work while recording is off. */
+#define ZC_MPI_CLOSED_WANTS(mode) ((mode) == ZC_MPI_KEEP || ((mode) == ZC_MPI_DONE && zc_mpi_closed_pending()))
+bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode);
+/* A completion call while recording is off, after it took its requests' records: recorded if one
+ * of them was started while recording (active), or the writer matches some that were. */
+void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n);
 /* Owners lock (no membarrier) or PAPI counts: every call takes zc_mpi_open_slow. */
 extern bool zc_mpi_open_slowly;
 void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn);
@@ -142,9 +169,12 @@ void zc_mpi_close_slow(struct zc_mpi_call *c);
 static inline bool zc_mpi_ready(void);
 /* Whether the call is tracked; fn is the function (ZC_MPI_*). Whether the collector is still
  * active is checked when the location is opened (zc_own_begin). */
-static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn) {
+static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
+    if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
+        return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
     if (__builtin_expect(!zc_mpi_ready() || zc_mpi_tls.depth > 0, 0)) return false;
     zc_mpi_tls.depth = 1;
+    if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
     /* NULL until the thread's first call, and for good while PAPI counts (every call sampled) */
     struct zc_thread *t = zc_mpi_tls.t;
     if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c, fn);

@@ -107,6 +107,17 @@ extern struct zc_mpi_rt {
 } zc_mpi_rt;
 extern pthread_mutex_t zc_mpi_reqs_lock;
 extern bool zc_mpi_reqs_mt; /* set once in MPI_Init, before any wrapper records */
+/* Active records in the table, i.e. requests started while recording that have not completed:
+ * while it is 0, completion calls pass straight through while recording is off. Changed under
+ * the table's lock (or by the one thread in MPI) with plain loads and stores, no atomic
+ * instruction on the hot path; read without the lock as a hint by closed calls. */
+extern _Atomic size_t zc_mpi_nfollowed;
+static inline void zr_followed(long d) {
+    atomic_store_explicit(&zc_mpi_nfollowed, atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed) + (size_t)d,
+                          memory_order_relaxed);
+}
+/* d = +1 or -1 if the record is active (branchless: the common case is active) */
+static inline void zr_followed_if(const struct zc_req *ri, long d);
 bool zc_mpi_rt_grow(void);
 struct zc_rt_slot *zc_mpi_rt_add(MPI_Request k); /* a new key (out of line: grows the table) */
 
@@ -163,13 +174,18 @@ static inline void zr_free(struct zc_req *r) {
     zc_mpi_tls.nspare++;
 }
 
+static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed(d * (long)ri->active); }
+
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
+/* Only with events (c->t): a request started untraced stays inactive, so its completion is
+ * not recorded either. */
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
-    ri->id = ++zc_mpi_tls.next_request;
+    /* unique per location: a thread slot's counter continues where the slot's previous thread
+     * left it (zc_core.h); only recorded calls (c->t) start requests */
+    ri->id = ++c->t->requests;
     ri->active = true;
     ri->cancelled = false;
-    if (!c->t) return;
     uint32_t type;
     switch (ri->kind) {
     case ZC_MPI_REQ_ISEND:
@@ -192,6 +208,7 @@ static inline __attribute__((always_inline)) void zr_insert(MPI_Request req, str
     if (__builtin_expect(f != NULL, 1)) {
         ri->next = f->head;
         f->head = ri;
+        zr_followed_if(ri, 1);
     }
     zr_unlock();
     if (!f) zr_free(ri); /* out of memory: this request goes unrecorded */
@@ -207,8 +224,15 @@ extern bool zc_mpi_rt_used;
 /* ZC_DONE_STATUS, and Open MPI's cancelled flag above it (any non-zero: cancelled) */
 static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | (uint32_t)st->_cancelled << 1; }
 #endif
+/* k completions (or frees) of the writer's handles recorded (none below 0: a handle started
+ * while recording was off may complete in a recorded call) */
+static inline void zr_raw_gone(uint64_t k) {
+    uint64_t p = zc_mpi_tls.raw_pending;
+    zc_mpi_tls.raw_pending = p > k ? p - k : 0;
+}
 static inline void zr_raw_done(struct zc_mpi_call *c, MPI_Request h, const MPI_Status *st) {
     if (!c->t) return;
+    zr_raw_gone(1);
     struct zc_ev *e = zc_mpi_slots(c, 1);
 #ifdef OMPI_MAJOR_VERSION
     if (st && st != MPI_STATUS_IGNORE) {
@@ -233,11 +257,15 @@ void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int co
 
 static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count,
                                                                  MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request req) {
-    /* a request started untraced is not followed: its completion is then not recorded either */
-    if (!c->t || req == MPI_REQUEST_NULL) return;
+    /* a request started untraced is not followed: its completion is then not recorded either.
+     * Persistent requests are, whenever they are created (once, often while recording is off):
+     * their starts while recording are recorded. */
+    bool persistent = kind == ZC_MPI_REQ_PSEND || kind == ZC_MPI_REQ_PRECV;
+    if ((!c->t && !persistent) || req == MPI_REQUEST_NULL) return;
     uint32_t comm_id = zc_mpi_comm_id(comm);
     bool send = kind == ZC_MPI_REQ_ISEND;
     if (zc_mpi_deferred && (send || kind == ZC_MPI_REQ_IRECV)) {
+        zc_mpi_tls.raw_pending++;
         /* a request starts with the call that starts it (zr_activate) */
         *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id,
                                              send ? zc_mpi_bytes_of(count, t) : 0, zc_mpi_peer_tag(peer, tag),
@@ -253,15 +281,16 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
         zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
         return;
     }
-    uint64_t id = ++zc_mpi_tls.next_request;
+    uint64_t id = ++c->t->requests;
     struct zc_rt_slot *f = zr_find(req);
     if (__builtin_expect(!f || f->v || id >> (64 - ZR_V_ID_SHIFT), 0)) {
-        --zc_mpi_tls.next_request;
+        --c->t->requests;
         zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
         return;
     }
     unsigned vk = send ? (peer == MPI_PROC_NULL ? ZR_V_ISEND_NULL : ZR_V_ISEND) : ZR_V_IRECV;
     f->v = zr_pack(vk, comm_id, id);
+    zr_followed(1);
     if (vk == ZR_V_ISEND_NULL) return;
     /* a request starts with the call that starts it (zr_activate) */
     *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND : ZC_EV_MPI_IRECV_REQUEST, comm_id,
@@ -277,6 +306,7 @@ static inline __attribute__((always_inline)) struct zc_req *zr_take(MPI_Request 
     if (__builtin_expect(f != NULL, 1)) {
         if (__builtin_expect(!f->head, 1)) {
             ri = (struct zc_req *)(uintptr_t)f->v;
+            if (ri) zr_followed(-1); /* an inline word is active */
             f->v = 0;
         } else {
             ri = zc_mpi_take_slow(f, me);
@@ -411,6 +441,7 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
             e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
         }
         c->at -= (size_t)(n - k); /* the slots of null handles back */
+        zr_raw_gone((uint64_t)k);
         return;
     }
     if (__builtin_expect(rc != MPI_SUCCESS || !flag, 0)) {

@@ -24,7 +24,7 @@ struct rstate {
 };
 
 /* Ids of their own: the table's requests (persistent, collective) on the same location count
- * from 1 (zc_mpi_tls.next_request). */
+ * from 1 (zc_thread.requests). */
 #define ZC_RESOLVED_ID0 (UINT64_C(1) << 62)
 
 static size_t rhash(uint64_t h, size_t mask) { return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & mask; }

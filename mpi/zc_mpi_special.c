@@ -88,7 +88,7 @@ bool zc_mpi_launched(void) { return linked && launched; }
 /* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
  * collective steps, including a rank whose collector is off. */
 __attribute__((constructor)) static void mpi_detect(void) {
-    linked = PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL;
+    linked = zc_mpi_linked();
     const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         if (getenv(vars[i])) launched = true;
@@ -100,7 +100,19 @@ static void mpi_fork_child(void) {
     job = false;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child};
+/* A thread that exits frees its spare request records, and lets go of its thread slot (the next
+ * thread that registers continues it: zc_core.h). */
+static void mpi_thread_exit(void) {
+    while (zc_mpi_tls.spare) {
+        struct zc_req *r = zc_mpi_tls.spare;
+        zc_mpi_tls.spare = r->next;
+        free(r);
+    }
+    zc_mpi_tls.nspare = 0;
+    zc_mpi_tls.t = NULL;
+}
+
+const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {
@@ -199,9 +211,12 @@ static int job_otf2_collectives(void *archive) {
 
 static uint64_t clock_identity(void) {
     char id[128] = "";
+    struct zc_fd_guard g; /* the app's closed 0-2 stay closed, even for a moment */
+    zc_fd_guard_hold(&g);
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (!f || !fgets(id, sizeof(id), f)) gethostname(id, sizeof(id) - 1);
     if (f) fclose(f);
+    zc_fd_guard_release(&g);
     uint64_t h = 1469598103934665603ull;
     for (const char *p = id; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
     return h ^ (uint64_t)zc_clock_skew;
@@ -284,8 +299,9 @@ static void clock_sync(void) {
 }
 
 /* ---------------------------------------------------------------- init / finalize */
+/* recorded only while recording is on (a window open, this rank selected) */
 static struct zc_thread *special_thread(void) {
-    return zc_active() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
+    return zc_rec_open() && zc_on(ZC_F_MPI) ? zc_thread_get() : NULL;
 }
 
 void zc_mpi_special_begin(struct zc_mpi_special *s) {
@@ -332,17 +348,21 @@ static void after_init(void) {
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);
     zc_job.rank = (uint32_t)rank;
+    /* A job's archive needs every rank. Where the collector is off (ZECOLL_ENABLE=0 on some ranks,
+     * or its start failed there) while others collect, that rank takes part as an unselected
+     * rank: in the archive's collective steps, with no events (zc_start_unselected). Only if
+     * that fails somewhere does the job run untraced (said once). */
+    bool off = !zc_active();
+    if (job_all_true(&off) != 0) off = true;
+    if (off) return; /* off on every rank: nothing to do */
+    if (!zc_active() && zc_start_unselected() != 0) ZC_WARN("rank %d cannot take part in the job's archive", rank);
     bool all = zc_active();
     if (job_all_true(&all) != 0) all = false;
     if (!all) {
-        /* ZECOLL_ENABLE differs between ranks (or the collector failed to start on some): a job's
-         * archive needs every rank, and per-rank archives could not name the other ranks of a
-         * message. The job runs untraced; the first collecting rank says so. */
         if (zc_active()) {
             int me = rank, first = rank;
             PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, priv);
-            if (first == rank)
-                ZC_WARN("the collector is off on some ranks (ZECOLL_ENABLE?): this job is not recorded");
+            if (first == rank) ZC_WARN("the collector could not start on some ranks: this job is not recorded");
             for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], false);
         } else {
             int me = INT_MAX, first = 0;
@@ -350,6 +370,7 @@ static void after_init(void) {
         }
         return;
     }
+    zc_win_mpi_init((uint32_t)rank); /* the rank confirmed: its windows and rank selection */
     struct zc_thread *t = zc_thread_get();
     zc_job.size = (uint32_t)size;
     zc_job.mpi_loc = t ? t->loc->id : 0;
@@ -369,9 +390,12 @@ static void after_init(void) {
 void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
     after_init();
     record_region(fn, s);
+    /* time windows count from here, when the application continues */
+    if (zc_active()) zc_win_time_base();
 }
 
-bool zc_mpi_linked(void) { return linked; }
+/* Also called by the collector's constructor, which may run before mpi_detect. */
+bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL; }
 
 void zc_mpi_finalize_prepare(void) {
     struct zc_mpi_special s;
@@ -482,11 +506,18 @@ __attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...) {
         int (*p)(int, ...) = (int (*)(int, ...))zc_mpi_resolve("PMPI_Pcontrol");
         return p ? p(level) : MPI_ERR_INTERN;
     }
+    /* the call that starts recording and the one that stops it are both recorded */
+    if (level > 0) zc_win_pcontrol(level);
     struct zc_mpi_call c;
-    if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol)) return PMPI_Pcontrol(level);
-    int r = PMPI_Pcontrol(level);
-    int e = errno;
-    zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
-    errno = e;
+    int r;
+    if (!zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol, ZC_MPI_PASS)) {
+        r = PMPI_Pcontrol(level);
+    } else {
+        r = PMPI_Pcontrol(level);
+        int e = errno;
+        zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
+        errno = e;
+    }
+    if (level == 0) zc_win_pcontrol(0);
     return r;
 }

@@ -388,7 +388,7 @@ static bool ev_valid(const struct rank_j *j, const struct zc_ev *e) {
 
 /* The location's records in stream order, each once; gaps counted as lost. */
 static void assemble(struct rank_j *j, struct sloc *l) {
-    qsort(l->segs, l->nsegs, sizeof(*l->segs), seg_cmp);
+    if (l->nsegs) qsort(l->segs, l->nsegs, sizeof(*l->segs), seg_cmp); /* no segments: segs may be NULL */
     size_t total = 0;
     for (size_t i = 0; i < l->nsegs; i++) total += l->segs[i].n;
     l->ev = xcalloc(total + 1, sizeof(*l->ev));
@@ -461,7 +461,7 @@ static void unlink_orphans(struct rank_j *j) {
                 cs[n++] = l->ev[k].c;
             }
     }
-    qsort(cs, n, sizeof(*cs), u64_cmp);
+    if (n) qsort(cs, n, sizeof(*cs), u64_cmp);
     for (size_t i = 0; i < j->nlocs; i++) {
         struct sloc *l = &j->locs[i];
         if (l->kind != ZC_LOC_DEVICE) continue;

@@ -3,8 +3,10 @@
 # The main job: installs missing dependencies, builds zecoll, and runs a 4-rank MPI + Level Zero
 # job (examples/ex_mpi_halo: GPU updates, halo exchanges, collectives) on zesim (the simulated
 # GPU driver, through Debian's real loader) under the collector, which writes one OTF2 archive
-# for the job. It shows what the archive holds and checks each rank's device records against the
-# ground truth zesim logged of everything it executed. Then the single-process examples, same way.
+# for the job. The job records a window (examples/demo-window.yaml: the halo steps after the
+# first two). It shows what the archive holds and checks each rank's device records against the
+# ground truth zesim logged of everything it executed: exactly what the window covers must be
+# recorded. Then the single-process examples, same way, whole runs.
 # It ends with the job's report: zecoll-aggregate (`zecoll report`) reads the archive with two MPI
 # reader ranks and prints the job-wide statistics; the HTML, JSON and CSV forms go next to it.
 set -euo pipefail
@@ -21,14 +23,15 @@ mkdir -p "$out"
 export ZE_ENABLE_ALT_DRIVERS="$build/tests/zesim/libzesim.so"
 status=0
 
-# check_one <name> <truth file> [rank]: checks one archive (or one rank of the job's archive)
+# check_one <name> <truth file> [rank [facts]]: checks one archive (or one rank of the job's
+# archive; facts: what the window records, tests/collector/check_trace.py)
 check_one() {
-  local name=$1 truth=$2 rank=${3:-} report label
+  local name=$1 truth=$2 rank=${3:-} facts=${4:-} report label
   report="$out/$name${rank:+.rank$rank}.check.txt"
   label=${rank:+rank $rank: }
   if /usr/bin/python3 "$root/tests/collector/check_trace.py" check --truth "$truth" --trace "$out/$name" \
-       ${rank:+--rank "$rank"} > "$report"; then
-    echo "  ${label}$(grep -c 'matched' "$report") operation kinds, every execution recorded once;" \
+       ${rank:+--rank "$rank"} ${facts:+--facts "$facts"} > "$report"; then
+    echo "  ${label}$(grep -c 'matched' "$report") operation kinds, every execution recorded once${facts:+ (those the window covers)};" \
          "worst start error $(grep -o 'worst start [0-9]* ns' "$report" | awk '{print $3}' | sort -n | tail -1) ns"
   else
     status=1
@@ -40,15 +43,17 @@ ranks=4
 mpirun=(mpirun -np "$ranks" --oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
 echo
-echo "=== main job: mpirun -np $ranks zecoll run -- ex_mpi_halo (MPI + Level Zero on zesim)"
+echo "=== main job: mpirun -np $ranks zecoll run --config examples/demo-window.yaml -- ex_mpi_halo (MPI + Level Zero on zesim)"
+echo "    (a recording window: from the 3rd vector_add launch, i.e. the halo steps after the first two)"
 "${mpirun[@]}" -x ZE_ENABLE_ALT_DRIVERS -x ZESIM_TRUTH="$out/mpi_halo.truth-%r.jsonl" -x ZECOLL_OUTPUT="$out/mpi_halo" \
-  "$build/bin/zecoll" run -- "$build/examples/ex_mpi_halo"
+  "$build/bin/zecoll" run --config "$root/examples/demo-window.yaml" -- "$build/examples/ex_mpi_halo"
 echo "--- captured: one archive for the job ($out/mpi_halo/traces.otf2; view with Vampir or otf2-print)"
 /usr/bin/python3 "$root/scripts/zecoll_trace_summary.py" "$out/mpi_halo" --top 6
-echo "--- each rank's device records checked against zesim's ground truth"
-for r in $(seq 0 $((ranks - 1))); do check_one mpi_halo "$out/mpi_halo.truth-$r.jsonl" "$r"; done
-echo "--- the job's MPI records checked (messages matched, collectives, communicators, clocks)"
-if /usr/bin/python3 "$root/tests/mpi/check_mpi_trace.py" "$out/mpi_halo" --ranks "$ranks" --devices \
+echo "--- each rank's device records checked against zesim's ground truth: exactly the window's operations"
+echo '{"record_from_launch": {"kernel": "vector_add", "nth": 3}}' > "$out/mpi_halo.window.json"
+for r in $(seq 0 $((ranks - 1))); do check_one mpi_halo "$out/mpi_halo.truth-$r.jsonl" "$r" "$out/mpi_halo.window.json"; done
+echo "--- the job's MPI records checked (messages matched, collectives, communicators, clocks, windows)"
+if /usr/bin/python3 "$root/tests/mpi/check_mpi_trace.py" "$out/mpi_halo" --ranks "$ranks" --devices --windows \
      > "$out/mpi_halo.mpi-check.txt"; then
   echo "  $(grep -c '^ok' "$out/mpi_halo.mpi-check.txt") checks passed;" \
        "$(grep -o '[0-9]* messages matched' "$out/mpi_halo.mpi-check.txt" | head -1)" \

@@ -118,9 +118,11 @@ def gen_body(e):
         # read before the call: MPI sets a completed request's handle to MPI_REQUEST_NULL
         L.append(f"    MPI_Request zc_before = PMPI_Request_f2c(*{r['request']});")
         L.append("    struct zc_req *zc_ri = zc_mpi_take(zc_before);")
+        L.append("    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, &zc_ri, 1);")
     if multi:
         L.append(f"    MPI_Request zc_reqs_stack[{NS}], *zc_reqs = zc_mpi_f_requests(zc_reqs_stack, {NS}, {r['requests']}, zc_n);")
         L.append(f"    struct zc_req *zc_ris_stack[{NS}], **zc_ris = zc_reqs ? zc_mpi_take_all(zc_ris_stack, {NS}, zc_reqs, zc_n) : NULL;")
+        L.append("    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, zc_ris, zc_ris ? zc_n : 0);")
         frees.append("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
         frees.append("    if (zc_ris != zc_ris_stack) free(zc_ris);")
     # before the call
@@ -298,7 +300,7 @@ def main():
         c.append(f"/* {e['shape']} */\n")
         c.append(f"static void zc_fw_{n}(zc_ft_{n} *zc_p, {decl(fp)}) {{\n")
         c.append("    struct zc_mpi_call c;\n")
-        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{n})) {{\n        zc_p({args});\n        return;\n    }}\n")
+        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{n}, {gw.closed_mode(e['shape'])})) {{\n        zc_p({args});\n        return;\n    }}\n")
         c.extend(line + "\n" for line in gen_body(e))
         c.append("}\n\n")
         for x in fortran_names(n):

@@ -144,6 +144,15 @@ def call(params):
     return ", ".join(n.split("[")[0] for t, n in params if t != "...")
 
 
+# What a wrapper does while recording is off (zc_mpi_internal.h, zc_mpi_begin)
+KEEP_SHAPES = {"send_init", "recv_init", "request_free", "cancel", "comm_new", "comm_free"}
+DONE_SHAPES = {"wait", "test", "waitall", "testall", "waitany", "testany", "waitsome", "testsome"}
+
+
+def closed_mode(shape):
+    return "ZC_MPI_KEEP" if shape in KEEP_SHAPES else "ZC_MPI_DONE" if shape in DONE_SHAPES else "ZC_MPI_PASS"
+
+
 def gen_body(e):
     n, r, params = e["name"], e["roles"], e["params"]
     shape = e["shape"]
@@ -159,6 +168,7 @@ def gen_body(e):
     if shape in ("wait", "test"):
         L(f"    MPI_Request zc_before = *{r['request']};")
         L("    struct zc_req *zc_ri = zc_mpi_take(zc_before);")
+        L("    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, &zc_ri, 1);")
     if multi:
         # the handles as they were (MPI resets completed ones) and our records, taken out of the table
         L("    MPI_Request zc_reqs_stack[16];")
@@ -166,6 +176,7 @@ def gen_body(e):
         L(f"    struct zc_mpi_reqs zc_q = zc_mpi_take_reqs(zc_reqs_stack, zc_ris_stack, 16, {r['requests']}, {r['n']});")
         L("    MPI_Request *zc_reqs = zc_q.before;")
         L("    struct zc_req **zc_ris = zc_q.ris;")
+        L(f"    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, zc_ris, zc_ris ? {r['n']} : 0);")
     # statuses the application ignores are asked of MPI only when a completion needs them
     if st:
         L(f"    MPI_Status zc_st_own, *zc_st = {st} != MPI_STATUS_IGNORE ? {st} : &zc_st_own;")
@@ -326,17 +337,30 @@ def main():
             continue
         pn, args = "P" + e["name"], call(e["params"])
         fail = "MPI_ERR_INTERN" if e["ret"] == "int" else f"({e['ret']}){{0}}"
+        mode = closed_mode(e["shape"])
         c.append(f"/* {e['shape']} */\n")
-        c.append(f"__attribute__((visibility(\"default\"))) {e['ret']} {e['name']}({decl(e['params'])}) {{\n")
-        c.append(f"    if (__builtin_expect(!{pn}, 0)) {{ /* MPI loaded after us (dlopen): pass through */\n")
-        c.append(f"        static __typeof__(&{pn}) zc_p;\n")
-        c.append(f"        __typeof__(&{pn}) zc_q = __atomic_load_n(&zc_p, __ATOMIC_RELAXED);\n")
-        c.append(f"        if (!zc_q) __atomic_store_n(&zc_p, zc_q = ({'__typeof__(&' + pn + ')'})zc_mpi_resolve(\"{pn}\"), __ATOMIC_RELAXED);\n")
-        c.append(f"        return zc_q ? zc_q({args}) : {fail};\n")
-        c.append("    }\n")
+        # the recording path: a function of its own, so that passing through while recording is
+        # off (below) sets up no stack frame
+        c.append(f"static {e['ret']} zc_late_{e['name']}({decl(e['params'])});\n")
+        c.append(f"static __attribute__((noinline)) {e['ret']} zc_on_{e['name']}({decl(e['params'])}) {{\n")
         c.append("    struct zc_mpi_call c;\n")
-        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{e['name']})) return {pn}({args});\n")
+        # a pass-through wrapper comes here only while recording is on: no second check
+        inner = "ZC_MPI_PASS_ON" if mode == "ZC_MPI_PASS" else mode
+        c.append(f"    if (!zc_mpi_begin(&c, ZC_MPI_{e['name']}, {inner}))\n"
+                 f"        return __builtin_expect({pn} != NULL, 1) ? {pn}({args}) : zc_late_{e['name']}({args});\n")
         c.extend(line + "\n" for line in gen_body(e))
+        c.append("}\n\n")
+        c.append(f"static __attribute__((noinline, cold)) {e['ret']} zc_late_{e['name']}({decl(e['params'])}) {{\n")
+        c.append(f"    static __typeof__(&{pn}) zc_p; /* MPI loaded after us (dlopen): pass through */\n")
+        c.append(f"    __typeof__(&{pn}) zc_q = __atomic_load_n(&zc_p, __ATOMIC_RELAXED);\n")
+        c.append(f"    if (!zc_q) __atomic_store_n(&zc_p, zc_q = ({'__typeof__(&' + pn + ')'})zc_mpi_resolve(\"{pn}\"), __ATOMIC_RELAXED);\n")
+        c.append(f"    return zc_q ? zc_q({args}) : {fail};\n")
+        c.append("}\n\n")
+        c.append(f"__attribute__((visibility(\"default\"))) {e['ret']} {e['name']}({decl(e['params'])}) {{\n")
+        c.append(f"    if (__builtin_expect(zc_rec_open(), 1)) return zc_on_{e['name']}({args});\n")
+        c.append(f"    if (__builtin_expect(!{pn}, 0)) return zc_late_{e['name']}({args});\n")
+        c.append(f"    if (!ZC_MPI_CLOSED_WANTS({mode})) return {pn}({args});\n")
+        c.append(f"    return zc_on_{e['name']}({args});\n")
         c.append("}\n\n")
     open(os.path.join(a.out_dir, "zc_mpi_gen.c"), "w").write("".join(c))
     # the functions libzecoll.so must export (tests/collector/check_exports.sh)

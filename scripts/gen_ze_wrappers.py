@@ -69,18 +69,29 @@ def camel(s):
     return "".join(p[:1].upper() + p[1:] for p in s.split("_"))
 
 
+# What a hooked API does while recording is off (collector/ze/ze_hooks.spec, zc_ze_call_closed)
+CLOSED = {"never": "ZC_ZE_CLOSED_NEVER", "always": "ZC_ZE_CLOSED_ALWAYS", "uevents": "ZC_ZE_CLOSED_UEVENTS",
+          "launch": "ZC_ZE_CLOSED_LAUNCH", "execute": "ZC_ZE_CLOSED_EXECUTE", "sync": "ZC_ZE_CLOSED_SYNC"}
+
+
 def load_spec(path):
-    hooks = {}
+    hooks, closed = {}, {}
     for n, line in enumerate(open(path), 1):
         line = line.split("#", 1)[0].split()
         if not line:
             continue
         api, flags = line[0], set(line[1:])
+        pol = [f for f in flags if f.startswith("closed=")]
+        flags -= set(pol)
         bad = flags - {"pre", "post", "papi", "papi-launch"}
-        if bad or not flags or ("papi" in flags and "papi-launch" in flags):
-            sys.exit(f"{path}:{n}: want '<api> pre|post|papi|papi-launch...', got {' '.join(line)}")
+        hooked = bool(flags & {"pre", "post"})
+        if (bad or not flags or ("papi" in flags and "papi-launch" in flags) or len(pol) > 1
+                or (hooked and not pol) or (pol and pol[0][7:] not in CLOSED)):
+            sys.exit(f"{path}:{n}: want '<api> pre|post|papi|papi-launch... [closed={'|'.join(CLOSED)}]' "
+                     f"(closed= with pre/post), got {' '.join(line)}")
         hooks[api] = flags
-    return hooks
+        closed[api] = CLOSED[pol[0][7:]] if pol else "ZC_ZE_CLOSED_NEVER"
+    return hooks, closed
 
 
 def main():
@@ -97,7 +108,7 @@ def main():
         tables += t
         getters.update(g)
     params = parse_params(os.path.join(inc, "ze_api.h"))
-    hooks = load_spec(a.spec)
+    hooks, closed = load_spec(a.spec)
     spec_name = os.path.relpath(a.spec, os.path.dirname(os.path.dirname(os.path.dirname(a.spec))))
 
     apis = []  # (api, table_field, member, ret, types, params_struct, fields)
@@ -143,7 +154,9 @@ def main():
         hdr.append(f"    {prefix}_{tname}_dditable_t {prefix}_{tname};\n")
     hdr.append("};\n\nextern struct zc_ze_real zc_ze_real;\n")
     hdr.append("extern const char *const zc_ze_api_names[ZC_ZE_API_COUNT];\n")
-    hdr.append("extern const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT];\n\n")
+    hdr.append("extern const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT];\n")
+    hdr.append("/* what each API's hooks do while recording is off (enum zc_ze_closed, zc_ze_internal.h) */\n")
+    hdr.append("extern const unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT];\n\n")
     hdr.append("struct zc_ze_call;\n\n/* Hooks (collector/ze/ze_hooks.spec), implemented by hand in collector/ze/. */\n")
     for fn, field, member, ret, types, ps, ttype in apis:
         if fn in hooks:
@@ -168,15 +181,31 @@ def main():
     src.append("};\n\nconst char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT] = {\n")
     for prefix, tname, _ in tables:
         src.append(f'    "{getters[f"{prefix}_{tname}_dditable_t"]}",\n')
+    src.append("};\n\nconst unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT] = {\n")
+    for n in names:
+        src.append(f"    {closed.get(n, 'ZC_ZE_CLOSED_NEVER')},\n")
     src.append("};\n\n")
     def wrapper(fn, field, member, ret, types, ps, papi):
         args = ", ".join(f"{t} a{i}" for i, t in enumerate(types)) or "void"
         call = ", ".join(f"a{i}" for i in range(len(types)))
         real = f"zc_ze_real.{field}.{member}"
-        out = [f"static {ret} ZE_APICALL {'zcp' if papi else 'zcw'}_{fn}({args}) {{\n"]
+        name = f"{'zcp' if papi else 'zcw'}_{fn}"
+        hooked = bool(hooks.get(fn, set()) & {"pre", "post"})
+        pol = closed.get(fn, "ZC_ZE_CLOSED_NEVER") if hooked else "ZC_ZE_CLOSED_NEVER"
+        # The entry: one load; while recording is off a tail call of the real entry, before any
+        # stack frame is set up, unless the hooks have work then (ze_hooks.spec closed=...).
+        out = [f"static __attribute__((noinline)) {ret} {name}_on({args});\n",
+               f"static {ret} ZE_APICALL {name}({args}) {{\n",
+               f"    if (__builtin_expect(!zc_rec_open(), 0) && !ZC_ZE_CLOSED_WANTS({pol})) return {real}({call});\n",
+               f"    return {name}_on({call});\n}}\n\n"]
+        # The recording path, a function of its own.
+        out.append(f"static __attribute__((noinline)) {ret} {name}_on({args}) {{\n")
         c = "pc.c" if papi else "c"
         out.append("    struct zc_ze_pcall pc;\n" if papi else "    struct zc_ze_call c;\n")
-        out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn})) return {real}({call});\n")
+        if pol == "ZC_ZE_CLOSED_NEVER":
+            out.append(f"    if (!zc_ze_call_begin_open(&{c}, ZC_ZE_{fn})) return {real}({call});\n")
+        else:
+            out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn}, zc_rec_word())) return {real}({call});\n")
         if papi:
             out.append("    zc_ze_papi_enter(&pc);\n")
         hk = hooks.get(fn, set()) & {"pre", "post"}

@@ -79,6 +79,20 @@ static void rec_release_flush(void) {
     pthread_mutex_unlock(&free_lock);
 }
 
+/* A thread that exits hands its cached records back (thousands of short-lived threads would
+ * otherwise each keep up to two batches). */
+void zc_ze_thread_exit(void) {
+    if (!tls_recs) return;
+    struct zc_rec *last = tls_recs;
+    while (last->next) last = last->next;
+    pthread_mutex_lock(&free_lock);
+    last->next = free_recs;
+    free_recs = tls_recs;
+    pthread_mutex_unlock(&free_lock);
+    tls_recs = NULL;
+    tls_nrecs = 0;
+}
+
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what) {
     struct zc_stream *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
@@ -465,6 +479,8 @@ static struct zc_uevent *uevent_locked(ze_event_handle_t ev) {
             free(u);
             u = NULL;
         }
+        /* from now on the hooks that keep it right run while recording is off too */
+        if (u && !atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) atomic_store(&zc_ze_uevents_any, true);
     }
     return u;
 }

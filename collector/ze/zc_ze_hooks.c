@@ -16,6 +16,7 @@
 
 struct zc_kernel {
     uint32_t region;
+    struct zc_kernel_sel sel; /* timed? counted by which kernel windows? (once, at creation) */
     char name[128];
 };
 
@@ -288,17 +289,17 @@ void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struc
 
 /* Completion became known somewhere: collect every stream (a sync on one queue also completes
  * work it waited for on others). */
-static void sync_point(ze_result_t r) {
+static void sync_point(ze_result_t r, struct zc_ze_call *c) {
     if (r != ZE_RESULT_SUCCESS) return;
     if (zc_on(ZC_F_DEVICE_TIMING)) zc_ze_drain_all(false, 0);
-    zc_loc_flush_own_if_half();
+    if (c->t) zc_loc_flush_own_if_half(); /* (a closed call has no thread location) */
 }
 
-void zc_ze_post_zeCommandQueueSynchronize(ze_command_queue_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
-void zc_ze_post_zeEventHostSynchronize(ze_event_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
-void zc_ze_post_zeEventQueryStatus(ze_event_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
-void zc_ze_post_zeFenceHostSynchronize(ze_fence_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
-void zc_ze_post_zeFenceQueryStatus(ze_fence_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r); }
+void zc_ze_post_zeCommandQueueSynchronize(ze_command_queue_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
+void zc_ze_post_zeEventHostSynchronize(ze_event_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
+void zc_ze_post_zeEventQueryStatus(ze_event_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
+void zc_ze_post_zeFenceHostSynchronize(ze_fence_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
+void zc_ze_post_zeFenceQueryStatus(ze_fence_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
 
 /* ---------------------------------------------------------------- lists */
 static struct zc_stream *engine_stream(struct zc_ctx *x, struct zc_dev *d, uint32_t ordinal, uint32_t index) {
@@ -542,6 +543,7 @@ static void __attribute__((noinline)) untimed_op(struct zc_list *l) {
 
 static inline void timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
+    /* never a closed call here: launches come only through launch_select then, which stops them */
     struct zc_list *l = zc_ze_list(hl);
     if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
     /* an application event is re-signalled after our event: the driver must be able to, and our
@@ -648,6 +650,9 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
         return;
     }
     if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0)) {
+        /* the first template of a list comes here: from now on executions while recording is
+         * off look for lists that carry our events (they keep their helper lists) */
+        if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) atomic_store(&zc_ze_tmpl_lists, 1);
         uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
         struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
         if (!n) {
@@ -662,6 +667,32 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
     tp->inj = c->inj;
     tp->user_event = c->user_event;
     if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);
+}
+
+/* Kernel windows and filters (zc_win_kernels): counts this launch for the kernel windows its
+ * kernel matches and says whether it is timed (kernels.include/exclude, decided once per kernel
+ * at zeKernelCreate). The launch that opens a window is recorded; the one that ends it too: its
+ * window closes here, while this call, begun inside the window, is recorded to its end like any
+ * call in progress when recording stops (docs/archive.md A18). Closed calls come here only when
+ * kernel windows apply (closed=launch). */
+static bool __attribute__((noinline)) launch_select(struct zc_ze_call *c, ze_kernel_handle_t k) {
+    struct zc_kernel *kk = k ? cached_get(&tls_kernel, &kernel_gen, &zc_ze.kernels, k) : NULL;
+    if (kk && kk->sel.nwin) {
+        uint32_t close = zc_win_kernel_launch(&kk->sel);
+        if (!c->t && zc_rec_open() && !zc_ze_call_reopen(c)) close = 0;
+        if (close) zc_win_kernel_after(&kk->sel, close);
+    }
+    if (!c->t) return false;
+    if (kk) return kk->sel.selected;
+    static int unknown = -1; /* a kernel created before we saw it: by its placeholder name */
+    if (unknown < 0) unknown = zc_kernel_selected(&zc_knobs, "unknown kernel");
+    return unknown != 0;
+}
+
+static inline void launch_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
+                              ze_kernel_handle_t k) {
+    if (__builtin_expect(zc_win_kernels, 0) && !launch_select(c, k)) return; /* not timed: its call region stays */
+    timed_pre(c, hl, sig);
 }
 
 static uint32_t kernel_region(ze_kernel_handle_t k) {
@@ -707,7 +738,7 @@ static uint32_t cached_region(uint32_t api, char s, char d, enum zc_region_role 
 static uint32_t copy_region(uint32_t api, char s, char d) { return cached_region(api, s, d, ZC_ROLE_DATA_TRANSFER); }
 
 void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, struct zc_ze_call *c) {
-    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+    launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
 }
 void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r,
                                                 struct zc_ze_call *c) {
@@ -716,7 +747,7 @@ void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_ke
 
 void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
                                                           struct zc_ze_call *c) {
-    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+    launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
 }
 void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
                                                            ze_result_t r, struct zc_ze_call *c) {
@@ -725,7 +756,7 @@ void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_appen
 
 void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
                                                        struct zc_ze_call *c) {
-    timed_pre(c, *p->phCommandList, p->phSignalEvent);
+    launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
 }
 void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
                                                         ze_result_t r, struct zc_ze_call *c) {
@@ -733,8 +764,19 @@ void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_l
 }
 
 /* One signal event covers all kernels of the launch, so it is one record, named after them. */
+/* For windows it counts as a launch of its first kernel; it is timed if any of its kernels is. */
 void zc_ze_pre_zeCommandListAppendLaunchMultipleKernelsIndirect(
     ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, struct zc_ze_call *c) {
+    ze_kernel_handle_t *ks = *p->pphKernels;
+    uint32_t nk = ks ? *p->pnumKernels : 0;
+    if (__builtin_expect(zc_win_kernels, 0)) {
+        bool timed = nk && launch_select(c, ks[0]);
+        for (uint32_t i = 1; i < nk && !timed && c->t; i++) {
+            struct zc_kernel *k = zc_map_get(&zc_ze.kernels, ks[i]);
+            timed = k ? k->sel.selected : zc_kernel_selected(&zc_knobs, "unknown kernel");
+        }
+        if (!timed) return;
+    }
     timed_pre(c, *p->phCommandList, p->phSignalEvent);
 }
 void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
@@ -1258,7 +1300,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
     ze_command_list_handle_t *out = NULL;
     struct exec_plan *plan = NULL;
     uint32_t o = 0;
-    uint64_t now = zc_tick_to_ns(c->t0 ? c->t0 : zc_tick());
+    uint64_t now = !c->t ? 0 : zc_tick_to_ns(c->t0 ? c->t0 : zc_tick()); /* no clock read while off */
     for (uint32_t i = 0; i < n; i++) {
         struct zc_list *l = zc_ze_list(in[i]);
         struct zc_slot *s = NULL;
@@ -1356,14 +1398,24 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
     struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
     /* the harvests of copy executions: whatever else happens, they open the gates */
     if (r == ZE_RESULT_SUCCESS && plan) harvest_submit(q, plan, c->nlists);
-    bool record = r == ZE_RESULT_SUCCESS && q && q->stream && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
+    /* an execution while recording is off (or after finalize) runs its helper lists, nothing more */
+    bool record = r == ZE_RESULT_SUCCESS && q && q->stream && c->t && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
     for (uint32_t i = 0; plan && i < c->nlists; i++) {
         struct zc_exec *x = plan[i].exec;
         struct zc_list *l = plan[i].list;
         if (!x) continue;
         if (!record || !zc_ze_dev_on(l->dev)) {
-            /* nothing will collect this execution; its slot may be reused at once (at worst a
-             * later read sees a stale buffer, never a hang: pre/post still gate the events) */
+            if (!record && r == ZE_RESULT_SUCCESS && q && q->stream && zc_active() && x->slot && zc_ze_dev_on(l->dev)) {
+                /* not recorded (recording is off): the slot is reused only once this execution's
+                 * post list ran and its events are reset (the drainer sees to it), or a later
+                 * recorded execution of the list would read this one's times */
+                x->pending = 0;
+                zc_ze_stream_await(q->stream, x);
+                continue;
+            }
+            /* nothing will collect this execution (it failed, the device stopped timing, or the
+             * collector has finalized); its slot may be reused at once (at worst a later read
+             * sees a stale buffer, never a hang: pre/post still gate the events) */
             if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
             zc_ze_exec_free(x);
             continue;
@@ -1440,6 +1492,7 @@ void zc_ze_post_zeKernelCreate(ze_kernel_create_params_t *p, ze_result_t r, stru
     else
         snprintf(k->name, sizeof(k->name), "unknown kernel");
     k->region = zc_def_region(k->name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0);
+    zc_win_kernel_info(k->name, &k->sel);
     int err;
     free(zc_map_put(&zc_ze.kernels, **p->pphKernel, k, &err));
     if (err) free(k);

@@ -44,7 +44,20 @@ struct zc_ze_call {
     void *ptr;
     ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
     uint32_t nlists;
+    /* t == NULL: recording is off, the hooks do bookkeeping only (zc_ze_call_closed) */
 };
+
+/* What the hooks of an API do while recording is off (ze_hooks.spec, closed=...). */
+enum zc_ze_closed {
+    ZC_ZE_CLOSED_NEVER,   /* pass through */
+    ZC_ZE_CLOSED_ALWAYS,  /* object bookkeeping */
+    ZC_ZE_CLOSED_UEVENTS, /* once an app event was re-signalled by a timed operation */
+    ZC_ZE_CLOSED_LAUNCH,  /* kernel windows apply: launches are counted */
+    ZC_ZE_CLOSED_EXECUTE, /* some list carries our events (was timed while recording) */
+    ZC_ZE_CLOSED_SYNC,    /* ZECOLL_DRAIN_INTERVAL_US=0: only synchronisation points collect */
+};
+extern atomic_bool zc_ze_uevents_any;     /* an app event was ever re-signalled */
+extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* a regular list was timed (holds our events) */
 
 /* ---------------------------------------------------------------- what the driver offers */
 /* A real driver may leave any entry of its tables NULL (older, NPU and minimal drivers). The
@@ -84,12 +97,23 @@ enum zc_reg_mode {
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
 /* Every generated wrapper: begin before the real call (false: call through untouched), end after
  * it. Inline: a wrapper that records nothing but the call costs a TLS load, two TSC reads and one
- * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. */
+ * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. While
+ * recording is off (or the collector inactive) it costs one load: an API without hooks (hooked
+ * 0, a constant) passes straight through, one with hooks asks zc_ze_call_closed. */
 bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api);
+bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api);
+bool zc_ze_call_reopen(struct zc_ze_call *c);
 void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
-static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api) {
+/* Whether an API's hooks have work while recording is off (policy: a constant per wrapper). */
+#define ZC_ZE_CLOSED_WANTS(pol)                                                                                \
+    ((pol) == ZC_ZE_CLOSED_ALWAYS || ((pol) == ZC_ZE_CLOSED_UEVENTS && atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) || \
+     ((pol) == ZC_ZE_CLOSED_LAUNCH && zc_win_kernel_windows) ||                                              \
+     ((pol) == ZC_ZE_CLOSED_EXECUTE && atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) ||     \
+     ((pol) == ZC_ZE_CLOSED_SYNC && !zc_knobs.DRAIN_INTERVAL_US))
+/* Recording on (the entry checked it): an API without closed-mode hooks. */
+static inline __attribute__((always_inline)) bool zc_ze_call_begin_open(struct zc_ze_call *c, uint32_t api) {
     struct zc_thread *t = zc_tls_thread;
-    if (__builtin_expect(!t || !zc_active(), 0)) return zc_ze_call_begin_slow(c, api);
+    if (__builtin_expect(!t, 0)) return zc_ze_call_begin_slow(c, api);
     c->t = t;
     c->api = api;
     c->callsite = 0;
@@ -98,6 +122,12 @@ static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_
     c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
     c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
     return true;
+}
+/* w: zc_rec now. Closed: the entry let through only APIs whose hooks want to run then
+ * (ZC_ZE_CLOSED_WANTS); zc_ze_call_closed decides again (and for the inactive collector). */
+static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api, uint64_t w) {
+    if (__builtin_expect(!zc_rec_open_w(w), 0)) return zc_ze_call_closed(c, api);
+    return zc_ze_call_begin_open(c, api);
 }
 /* The PAPI-sampling wrappers (zcp_*, ze_hooks.spec: papi, papi-launch), installed instead of the
  * plain ones only when PAPI events are configured: the counters are read after the call's Enter
@@ -166,6 +196,7 @@ struct zc_dev {
 
 struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
 void zc_ze_devices_enumerate(void);
+void zc_ze_thread_exit(void); /* the lifecycle's thread_exit: cached records back to the shared list */
 /* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
 void zc_ze_clock_anchor(struct zc_dev *d, bool force);
 /* Host ns of a device tick (unrolled). */

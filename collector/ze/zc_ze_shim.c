@@ -26,6 +26,31 @@ static atomic_bool tables_seen;
 static char shim_path[PATH_MAX];
 
 /* ---------------------------------------------------------------- loader setup */
+static void warn_too_late(void) {
+    static atomic_bool once;
+    if (!atomic_exchange(&once, true))
+        ZC_WARN("Level Zero was initialised before zecoll could register its driver (a library constructor "
+                "called zeInit first, or ZE_ENABLE_ALT_DRIVERS was changed): GPU activity is not traced. Run the "
+                "program with `zecoll run -- <app>` or export ZE_ENABLE_ALT_DRIVERS=%s", shim_path);
+}
+
+/* Whether the loader was initialised before our constructor (a library constructor called
+ * zeInit, directly or through dlsym, which the interposed zeInit below cannot see): an
+ * initialised loader answers a driver count, an uninitialised one ZE_RESULT_ERROR_UNINITIALIZED.
+ * Only asked if the loader is loaded already; nothing is loaded or initialised by asking. */
+static atomic_bool early_zeinit; /* the interposed zeInit ran before our constructor */
+static bool loader_initialised(void) {
+    if (atomic_load(&early_zeinit)) return true;
+    void *h = dlopen("libze_loader.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return false;
+    ze_result_t (*get)(uint32_t *, ze_driver_handle_t *) =
+        (ze_result_t(*)(uint32_t *, ze_driver_handle_t *))dlsym(h, "zeDriverGet");
+    uint32_t n = 0;
+    bool init = get && get(&n, NULL) == ZE_RESULT_SUCCESS;
+    dlclose(h);
+    return init;
+}
+
 /* The loader reads ZE_ENABLE_ALT_DRIVERS at the first zeInit, so this must run before the app
  * initialises Level Zero: the constructor does it; `zecoll run` and `mpirun -x` do it earlier
  * still, for apps whose own library constructors call zeInit. */
@@ -49,6 +74,7 @@ static int ze_init(void) {
         ZC_WARN("%s is missing; Level Zero will not be traced", shim_path);
         return 0;
     }
+    if (!atomic_load(&tables_seen) && loader_initialised()) warn_too_late();
     const char *alt = getenv("ZE_ENABLE_ALT_DRIVERS");
     if (alt && strstr(alt, "libzecoll_ze.so")) return 0; /* set up by the launcher or a parent */
     if (!getenv("ZECOLL_REAL_DRIVERS")) {
@@ -249,12 +275,9 @@ ZC_EXPORT ze_result_t zeInit(ze_init_flags_t flags) {
     if (!next) next = (ze_result_t(*)(ze_init_flags_t))dlsym(RTLD_NEXT, "zeInit");
     if (!next) return ZE_RESULT_ERROR_UNINITIALIZED;
     ze_result_t r = next(flags);
-    if (r == ZE_RESULT_SUCCESS && zc_active() && !atomic_load(&tables_seen)) {
-        static atomic_bool once;
-        if (!atomic_exchange(&once, true))
-            ZC_WARN("Level Zero was initialised before zecoll could register its driver (a library constructor "
-                    "called zeInit first, or ZE_ENABLE_ALT_DRIVERS was changed): GPU activity is not traced. Run the "
-                    "program with `zecoll run -- <app>` or export ZE_ENABLE_ALT_DRIVERS=%s", shim_path);
+    if (r == ZE_RESULT_SUCCESS && !atomic_load(&tables_seen)) {
+        if (zc_active()) warn_too_late();
+        else atomic_store(&early_zeinit, true); /* before our constructor: it warns */
     }
     return r;
 }
@@ -276,18 +299,53 @@ uint32_t zc_ze_api_region(uint32_t api) {
     return r;
 }
 
-/* The thread's first call (registration), or the collector is not active. */
+/* The thread's first call while recording: registration. */
 bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api) {
+    if (!zc_thread_get()) return false;
+    return zc_ze_call_begin_open(c, api);
+}
+
+atomic_bool zc_ze_uevents_any;
+atomic_uint_fast64_t zc_ze_tmpl_lists;
+
+/* A closed call whose launch opened a kernel window: from here on it is recorded like any. */
+bool zc_ze_call_reopen(struct zc_ze_call *c) {
+    struct zc_thread *t = zc_thread_get();
+    if (!t) return false;
+    c->t = t;
+    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    return true;
+}
+
+/* Recording is off (a window closed, an unselected rank) or the collector is not active: the
+ * hooks of this API run for bookkeeping only (c->t NULL), or not at all (false). Nothing is
+ * injected, no call is recorded, the thread is not registered. */
+bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api) {
     if (!zc_active()) {
         /* after finalize (or in a forked child) lists we timed still carry our events: their
          * executions keep getting the helper lists that keep the app's events correct */
         if (api != ZC_ZE_zeCommandQueueExecuteCommandLists || !zc_ze.ready) return false;
-        memset(c, 0, sizeof(*c));
-        c->api = api;
-        return true;
+    } else {
+        switch (zc_ze_closed_policy[api]) {
+        case ZC_ZE_CLOSED_ALWAYS: break;
+        case ZC_ZE_CLOSED_UEVENTS:
+            if (!atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) return false;
+            break;
+        case ZC_ZE_CLOSED_LAUNCH:
+            if (!zc_win_kernel_windows) return false;
+            break;
+        case ZC_ZE_CLOSED_EXECUTE:
+            if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed) || !zc_ze.ready) return false;
+            break;
+        case ZC_ZE_CLOSED_SYNC:
+            if (zc_knobs.DRAIN_INTERVAL_US) return false;
+            break;
+        default: return false;
+        }
     }
-    if (!zc_thread_get()) return false;
-    return zc_ze_call_begin(c, api);
+    memset(c, 0, sizeof(*c)); /* t = NULL: closed */
+    c->api = api;
+    return true;
 }
 
 /* The region not defined yet, or the buffer full. */
@@ -337,4 +395,5 @@ static void ze_pre_finalize(void) {
  * drainer thread: fork copies only the calling thread). */
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
-const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize, .fork_child = ze_fork_child};
+const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize,
+                                              .fork_child = ze_fork_child, .thread_exit = zc_ze_thread_exit};

@@ -337,6 +337,8 @@ def check(path, mode, verbose):
                 if not mode_on:
                     if ref in off:
                         R.bad("A18", f"location {ref}: OFF twice")
+                    if stack[ref]:  # an OFF waits for the regions in progress
+                        R.bad("A18", f"location {ref}: OFF at {t} inside region {stack[ref][-1][0].name}")
                     off[ref] = t
                 else:
                     if ref not in off:

@@ -8,7 +8,7 @@
 set -eu
 core=$1 shim=$2 mpilist=$3 flist=$4
 got=$(nm -D --defined-only "$core" | awk '{print $3}' | grep -v '^MPI_' | grep -v '^mpi_' | sort | tr '\n' ' ')
-want="sigaction signal zeInit zecoll_ze_getter "
+want="exit sigaction signal zeInit zecoll_ze_getter "
 [ "$got" = "$want" ] || { echo "not ok - libzecoll.so exports: $got (want: $want + MPI_* + mpi_*)"; exit 1; }
 mpi_got=$(nm -D --defined-only "$core" | awk '{print $3}' | grep '^MPI_' | sort | tr '\n' ' ')
 mpi_want=$( (sort "$mpilist"; printf 'MPI_Finalize\nMPI_Init\nMPI_Init_thread\nMPI_Pcontrol\n') | sort -u | tr '\n' ' ')

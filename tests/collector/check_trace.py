@@ -16,7 +16,13 @@ error aborts) and then checks. The checks:
     one queue;
   * every device record's callsite id appears inside the host region of its Append call;
   * the app's own zeEventQueryKernelTimestamp results are its operations' times (not ours);
-  * the program's own expectation of how many operations it ran matches the truth.
+  * the program's own expectation of how many operations it ran matches the truth;
+  * recording windows (docs/archive.md A18): MeasurementOnOff alternate OFF/ON on every location,
+    never inside a region, nothing is recorded between an OFF and its ON; with the program's
+    facts: exactly the operations it says must be recorded are ("record": a regex over
+    "<record name>#<execution>"; "time_window": the append times of a list's operations, judged
+    against the markers), host call regions counted exactly ("host_regions"), and the markers of
+    the thread that turned recording on and off fall where it did so ("toggles").
 """
 import argparse
 import bisect
@@ -148,6 +154,10 @@ def read_archive(c, path, rank=None):
     records, host_callsites, gpu_locs = [], {}, {}
     stacks, last_ts = collections.defaultdict(list), {}
     open_rec = {}
+    marks = collections.defaultdict(list)       # location name -> [(time, "ON"/"OFF")]
+    first_ev = {}                               # location name -> time of its first event
+    off = set()                                 # locations whose measurement is off
+    host_regions = collections.Counter()
     with otf2.reader.open(path) as tr:
         defs = tr.definitions
         for loc in defs.locations:
@@ -169,8 +179,24 @@ def read_archive(c, path, rank=None):
             last_ts[key] = t
             kind = type(ev).__name__
             st = stacks[key]
+            first_ev.setdefault(loc.name, t)
+            if kind == "MeasurementOnOff":
+                on = "ON" in str(ev.measurement_mode)
+                marks[loc.name].append((t, "ON" if on else "OFF"))
+                if on and key not in off:
+                    c.fail(f"{loc.name}: MeasurementOnOff(ON) at {t} without an OFF before it")
+                if not on and key in off:
+                    c.fail(f"{loc.name}: MeasurementOnOff(OFF) at {t} twice")
+                if not on and st:
+                    c.fail(f"{loc.name}: MeasurementOnOff(OFF) at {t} inside region {st[-1][0]}")
+                (off.discard if on else off.add)(key)
+                continue
+            if key in off:
+                c.fail(f"{loc.name}: {kind} at {t} while measurement is off")
             if kind == "Enter":
                 st.append((ev.region.name, t))
+                if loc.type != otf2.LocationType.GPU:
+                    host_regions[ev.region.name] += 1
                 if loc.type == otf2.LocationType.GPU:
                     if len(st) != 1:
                         c.fail(f"{loc.name}: device record {ev.region.name} nested inside {st[0][0]}")
@@ -199,7 +225,7 @@ def read_archive(c, path, rank=None):
         for key, st in stacks.items():
             if st:
                 c.fail(f"location {key}: {len(st)} region(s) never left: {[s[0] for s in st][:3]}")
-    return records, host_callsites
+    return records, host_callsites, {"marks": marks, "first": first_ev, "host_regions": host_regions}
 
 
 def assign(cost):
@@ -329,7 +355,7 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
         c.fail(f"otf2-print --silent -Werror: rc {p.returncode}: {(p.stderr or p.stdout)[:500]}")
     devices, ops = load_truth(truth_path)
     try:
-        records, host_cs = read_archive(c, archive, rank)
+        records, host_cs, info = read_archive(c, archive, rank)
     except Exception as e:  # the reader refusing the archive is a finding, not a crash
         c.fail(f"python3-otf2 reader failed: {e!r}")
         return
@@ -338,6 +364,8 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
         want = []
     elif skip:
         want = [o for o in want if o["immediate"] != (skip == "immediate")]
+    if facts:
+        want = check_windows(c, facts, want, records, info)
     start_tol = START_TOL_NS
     if rank is not None:
         # Another rank's clock is mapped onto rank 0's by the offsets the collector measured with
@@ -514,6 +542,102 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
             if (q["start"], q["end"]) not in times:
                 c.fail(f"app's timestamp query on {ev} returned {q['start']}..{q['end']}, not its operation's "
                        f"times {[(x['ts_start'], x['ts_end']) for x in cands][:3]} (ops signalling it: {direct[:3]})")
+
+
+def check_windows(c, facts, want, records, info):
+    """The program's account of its recording windows: which of the operations it ran must be
+    recorded (returned: `want` narrowed to them), its host regions, and where the markers of the
+    thread that switched recording must be."""
+    marks = info["marks"]
+    thread_marks = marks.get("Master thread", [])
+    # the markers of the switching thread: the ones it placed once it existed (a thread gets a
+    # location with its first recorded call), each within the bounds of its action
+    tog = facts.get("toggles") or []
+    if tog and tog[0][2] == "ON":
+        tog = [[0, tog[0][0], "OFF"]] + tog  # recording was off from the start
+    if tog:
+        k = len(tog) - len(thread_marks)
+        if k < 0 or [m for _, m in thread_marks] != [x[2] for x in tog[k:]]:
+            c.fail(f"thread markers {[m for _, m in thread_marks]}, expected (a suffix of) {[x[2] for x in tog]}")
+        else:
+            first = info["first"].get("Master thread")
+            for (t, m), (t0, t1, _) in zip(thread_marks, tog[k:]):
+                if not t0 <= t <= t1:
+                    c.fail(f"thread {m} at {t}, not within [{t0}, {t1}] where the program switched recording")
+            # an action skipped at the start must precede the thread's first recorded event
+            for t0, t1, m in tog[:k]:
+                if first is not None and t0 > first:
+                    c.fail(f"thread: no marker for the {m} at [{t0}, {t1}]")
+            c.note(f"thread markers: {len(thread_marks)} of {len(tog)} switches (the location exists from its first call)")
+    elif "toggles" in facts and any(marks.values()) and not facts.get("time_window"):
+        c.fail(f"MeasurementOnOff records where no window was configured: {dict(marks)}")
+    for name, n in (facts.get("host_regions") or {}).items():
+        got = info["host_regions"].get(name, 0)
+        if got != n:
+            c.fail(f"{got} host region(s) {name}, expected {n}")
+        else:
+            c.note(f"{n} host region(s) {name}, as expected")
+    rx = facts.get("record")
+    if rx:
+        pat = re.compile(rx)
+        keep = [o for o in want if pat.fullmatch(f"{expected_name(o)}#{o['exec']}")]
+        c.note(f"{len(keep)} of {len(want)} executed operations must be recorded ({rx})")
+        want = keep
+    rf = facts.get("record_from_launch")
+    if rf:  # a kernel window open from the nth launch of a kernel to the end (one list per process)
+        launches = sorted((o for o in want if o["kind"] == "kernel" and o.get("name") == rf["kernel"]),
+                          key=lambda o: (o["list"], o["exec"], o["cmd"]))
+        if len(launches) < rf["nth"]:
+            c.fail(f"record_from_launch: only {len(launches)} launches of {rf['kernel']}")
+            return want
+        first = launches[rf["nth"] - 1]
+        if len({o["list"] for o in want}) != 1:
+            c.fail("record_from_launch: the check needs the operations of one command list")
+        keep = [o for o in want if (o["exec"], o["cmd"]) >= (first["exec"], first["cmd"])]
+        c.note(f"{len(keep)} of {len(want)} operations from the {rf['nth']}. {rf['kernel']} launch on must be recorded")
+        want = keep
+    tw = facts.get("time_window")
+    if tw is not None:
+        ons = [t for t, m in thread_marks if m == "ON"]
+        offs = [t for t, m in thread_marks if m == "OFF"]
+        if not ons and not offs:
+            c.fail("time window: no MeasurementOnOff on the thread")
+            return want
+        # the window opened at most once and closed at most once (or never, if it outlived the run)
+        t_on = ons[0] if ons else 0
+        t_off = offs[-1] if offs and (not ons or offs[-1] > t_on) else None
+        if len(ons) > 1 or len(offs) > 2:
+            c.fail(f"time window: markers {thread_marks}")
+        times = {cmd: (t0, t1) for cmd, t0, t1 in tw}
+        by_start = sorted(records, key=lambda r: r["start"])
+        starts = [r["start"] for r in by_start]
+        keep, inside, ambiguous = [], 0, 0
+        for o in want:
+            if o.get("name") != "tk" or o["cmd"] not in times:
+                continue
+            t0, t1 = times[o["cmd"]]
+            if t0 > t_on and (t_off is None or t1 < t_off):
+                keep.append(o)
+                inside += 1
+            elif t1 < t_on or (t_off is not None and t0 > t_off):
+                pass
+            else:  # appended while recording switched: either way, as long as it is whole
+                ambiguous += 1
+                i = bisect.bisect_left(starts, o["host_start"] - START_TOL_NS)
+                if i < len(starts) and abs(starts[i] - o["host_start"]) <= START_TOL_NS:
+                    keep.append(o)
+        c.note(f"time window [{t_on}, {t_off}]: {inside} operations appended inside, {ambiguous} at an edge")
+        lo = facts.get("time_base_lo")
+        if lo is not None:  # the window counts from MPI_Init's return, after lo: never early
+            if ons and t_on < lo + facts["time_start_ns"]:
+                c.fail(f"time window opened at {t_on}, before MPI_Init + start ({lo} + {facts['time_start_ns']})")
+            if t_off is not None and t_off < lo + facts["time_stop_ns"]:
+                c.fail(f"time window closed at {t_off}, before MPI_Init + stop ({lo} + {facts['time_stop_ns']})")
+            c.note(f"time window opened {t_on - lo - facts['time_start_ns']} ns after the earliest possible moment")
+        if inside == 0:
+            c.fail("time window: no operation appended inside it")
+        want = keep
+    return want
 
 
 def run(args):

@@ -54,6 +54,13 @@ Checks (one TAP line each):
   devices         (--devices) every rank has ACCELERATOR_STREAM locations (in ACCELERATOR
                   location groups created by its process group) with kernel regions on them
 
+--windows (recording windows, rank selection: docs/archive.md A18): a rank measures while its
+MPI location is not between a MeasurementOnOff OFF and its ON; a rank without events never
+measures. Then a send may lack its receive if the receiving rank stopped measuring at some
+point after the send, a receive may lack its send if the sender did not measure at some point
+before it; collectives are compared among the members that recorded any on that communicator;
+--devices asks streams of the ranks with events only.
+
 --truncated: the archive was salvaged from a job that died (zecoll salvage, docs/salvage.md), so
 each rank's records stop somewhere. What was recorded must still be right, and only the ends may
 be missing: per (communicator, sender, receiver, tag) the unmatched sends and receives come after
@@ -349,6 +356,33 @@ class Checker:
         self.comm_info = {}  # comm ref -> dict
 
     # -- basics ---------------------------------------------------------------------------------
+    def off_periods(self):
+        """rank -> [(start, end)] of the times its MPI location did not measure (--windows)."""
+        per_rank = {}
+        for r, loc in enumerate(self.world_locs):
+            lr = ref(loc)
+            evs = self.tr.events.get(lr, [])
+            if not evs:
+                per_rank[r] = [(float("-inf"), float("inf"))]
+                continue
+            spans, start = [], None
+            for i, (kind, t, ev, top) in enumerate(evs):
+                if kind != "MeasurementOnOff":
+                    continue
+                if "OFF" in str(ev.measurement_mode):
+                    start = self.corr[lr][i]
+                elif start is not None:
+                    spans.append((start, self.corr[lr][i]))
+                    start = None
+            if start is not None:
+                spans.append((start, float("inf")))
+            per_rank[r] = spans
+        return per_rank
+
+    def unmeasured(self, rank, lo=float("-inf"), hi=float("inf")):
+        """whether rank did not measure at some moment in [lo, hi]"""
+        return any(a < hi and b > lo for a, b in self.off.get(rank, []))
+
     def run(self):
         a, tap = self.a, self.tap
         self.anchor = find_anchor(a.archive)
@@ -380,6 +414,7 @@ class Checker:
         self.check_timestamps()
         self.check_nesting()
         self.check_regions()
+        self.off = self.off_periods() if a.windows else {}
         pairs = self.check_p2p()
         self.check_requests()
         instances = self.check_collectives()
@@ -744,7 +779,7 @@ class Checker:
                         {"loc": lr, "idx": idx, "bytes": nbytes, "kind": kind, "order": self.corr[lr][order_idx]})
         pairs = []
         per_ct = collections.defaultdict(lambda: [0, 0])
-        unmatched_s = unmatched_r = 0
+        unmatched_s = unmatched_r = excused = 0
         truncated_tail = [0, 0]
         for key in sorted(set(sends) | set(recvs), key=str):
             ss = sorted(sends.get(key, []), key=lambda m: m["order"])
@@ -761,6 +796,9 @@ class Checker:
                     tail_s.append(si)
                     continue
                 if j is None:
+                    if self.a.windows and self.unmeasured(key[2], lo=self.corr[s["loc"]][s["idx"]]):
+                        excused += 1  # the receiver stopped measuring after this send
+                        continue
                     unmatched_s += 1
                     if unmatched_s <= MAX_DETAILS:
                         errs.append(f"unmatched {s['kind']}: {self.comm_name(key[0])} rank {key[1]} -> {key[2]} tag "
@@ -788,6 +826,9 @@ class Checker:
                 continue
             for j, r in enumerate(rr):
                 if not used[j]:
+                    if self.a.windows and self.unmeasured(key[1], hi=self.corr[r["loc"]][r["idx"]]):
+                        excused += 1  # the sender did not measure at some time before this receive
+                        continue
                     unmatched_r += 1
                     if unmatched_r <= MAX_DETAILS:
                         errs.append(f"unmatched {r['kind']}: {self.comm_name(key[0])} rank {key[1]} -> {key[2]} tag "
@@ -800,6 +841,8 @@ class Checker:
             lines = lines[:40] + [f"... {len(lines) - 40} more (communicator, tag) pairs"]
         notes += lines
         notes.append(f"{len(pairs)} messages matched")
+        if self.a.windows:
+            notes.append(f"{excused} message ends whose other end was not measuring (--windows)")
         if self.a.truncated:
             notes.append(f"truncated job: {truncated_tail[0]} send(s) and {truncated_tail[1]} receive(s) "
                          f"unmatched at the ends of their sequences")
@@ -910,10 +953,36 @@ class Checker:
             for r in per_rank:
                 if r not in members:
                     errs.append(f"{name}: rank {r} records {len(per_rank[r])} collectives but is not a member {members}")
+            if self.a.windows:  # the members that recorded none did not measure (or were not selected)
+                members = [r for r in members if per_rank.get(r)]
             ref_rank = members[0] if members else None
             if self.a.truncated and members:  # compare with the longest; every member a prefix of it
                 ref_rank = max(members, key=lambda r: len(per_rank.get(r, [])))
             ref_seq = per_rank.get(ref_rank, [])
+            if self.a.windows and members:
+                # the longest sequence is the job's; every other member's is a subsequence of it
+                # that lacks only collectives it was not measuring for
+                ref_rank = max(members, key=lambda r: len(per_rank.get(r, [])))
+                full = per_rank[ref_rank]
+                span = lambda x: (x["enter"] if x["enter"] is not None else x["order"], x["leave"])
+                for r in members:
+                    seq, k = per_rank[r], 0
+                    for x in seq:
+                        while k < len(full) and (full[k]["op"], full[k]["root"]) != (x["op"], x["root"]):
+                            if not self.unmeasured(r, *span(full[k])):
+                                errs.append(f"{name}: rank {r} lacks {full[k]['op']} (#{k} of rank {ref_rank}) "
+                                            f"although it was measuring then")
+                            k += 1
+                        if k == len(full):
+                            errs.append(f"{name}: rank {r}'s collectives ({self.op_summary(seq)}) are not a "
+                                        f"subsequence of rank {ref_rank}'s ({self.op_summary(full)})")
+                            break
+                        k += 1
+                    for y in full[k:]:
+                        if not self.unmeasured(r, *span(y)):
+                            errs.append(f"{name}: rank {r} lacks {y['op']} of rank {ref_rank} although it was measuring")
+                notes.append(f"{name}: rank {ref_rank} records {self.op_summary(full)}; the others a part of it (--windows)")
+                continue
             for r in members:
                 seq = per_rank.get(r, [])
                 if self.a.truncated and len(seq) < len(ref_seq):
@@ -937,6 +1006,7 @@ class Checker:
                         errs.append(f"{name}: collective #{k} ({x['op']}) has root {self.root_str(x['root'])}, "
                                     f"not a rank of the communicator")
                         break
+            ref_seq = per_rank.get(ref_rank, [])
             if ref_seq:
                 ops = collections.Counter(x["op"] for x in ref_seq)
                 notes.append(f"{name}: {len(ref_seq)} collectives per member ({', '.join(f'{o} x{c}' for o, c in sorted(ops.items()))})")
@@ -1122,6 +1192,9 @@ class Checker:
                         if role in ("FUNCTION", "KERNEL"):
                             kernels[r][ev.region.name] += 1
         for r in range(self.a.ranks):
+            if self.a.windows and self.off.get(r) == [(float("-inf"), float("inf"))]:
+                notes.append(f"rank {r}: no events (not selected)")
+                continue
             if not streams.get(r):
                 errs.append(f"rank {r} has no ACCELERATOR_STREAM location")
             elif not kernels.get(r):
@@ -1161,6 +1234,8 @@ def main(argv=None):
     ap.add_argument("--truncated", action="store_true",
                     help="a salvaged archive of a job that died: sequences may end early (see above)")
     ap.add_argument("--devices", action="store_true", help="expect device streams and kernels on every rank")
+    ap.add_argument("--windows", action="store_true",
+                    help="recording windows or rank selection: excuse what falls where a rank did not measure")
     a = ap.parse_args(argv)
     if a.ranks < 1:
         ap.error("--ranks must be >= 1")

@@ -20,7 +20,8 @@ Steps:
      collector created) and run check_mpi_trace.py on it with --ranks N, each --check option, and
      --skew-check --expect-skew S0,... when --skew is given.
   5. with --truth: zesim logged each rank's ground truth (ZESIM_TRUTH=DIR/truth-%r.jsonl); each
-     rank's device records are judged against it by tests/collector/check_trace.py --rank r.
+     rank's device records are judged against it by tests/collector/check_trace.py --rank r
+     (with --facts DIR/facts-<r>.json when the program wrote one: its recording windows).
 Without --collector only steps 1-3 run: the program itself must pass.
 --skip-if-missing: exit 77 (ctest SKIP_RETURN_CODE) when PROGRAM is not installed.
 Exit status: 0 passed, 1 failed, 77 skipped.
@@ -71,6 +72,8 @@ def main():
                     help="zesim logs each rank's ground truth; every rank's device records are judged "
                          "against it (tests/collector/check_trace.py check --rank r)")
     ap.add_argument("--start-tol-ns", type=int, help="start tolerance for --truth (clock offsets add error)")
+    ap.add_argument("--facts", help="for --truth: what every rank must show (check_trace.py --facts), "
+                                    "unless the program wrote its own facts-<rank>.json")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -198,6 +201,11 @@ def main():
                   "--truth", os.path.join(work, f"truth-{r}.jsonl"), "--trace", anchor_dir, "--rank", str(r)]
             if a.start_tol_ns:
                 tc += ["--start-tol-ns", str(a.start_tol_ns)]
+            facts = os.path.join(work, f"facts-{r}.json")  # the program's own account (mpi_windows.c)
+            if os.path.exists(facts):
+                tc += ["--facts", facts]
+            elif a.facts:
+                tc += ["--facts", a.facts]
             print("# " + " ".join(tc))
             sys.stdout.flush()
             if subprocess.run(tc, timeout=max(120.0, 4 * a.timeout)).returncode != 0:
