@@ -70,7 +70,10 @@ void zs_event_reset(ze_event_handle_t ev) {
 
 void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start, uint64_t ts_end) {
     uint32_t s = ev_write_begin(ev);
-    atomic_store_explicit(&ev->signaled, true, memory_order_relaxed);
+    /* release: what the command did before its signal (a copy's bytes) is visible to whoever
+     * sees the signal with an acquire load and no lock (event_done, TSan: example.multithread
+     * read a copy's destination that only seq's release had ordered, about 1 run in 10) */
+    atomic_store_explicit(&ev->signaled, true, memory_order_release);
     atomic_store_explicit(&ev->signal_ns, host_ns, memory_order_relaxed);
     /* re-signalling without a reset: the newest writer's timestamps win */
     if (has_ts) {
