@@ -694,9 +694,18 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nj; i++)
         for (size_t k = 0; k < J[i].nlocs; k++) nsegs += J[i].locs[k].nsegs;
     if (!nsegs) {
-        fprintf(stderr, "%s: %s: no records in the journal(s) (the run died before any reached them): nothing to "
-                        "salvage\n",
-                prog, jdir);
+        /* Damage before the first buffer is not "died early": name the file and where it broke. */
+        bool named = false;
+        for (size_t i = 0; i < nj; i++)
+            if (J[i].damage[0]) {
+                fprintf(stderr, "%s: %s: %s, before any event records: nothing to salvage\n", prog, J[i].path, J[i].damage);
+                named = true;
+            }
+        if (!named)
+            fprintf(stderr,
+                    "%s: %s: no records in the journal(s) (the run died before any reached them): nothing to "
+                    "salvage\n",
+                    prog, jdir);
         return 2;
     }
     uint32_t size = J[0].size;

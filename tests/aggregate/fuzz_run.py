@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Replay the fuzzing corpus (every input must pass without a crash), or fuzz for a while.
 
-  fuzz_run.py --synth BIN --corpus DIR --work DIR (--replay BIN [--mutations N] | --fuzzer BIN [--seconds S])
+  fuzz_run.py --synth BIN --corpus DIR --work DIR (--replay BIN [--mutations N] | --fuzzer BIN [--runs N | --seconds S])
 
 Both need the base archive the corpus inputs are files of: zecoll-synth writes it (deterministic:
 2 ranks, 2 queues, 8 operations, skews, a measurement-off window, metrics, OTF2's smallest
@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--replay")
     ap.add_argument("--fuzzer")
     ap.add_argument("--seconds", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=0, help="a fixed number of inputs instead of --seconds: with the fixed seed, "
+                    "the same inputs on every machine however loaded (CI)")
     ap.add_argument("--mutations", type=int, default=0)
     a = ap.parse_args()
     work = os.path.abspath(a.work)
@@ -72,11 +74,17 @@ def main():
     arts = os.path.join(work, "artifacts")
     shutil.copytree(a.corpus, corpus)
     os.makedirs(arts)
-    env = dict(os.environ, ZC_FUZZ_BASE=base, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:allocator_may_return_null=1", UBSAN_OPTIONS="halt_on_error=1")
-    # OTF2 leaks on some of its own error paths: leak detection would report the library
-    p = subprocess.run([a.fuzzer, corpus, f"-max_total_time={a.seconds}", "-seed=1", "-timeout=20", "-rss_limit_mb=2048",
+    # OTF2 leaks on some of its own error paths: leak detection would report the library.
+    # A corrupt anchor makes OTF2 calloc what its fields claim (18 GB seen); a real process gets NULL or
+    # untouched virtual memory, and OTF2 reports the file. Allocations over 1 GiB therefore fail here as
+    # they do on a small node (ASan returns NULL before libFuzzer's malloc limit sees them), so the
+    # failure path is what gets fuzzed rather than libFuzzer calling the request itself an OOM.
+    env = dict(os.environ, ZC_FUZZ_BASE=base, UBSAN_OPTIONS="halt_on_error=1",
+               ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:max_allocation_size_mb=1024")
+    limit = [f"-runs={a.runs}"] if a.runs else [f"-max_total_time={a.seconds}"]
+    p = subprocess.run([a.fuzzer, corpus] + limit + ["-seed=1", "-timeout=20", "-rss_limit_mb=2048", "-malloc_limit_mb=2048",
                         "-max_len=8192", "-len_control=0", f"-artifact_prefix={arts}/", "-print_final_stats=1"],
-                       env=env, capture_output=True, text=True, timeout=a.seconds + 240)
+                       env=env, capture_output=True, text=True, timeout=(a.runs // 5 if a.runs else a.seconds) + 240)
     tail = [l for l in p.stderr.splitlines() if l.startswith("stat::") or "ERROR" in l or "deadly" in l]
     print("\n".join(tail[-12:]))
     found = os.listdir(arts)
