@@ -10,21 +10,38 @@
 #      speed-up 1 -> 2 readers: wall of the whole command, and of the reading phase
 #      (the slowest reader)                                                        target >= 1.6x
 #   and the peak memory (RSS) of each reader rank.
+#   3. with BENCH_READERS="1 2 4 8" (a many-core host), the big job with each reader count:
+#      speed-up over 1 reader, byte-identical reports.
 # Wall times on a shared 2-core VM include waiting for the CPU; CPU seconds are given beside them.
-# Usage: bench/aggregate.sh   (BENCH_REPS=3 BENCH_RANKS=256 BENCH_BIG_RANKS=4096 BENCH_WORK=dir)
+# Usage: bench/aggregate.sh   (BENCH_REPS=3 BENCH_RANKS=256 BENCH_BIG_RANKS=4096 BENCH_WORK=dir
+#                              BENCH_READERS="1 2" BENCH_BIG_REPS=1 BENCH_PIN=cpu)
+# On a host without the Debian packages (the 16-core host): BENCH_BIN=DIR runs the prebuilt
+# binaries of a folder packed by device-pack.sh (DIR/bin: zecoll-aggregate zecoll-synth
+# zc_agg_decode, DIR/lib: libotf2 ...) with the host's mpirun.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/scripts/setup-deps.sh"
-build=${BENCH_BUILD:-$root/build/bench-release}
 reps=${BENCH_REPS:-3}
 ranks=${BENCH_RANKS:-256}
 big=${BENCH_BIG_RANKS:-4096}
-work=${BENCH_WORK:-$build/aggregate-bench}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target zecoll-aggregate zecoll-synth zc_agg_decode >/dev/null
-agg="$build/bin/zecoll-aggregate"
-synth="$build/bin/zecoll-synth"
-decode="$build/bench/zc_agg_decode"
+readers=${BENCH_READERS:-1 2}
+big_reps=${BENCH_BIG_REPS:-1}
+# BENCH_PIN=CPU: the single-reader runs (part 1 and the 1-reader runs of part 2) on that CPU only
+pin=${BENCH_PIN:+taskset -c $BENCH_PIN}
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin=$(cd "$BENCH_BIN" && pwd)
+  export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  agg="$bin/bin/zecoll-aggregate" synth="$bin/bin/zecoll-synth" decode="$bin/bin/zc_agg_decode"
+  work=${BENCH_WORK:-$(mktemp -d)/aggregate-bench}
+else
+  "$root/scripts/setup-deps.sh"
+  build=${BENCH_BUILD:-$root/build/bench-release}
+  work=${BENCH_WORK:-$build/aggregate-bench}
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target zecoll-aggregate zecoll-synth zc_agg_decode >/dev/null
+  agg="$build/bin/zecoll-aggregate"
+  synth="$build/bin/zecoll-synth"
+  decode="$build/bench/zc_agg_decode"
+fi
 mpirun=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
 rm -rf "$work"
@@ -53,30 +70,36 @@ size=$(du -sm "$work/medium" | cut -f1)
 # 1: one reader against the decode-only reader, alternating runs
 dec=() one=() rss1=()
 for _ in $(seq "$reps"); do
-  out=$("$decode" "$work/medium")
+  out=$($pin "$decode" "$work/medium")
   dec+=("$(py "import json,sys; print(json.loads(sys.argv[1])['events_per_cpu_s'])" "$out")")
   events=$(py "import json,sys; print(json.loads(sys.argv[1])['events'])" "$out")
-  "$agg" "$work/medium" -q --stats 2> "$work/s1.txt"
+  $pin "$agg" "$work/medium" -q --stats 2> "$work/s1.txt"
   read -r ev c _ mx _ < <(stat_sum "$work/s1.txt")
   one+=("$(py "print($ev / $c if $c > 0 else 0)")"); rss1+=("$mx")
 done
 md=$(median "${dec[@]}") m1=$(median "${one[@]}")
 ratio=$(py "print(f'{$m1 / $md:.2f}')")
 
-# 2: the big job, with 1 and with 2 readers
+# 2: the big job, with 1 and with 2 readers (alternating, median of BENCH_BIG_REPS runs)
 t0=$(now)
 "$synth" --out "$work/big" --ranks "$big" --queues 4 --ops 1000
 tbig_gen=$(py "print(f'{$(now) - $t0:.0f}')")
 bigsize=$(du -sm "$work/big" | cut -f1)
-t0=$(now)
-"$agg" "$work/big" -q --stats --json "$work/big1.json" 2> "$work/sbig1.txt"
-tbig1=$(py "print(f'{$(now) - $t0:.1f}')")
-t0=$(now)
-"${mpirun[@]}" -np 2 "$agg" "$work/big" -q --stats --json "$work/big.json" 2> "$work/sbig.txt"
-tbig=$(py "print(f'{$(now) - $t0:.1f}')")
-cmp -s "$work/big1.json" "$work/big.json" && same="byte-identical" || same="DIFFERENT"
-read -r bev1 bcpu1 bwall1 brss1 _ < <(stat_sum "$work/sbig1.txt")
-read -r bev bcpu bwall brss brss_all < <(stat_sum "$work/sbig.txt")
+w1=() w2=() r1=() r2=() c1=() c2=() same="byte-identical"
+for _ in $(seq "$big_reps"); do
+  t0=$(now)
+  $pin "$agg" "$work/big" -q --stats --json "$work/big1.json" 2> "$work/sbig1.txt"
+  w1+=("$(py "print(f'{$(now) - $t0:.2f}')")")
+  t0=$(now)
+  "${mpirun[@]}" -x LD_LIBRARY_PATH -np 2 "$agg" "$work/big" -q --stats --json "$work/big.json" 2> "$work/sbig.txt"
+  w2+=("$(py "print(f'{$(now) - $t0:.2f}')")")
+  cmp -s "$work/big1.json" "$work/big.json" || same="DIFFERENT"
+  read -r bev1 bcpu1 bwall1 brss1 _ < <(stat_sum "$work/sbig1.txt")
+  read -r bev bcpu bwall brss brss_all < <(stat_sum "$work/sbig.txt")
+  r1+=("$bwall1") r2+=("$bwall") c1+=("$bcpu1") c2+=("$bcpu")
+done
+bcpu1=$(median "${c1[@]}") bcpu=$(median "${c2[@]}")
+tbig1=$(median "${w1[@]}") tbig=$(median "${w2[@]}") bwall1=$(median "${r1[@]}") bwall=$(median "${r2[@]}")
 speedup=$(py "print(f'{$tbig1 / $tbig:.2f}')")
 speedup_read=$(py "print(f'{$bwall1 / $bwall:.2f}')")
 
@@ -89,6 +112,7 @@ printf '%-62s %16.0f\n' "  zecoll-aggregate, 1 reader: events per CPU second (me
 printf '%-62s %16s %16s %10s\n' "  ratio aggregate / decode-only" "${ratio}x" ">= 0.8x" "$(verdict "$ratio >= 0.8")"
 printf '%-62s %16s\n' "  peak RSS of the reader (KiB)" "$(median "${rss1[@]}")"
 printf '%-62s %16s\n' "big archive: $big ranks x 4 queues, $bev events, $bigsize MiB (written in ${tbig_gen} s)" ""
+[ "$big_reps" = 1 ] || printf '%-62s %16s\n' "  (median of $big_reps alternating runs of 1 and 2 readers)" ""
 printf '%-62s %16s\n' "  1 reader: wall (s); reading phase wall / CPU (s)" "$tbig1; $bwall1 / $bcpu1"
 printf '%-62s %16s %16s %10s\n' "  2 readers: wall (s)" "$tbig" "< 600" "$(verdict "$tbig < 600")"
 printf '%-62s %16s\n' "  2 readers: slowest reader's reading wall / CPU (s)" "$bwall / $bcpu"
@@ -96,4 +120,18 @@ printf '%-62s %16s %16s %10s\n' "  speed-up 1 -> 2 readers, whole command (wall)
 printf '%-62s %16s %16s %10s\n' "  speed-up 1 -> 2 readers, reading phase (wall)" "${speedup_read}x" ">= 1.6x" "$(verdict "$speedup_read >= 1.6")"
 printf '%-62s %16s\n' "  reports of 1 and 2 readers" "$same"
 printf '%-62s %16s\n' "  peak RSS per reader, 1 reader / 2 readers (KiB)" "$brss1 / $brss_all"
+
+# 3: more reader counts (a many-core host)
+for k in $readers; do
+  [ "$k" = 1 ] || [ "$k" = 2 ] && continue
+  t0=$(now)
+  "${mpirun[@]}" -x LD_LIBRARY_PATH -np "$k" "$agg" "$work/big" -q --stats --json "$work/bigk.json" 2> "$work/sbigk.txt"
+  tk=$(py "print(f'{$(now) - $t0:.1f}')")
+  cmp -s "$work/big1.json" "$work/bigk.json" && samek="byte-identical" || samek="DIFFERENT"
+  read -r _ kcpu kwall krss _ < <(stat_sum "$work/sbigk.txt")
+  printf '%-62s %16s\n' "  $k readers: wall (s); slowest reading wall / CPU (s); report" "$tk; $kwall / $kcpu; $samek"
+  printf '%-62s %16s\n' "  speed-up 1 -> $k readers, whole command / reading phase (wall)" \
+    "$(py "print(f'{$tbig1 / $tk:.2f}x / {$bwall1 / $kwall:.2f}x')")"
+  printf '%-62s %16s\n' "  peak RSS per reader, $k readers (KiB, max)" "$krss"
+done
 rm -rf "$work/medium" "$work/big"

@@ -6,9 +6,13 @@
 # Every variant of one measure runs once per repetition, alternating, and the median is printed
 # with the target of issue 7. Besides the targets it runs the experiments that locate what scales
 # with cores: the background drainer off, buffers large enough that the writer thread never runs,
-# device or API timing off, the whole process pinned to one core or to two.
+# device or API timing off, the whole process pinned to one core or to two, and (no collector) an
+# application that spends 100 ns more per Append.
 #   usage: bench/host_bench.sh DIR [OUTDIR]      (BENCH_REPS=5 BENCH_APPENDS=1000000 BENCH_IMM=200000
-#                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf)
+#                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf
+#                                                 BENCH_PARTS="reg imm wall mpi" BENCH_ZESIM=libzesim.so)
+# BENCH_ZESIM runs the same measures on another build of the simulator (experiments: which part
+# of a difference is the simulator's); BENCH_PARTS picks the groups of measures.
 set -uo pipefail
 D=$(cd "${1:?usage: host_bench.sh DIR [OUTDIR]}" && pwd)
 out=${2:-$(mktemp -d)}
@@ -18,7 +22,9 @@ appends=${BENCH_APPENDS:-1000000}
 imm=${BENCH_IMM:-200000}
 iters=${BENCH_ITERS:-200000}
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
+export ZE_ENABLE_ALT_DRIVERS=${BENCH_ZESIM:-$D/lib/libzesim.so}
+parts=" ${BENCH_PARTS:-reg imm wall mpi} "
+part() { [[ "$parts" == *" $1 "* ]]; }
 unset ZESIM_TRUTH
 app=$D/bin/zc_bench_app
 mapp=$D/bin/zc_mpi_bench
@@ -43,10 +49,10 @@ one() {
   echo "$name $v $o" >>"$raw"
   rm -rf "$work"/t-*
 }
-med() { median ${vals[$1]}; }
-row() { printf '%-58s %10s %10s %10s  %s\n' "$@"; }
-delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2"; }
-ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2"; }
+med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
+row() { [ "$2" = "" ] || [ "$3" = "" ] || printf '%-58s %10s %10s %10s  %s\n' "$@"; }
+delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2" 2>/dev/null; }
+ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2" 2>/dev/null; }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
@@ -59,17 +65,21 @@ mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
 echo "== $(nproc) cores, $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null), $reps alternating runs" | tee "$out/table.txt"
 grep -o -m1 -w -E 'constant_tsc|nonstop_tsc' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$out/table.txt"; echo >>"$out/table.txt"
 for r in $(seq "$reps"); do
+  if part reg; then
   # regular list: host work only (never executed)
   one reg.base append_ns env X=1 "$app" regular "$appends"
   one reg.on append_ns env "${col[@]}" "$app" regular "$appends"
   one reg.apioff append_ns env "${col[@]}" ZECOLL_API_TIMING=0 "$app" regular "$appends"
   one reg.nodrain append_ns env "${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0 "$app" regular "$appends"
   one reg.bigbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8388608 "$app" regular "$appends"
+  one reg.smallbuf append_ns env "${col[@]}" ZECOLL_BUFFER_EVENTS=8192 "$app" regular "$appends"
   one reg.ev.base append_ns env X=1 "$app" regular "$appends" event
   one reg.ev.on append_ns env "${col[@]}" "$app" regular "$appends" event
   one reg.closed append_ns env "${col[@]}" ZECOLL_WINDOWS=signal:SIGUSR2 "$app" regular "$appends"
   one reg.pin1.base append_ns taskset -c 3 env X=1 "$app" regular "$appends"
   one reg.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" regular "$appends"
+  fi
+  if part imm; then
   # immediate list: executing on zesim's worker thread
   one imm.base append_ns env X=1 "$app" appends "$imm"
   one imm.on append_ns env "${col[@]}" "$app" appends "$imm"
@@ -84,6 +94,10 @@ for r in $(seq "$reps"); do
   one imm.pin1.on append_ns taskset -c 3 env "${col[@]}" "$app" appends "$imm"
   one imm.pin2.base append_ns taskset -c 2,3 env X=1 "$app" appends "$imm"
   one imm.pin2.on append_ns taskset -c 2,3 env "${col[@]}" "$app" appends "$imm"
+  # no collector: the application busy ~100 ns longer per Append (how the simulator reacts)
+  one imm.spin100 append_ns env ZC_BENCH_SPIN_NS=100 "$app" appends "$imm"
+  fi
+  if part wall; then
   # wall time and resubmission
   one k.base wall_s env X=1 "$app" kernels 20000 20
   one k.on wall_s env "${col[@]}" "$app" kernels 20000 20
@@ -92,14 +106,19 @@ for r in $(seq "$reps"); do
   one ex.on wall_s env "${col[@]}" "$app" execs 2000 compute
   one cp.base wall_s env X=1 "$app" execs 2000 copy
   one cp.on wall_s env "${col[@]}" "$app" execs 2000 copy
+  one cp.deep wall_s env "${col[@]}" ZECOLL_HARVEST_BUFFERS=4096 "$app" execs 2000 copy
+  fi
+  if part mpi; then
   # MPI
   one mpi.base call_ns mpi 1 self
   one mpi.on call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   one mpi.off call_ns mpi 1 self LD_PRELOAD="$lib" ZECOLL_ENABLE=0
   one mpi.closed call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_WINDOWS=signal:SIGUSR2
   one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
+  one mpi.smallbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8192
   one mpi2.base call_ns mpi 2 pair
   one mpi2.on call_ns mpi 2 pair ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
+  fi
 done
 
 {
@@ -108,6 +127,7 @@ done
   row "  API timing off" "$(med reg.base)" "$(med reg.apioff)" "$(delta "$(med reg.base)" "$(med reg.apioff)")" ""
   row "  background drainer off" "$(med reg.base)" "$(med reg.nodrain)" "$(delta "$(med reg.base)" "$(med reg.nodrain)")" "(experiment)"
   row "  8M-event buffers (writer thread idle)" "$(med reg.base)" "$(med reg.bigbuf)" "$(delta "$(med reg.base)" "$(med reg.bigbuf)")" "(experiment)"
+  row "  8192-event buffers (in the L2 cache)" "$(med reg.base)" "$(med reg.smallbuf)" "$(delta "$(med reg.base)" "$(med reg.smallbuf)")" "(experiment)"
   row "  with an app event (re-signal barrier)" "$(med reg.ev.base)" "$(med reg.ev.on)" "$(delta "$(med reg.ev.base)" "$(med reg.ev.on)")" "(info)"
   row "  whole process on one core" "$(med reg.pin1.base)" "$(med reg.pin1.on)" "$(delta "$(med reg.pin1.base)" "$(med reg.pin1.on)")" "(experiment)"
   row "  recording closed for the whole run" "$(med reg.base)" "$(med reg.closed)" "$(delta "$(med reg.base)" "$(med reg.closed)")" "(issue 8)"
@@ -119,15 +139,18 @@ done
   row "  with an app event (re-signal barrier)" "$(med imm.ev.base)" "$(med imm.ev.on)" "$(delta "$(med imm.ev.base)" "$(med imm.ev.on)")" "(info)"
   row "  whole process on one core" "$(med imm.pin1.base)" "$(med imm.pin1.on)" "$(delta "$(med imm.pin1.base)" "$(med imm.pin1.on)")" "(experiment)"
   row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
+  row "  no collector, the app busy 100 ns more per Append" "$(med imm.base)" "$(med imm.spin100)" "$(delta "$(med imm.base)" "$(med imm.spin100)")" "(experiment)"
   row "  recording closed for the whole run" "$(med imm.base)" "$(med imm.closed)" "$(delta "$(med imm.base)" "$(med imm.closed)")" "(issue 8)"
   row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
   row "  recording closed for the whole run" "$(med k.base)" "$(med k.closed)" "$(ratio "$(med k.base)" "$(med k.closed)")" "<= x1.01 (issue 8)"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
   row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
+  row "  4096 harvest buffers (the app never waits for one)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
   row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
   row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
   row "  recording closed for the whole run" "$(med mpi.base)" "$(med mpi.closed)" "$(delta "$(med mpi.base)" "$(med mpi.closed)")" "(issue 8)"
   row "  8M-event buffers (writer thread idle)" "$(med mpi.base)" "$(med mpi.bigbuf)" "$(delta "$(med mpi.base)" "$(med mpi.bigbuf)")" "(experiment)"
+  row "  8192-event buffers (in the L2 cache)" "$(med mpi.base)" "$(med mpi.smallbuf)" "$(delta "$(med mpi.base)" "$(med mpi.smallbuf)")" "(experiment)"
   row "ns per MPI call, 2 ranks exchanging" "$(med mpi2.base)" "$(med mpi2.on)" "$(delta "$(med mpi2.base)" "$(med mpi2.on)")" "(info)"
 } | tee -a "$out/table.txt"
 
@@ -147,5 +170,25 @@ if [ -n "$perf" ] && "$perf" stat -e cycles true >/dev/null 2>&1; then
 else
   echo "perf: no hardware counters here (or no perf)" >"$out/perfstat.txt"
   [ -n "$perf" ] && "$perf" stat -e cycles true >>"$out/perfstat.txt" 2>&1
+fi
+# Software events (context switches, migrations) and a profile sampled on the CPU clock, with
+# call graphs: where the immediate-list Append's time goes, ours and the simulator's, kernel
+# included. Works in a guest without a virtual PMU.
+if [ -n "$perf" ] && part imm && "$perf" stat -e task-clock true >/dev/null 2>&1; then
+  for v in base on nodrain; do
+    e=(X=1); [ $v = on ] && e=("${col[@]}"); [ $v = nodrain ] && e=("${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0)
+    "$perf" stat -x, -e task-clock,context-switches,cpu-migrations,page-faults \
+      env "${e[@]}" "$app" appends "$imm" >/dev/null 2>"$out/swstat.imm.$v.txt"
+    rm -rf "$work"/t-*
+  done
+  for v in base on; do
+    e=(X=1); [ $v = on ] && e=("${col[@]}")
+    ( cd "$work" && "$perf" record -q -e cpu-clock -F 20000 -g -o "$work/p.data" -- env "${e[@]}" "$app" appends "$imm" >/dev/null 2>&1 &&
+      "$perf" report -i "$work/p.data" --stdio --no-children --sort sym --percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -70 \
+        >"$out/profile.imm.$v.txt"
+      "$perf" report -i "$work/p.data" --stdio --no-children --sort comm,dso --percent-limit 0.5 -g none 2>/dev/null | grep -v '^$' | head -40 \
+        >>"$out/profile.imm.$v.txt" ) || echo "perf record failed" >"$out/profile.imm.$v.txt"
+    rm -rf "$work"/t-* "$work/p.data"
+  done
 fi
 echo "== raw values in $raw"

@@ -6,14 +6,16 @@
  *   regular N [event]   the same appends recorded into a regular list that is reset every 8192
  *                       and never executed: host cost only, no simulated GPU work competing
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
- *                       one sync at the end; reports the wall time of the whole run
+ *                       one sync at the end; reports the wall time of the whole run (wall_s) and
+ *                       of the appends and the sync alone (run_s)
  *   execs N copy|compute [leave]  one regular list (a 64 KiB copy and a barrier) executed N
  *                       times back to back on a queue of the copy-only / compute group, one sync
  *                       at the end: the cost of resubmitting a list while it is in flight. With
  *                       "leave" the program exits right after the sync, destroying nothing (as
  *                       many applications do; tests of the collector's exit path)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
- * the appended kernel (default 0). */
+ * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
+ * Append. */
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,15 +49,26 @@ struct imm_run {
     int nev;
     ze_event_handle_t sync;
     int with_event;
+    long spin_ns; /* ZC_BENCH_SPIN_NS: busy time after each Append (a collector-sized delay without
+                   * the collector: how the simulated device reacts to a slower Append) */
 };
+
+static void spin(long ns) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+    do clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
+}
 
 static inline __attribute__((always_inline)) double imm_loop(const struct imm_run *r, long n) {
     double in_appends = 0;
     for (long i = 0; i < n;) {
         long batch = n - i < 8192 ? n - i : 8192;
         double t0 = now();
-        for (long b = 0; b < batch; b++)
+        for (long b = 0; b < batch; b++) {
             CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
+            if (r->spin_ns) spin(r->spin_ns);
+        }
         in_appends += now() - t0;
         i += batch;
         /* wait for the batch, as an application synchronising now and then does */
@@ -144,10 +157,10 @@ int main(int argc, char **argv) {
         CK(zeEventCreate(pool, &ed, i < NEV ? &evs[i] : &ev));
     }
     ze_group_count_t g = {1, 1, 1};
-    double in_appends = 0;
+    double in_appends = 0, in_run = 0;
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
-        struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event};
+        struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event, getenv("ZC_BENCH_SPIN_NS") ? atol(getenv("ZC_BENCH_SPIN_NS")) : 0};
         if (n > 0) imm_warm(&ir, n < 8192 ? n : 8192); /* pools and caches warm, as in a running app */
         in_appends = imm_measured(&ir, n);
     } else if (!strcmp(mode, "execs")) {
@@ -182,9 +195,11 @@ int main(int argc, char **argv) {
         in_appends = reg_measured(&rr, n);
         CK(zeCommandListDestroy(rl));
     } else {
+        double t0 = now();
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
         CK(zeEventHostSynchronize(ev, UINT64_MAX));
+        in_run = now() - t0;
     }
     CK(zeEventDestroy(ev));
     for (int e = 0; e < NEV; e++) CK(zeEventDestroy(evs[e]));
@@ -195,7 +210,7 @@ int main(int argc, char **argv) {
     CK(zeContextDestroy(ctx));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n, now() - t_start,
-           n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
+    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"run_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n,
+           now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
     return 0;
 }

@@ -141,6 +141,15 @@ enum zc_ev_type {
     ZC_EV_MPI_NBC_REQUEST,  /* d = request id */
     ZC_EV_MPI_NBC_COMPLETE, /* as COLL_END; always followed by ZC_EV_MPI_NBC_REQID in the same put */
     ZC_EV_MPI_NBC_REQID,    /* d = request id of the NBC_COMPLETE before it */
+    /* Requests the MPI layer leaves to the writer to match (mpi/zc_mpi_resolve.c: MPI_THREAD_SINGLE
+     * and FUNNELED, where one thread makes every MPI call): d = the MPI_Request handle. The
+     * writer turns them into the events above, with request ids, or into ZC_EV_MPI_NOP. */
+    ZC_EV_MPI_ISEND_H,  /* as ZC_EV_MPI_ISEND */
+    ZC_EV_MPI_IRECV_H,  /* a = communicator */
+    ZC_EV_MPI_DONE_H,   /* a = flags (ZC_DONE_STATUS; bits above: cancelled), b = bytes, c = peer << 32 | tag */
+    ZC_EV_MPI_TEST_H,   /* tested, not completed */
+    ZC_EV_MPI_FREE_H,   /* MPI_Request_free: no completion will be recorded */
+    ZC_EV_MPI_NOP,      /* nothing to write (inside a call's run) */
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
@@ -152,6 +161,12 @@ enum zc_ev_type {
     ZC_EV_METRIC,
     ZC_EV_METRIC_MORE,
 };
+
+/* ZC_EV_CALL.d = ZC_CALL_RUN: the call holds the MPI event records that follow it (an MPI call
+ * writes its record before it knows how many; the writer counts them, zc_loc.c). */
+#define ZC_CALL_RUN UINT64_MAX
+static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NOP; }
+enum { ZC_DONE_STATUS = 1 }; /* ZC_EV_MPI_DONE_H.a: a status came; a >> 1 != 0: it says cancelled */
 
 struct zc_ev {
     uint64_t ts;
@@ -203,6 +218,8 @@ struct zc_loc {
     uint64_t jdone;        /* records below this stream index are in the journal (its lock) */
     bool jknown;           /* its definition is in the journal (its lock) */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
+    void *resolve;         /* thread locations: the state of zc_loc_resolver (whoever converts) */
+    uint64_t resolved;     /* ... and the stream index below which records are final */
     size_t nheld, cap_held;
     char name[64];
     struct zc_loc *next;
@@ -227,6 +244,10 @@ static inline void zc_loc_lock(struct zc_loc *l) {
     }
 }
 static inline void zc_loc_unlock(struct zc_loc *l) { atomic_flag_clear_explicit(&l->busy, memory_order_release); }
+/* Set by the MPI layer when it defers request matching: turns a thread location's buffer's
+ * ZC_EV_MPI_*_H events into final ones, in order, before they are converted (by whoever converts
+ * that location's buffers: one at a time). */
+extern void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
 /* Publishes a location's record count after the records themselves (release): the journal's
  * flusher reads the records below it from another thread (zc_loc_snapshot). Every store of n
  * goes through here; on x86 it is the plain store it replaces. */
@@ -300,8 +321,8 @@ bool zc_mpi_linked(void); /* mpi/: the program links libmpi */
  * unique per location lives here, not in TLS, so the next thread continues it. */
 struct zc_thread {
     struct zc_loc *loc;
-    uint64_t callsites; /* callsite counter (ids unique per location) */
-    uint64_t requests;  /* MPI request ids (unique per location) */
+    uint64_t callsite;  /* the last callsite id given: unique per process, thread index + 1 in bits 40+ */
+    uint64_t requests;  /* MPI request ids given by the table (unique per location) */
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
     void *papi;         /* the thread's PAPI event set (zc_papi.c), created when it first samples */
@@ -336,6 +357,18 @@ static inline void zc_own_end(struct zc_loc *l) {
     uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
     atomic_store_explicit(&l->seq, s + 1, memory_order_release);
     if (__builtin_expect(zc_own_locked, 0)) zc_loc_unlock(l);
+}
+/* The same where the caller saw zc_own_locked false (a hot path that takes its slow path when the
+ * lock is needed). */
+static inline bool zc_own_begin_unlocked(struct zc_loc *l) {
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    return atomic_load_explicit(&zc_is_active, memory_order_relaxed);
+}
+static inline void zc_own_end_unlocked(struct zc_loc *l) {
+    uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, s + 1, memory_order_release);
 }
 /* n events into the own location (between zc_own_begin and zc_own_end) */
 static inline void zc_own_put(struct zc_loc *l, const struct zc_ev *ev, size_t n) {

@@ -16,6 +16,7 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
             if (e != OTF2_SUCCESS) break;
         }
         const struct zc_ev *x = &ev[i];
+        if (x->type == ZC_EV_MPI_NOP) continue; /* resolved to nothing (zc_loc_resolver) */
         if (x->ts < lo) lo = x->ts;
         if (x->ts > hi) hi = x->ts;
         switch (x->type) {

@@ -23,6 +23,15 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
     struct zc_ev *call = NULL;
     for (size_t i = 0; i < n; i++) {
         struct zc_ev *e = &ev[i];
+        if (e->type == ZC_EV_MPI_NOP) { /* not written: keeps its place in its call */
+            e->ts = l;
+            if (i == leave_at) {
+                if (call->b < l) call->b = l;
+                l = call->b;
+                leave_at = SIZE_MAX;
+            }
+            continue;
+        }
         uint64_t t = conv ? conv(cv, e->ts) : e->ts;
         if (t < l) {
             t = l;
@@ -31,6 +40,11 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
         e->ts = l = t;
         events++;
         if (e->type == ZC_EV_CALL) {
+            if (e->d == ZC_CALL_RUN) { /* count the records inside it */
+                size_t k = 0;
+                while (i + 1 + k < n && zc_ev_in_call(ev[i + 1 + k].type)) k++;
+                e->d = k;
+            }
             if (conv) e->b = conv(cv, e->b);
             events += e->c ? 2 : 1;
             if (e->a == flush_region && thread) events -= 2; /* ours, not the app's */

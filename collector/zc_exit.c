@@ -331,6 +331,8 @@ void zc_finalize(void) {
  * first runs ours (the finalize) would skip it and end the process with the archive half
  * written. So exit() finalizes first, before the application's atexit handlers; a return from
  * main, which calls exit() inside glibc, reaches the finalize through our atexit handler. */
+static _Atomic pid_t exit_tid; /* the thread in libc's exit(), 0 before */
+
 __attribute__((visibility("default"), noreturn)) void exit(int status) {
     static void (*next)(int);
     void (*f)(int) = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
@@ -339,6 +341,14 @@ __attribute__((visibility("default"), noreturn)) void exit(int status) {
         __atomic_store_n(&next, f, __ATOMIC_RELEASE);
     }
     zc_finalize();
+    /* One thread runs libc's exit: glibc's exit handler list is not safe against concurrent
+     * exit() calls (hostile.concurrent_exits, ASan: two threads freed the same block of atexit
+     * entries in __run_exit_handlers, about 1 run in 20). A later caller waits for the process
+     * to end (the first one ends it, with its status); the same thread calling exit() again
+     * from a handler goes on into libc as before. */
+    pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&exit_tid, &none, me) && none != me)
+        for (;;) pause();
     if (f) f(status);
     _exit(status); /* cannot happen: libc's exit is always there */
 }
@@ -356,6 +366,7 @@ void zc_exit_fork_child(void) {
     atomic_store(&fin_state, FIN_DONE);
     atomic_store(&sig_first, 0);
     atomic_store(&parked, PARK_NONE);
+    atomic_store(&exit_tid, 0);
     pthread_mutex_init(&sig_lock, NULL);
     if (sig_pipe[1] >= 0) {
         close(sig_pipe[0]);

@@ -170,6 +170,18 @@ void zc_loc_marks_end(struct zc_loc *loc) {
 
 static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
 
+void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
+
+/* Records of a thread location from stream index `first` on (n of them, in place) made final by
+ * the resolver, those not made final before (a journal's snapshot resolves the buffer's front in
+ * place). Callers are serialised per location: the writer of its buffer, or zc_loc_snapshot under
+ * wq_lock after that writer finished. */
+static void loc_resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
+    size_t r = loc->resolved > first ? (size_t)(loc->resolved - first) : 0;
+    if (r < n) zc_loc_resolver(loc, ev + r, n - r);
+    if (loc->resolved < first + n) loc->resolved = first + n;
+}
+
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
  * One buffer per location at a time (the writer thread's, or the in-place writer's). With
@@ -177,6 +189,7 @@ static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick);
 static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
+    if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
     if (ticks) zc_tickconv_begin(&tc);
     uint64_t last = loc->last_ts;
     zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
@@ -273,6 +286,9 @@ size_t zc_loc_snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, siz
      * change buf, n's restart or jbase while we hold wq_lock */
     size_t n = __atomic_load_n(&loc->n, __ATOMIC_ACQUIRE);
     size_t i = from > loc->jbase ? (size_t)(from - loc->jbase) : 0, cnt = 0;
+    /* records the writer makes final (MPI requests matched by it): made final here, in place and
+     * in order, so that the journal holds what the archive will (the owner only appends) */
+    if (loc->kind == ZC_LOC_THREAD && zc_loc_resolver && i < n) loc_resolve(loc, loc->buf, n, loc->jbase);
     if (i < n) {
         cnt = n - i < max ? n - i : max;
         memcpy(out, loc->buf + i, cnt * sizeof(*out));
@@ -404,6 +420,7 @@ struct zc_thread *zc_thread_register(void) {
             /* named after the index the registry gave it, so names are unique like ids */
             t->index = (uint32_t)(t->loc->id >> 32);
             t->comm_rank = t->loc->comm_rank;
+            t->callsite = (uint64_t)(t->index + 1) << 40;
             if (t->index == 0) snprintf(t->loc->name, sizeof(t->loc->name), "Master thread");
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
         }

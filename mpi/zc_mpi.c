@@ -21,11 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
-_Thread_local struct zc_thread *zc_mpi_thread __attribute__((tls_model("initial-exec")));
+_Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
 uint32_t zc_mpi_region_cache[ZC_MPI_FN_COUNT];
-/* request ids only need to be unique per location, i.e. per thread */
-_Thread_local uint64_t zc_mpi_next_request __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- calls */
 uint32_t zc_mpi_region(uint32_t fn) {
@@ -47,109 +44,136 @@ _Atomic size_t zc_mpi_nfollowed;
 /* Recording is off: a KEEP call is tracked without events; a DONE call only if requests started
  * while recording are pending (it is then recorded if it takes one of them: zc_mpi_closed_taken). */
 bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode) {
-    if (!zc_mpi_ready() || zc_mpi_depth > 0) return false;
-    if (mode == ZC_MPI_DONE && !atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed)) return false;
-    zc_mpi_depth = 1;
-    c->fn = fn;
-    c->n = 0;
-    c->split = 0;
+    (void)fn;
+    if (!zc_mpi_ready() || zc_mpi_tls.depth > 0) return false;
+    if (mode == ZC_MPI_DONE && !zc_mpi_closed_pending()) return false;
+    zc_mpi_tls.depth = 1;
+    zc_mpi_tls.err = &errno; /* the thread's first tracked call may be this one */
     c->closed = true;
-    c->t = zc_tls_thread;
-    c->events = false;
+    c->papi = false;
+    c->t = NULL;
     return true;
 }
 
 void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n) {
-    bool any = false;
-    for (int i = 0; ris && i < n && !any; i++) any = ris[i] && ris[i]->active;
+    /* the writer's handles carry no record: any of them may be one started while recording */
+    bool any = zc_mpi_deferred && zc_mpi_tls.raw_pending;
+    for (int i = 0; ris && i < n && !any; i++) any = ris[i] && (zr_is_v(ris[i]) || ris[i]->active);
     if (!any || !zc_on(ZC_F_MPI)) return;
-    c->t = zc_thread_get();
-    c->events = c->t != NULL;
-    if (c->events) c->t0 = zc_tick();
+    struct zc_thread *t = zc_thread_get();
+    if (!t) return;
+    c->t = t;
+    c->t0 = zc_tick();
+    /* owners that lock take zc_mpi_open's slow path (as zc_mpi_begin_slow arranges) */
+    if (zc_own_locked) __atomic_store_n(&zc_mpi_open_slowly, true, __ATOMIC_RELAXED);
 }
 
 /* PAPI counters at a sampled call's Enter (read after its Enter time was taken): the Metric
- * records and the Enter are written now, the rest of the call at its end (as a split call). */
-static void papi_enter(struct zc_mpi_call *c) {
+ * records and the Enter are written now, before the MPI call; its events follow it, and its end
+ * reads the counters again before the Leave (zc_mpi_close_slow). */
+static void papi_enter(struct zc_mpi_call *c, uint32_t fn) {
     struct zc_ev ev[ZC_PAPI_MAX_RECS + 1];
     size_t k = zc_papi_read(c->t, ev);
     if (!k) return; /* no counters (PAPI off, or failed just now): the ordinary path */
     zc_papi_stamp(ev, k, c->t0);
-    ev[k] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(c->fn), 0, 0, 0};
+    ev[k] = (struct zc_ev){c->t0, ZC_EV_ENTER, zc_mpi_region(fn), 0, 0, 0};
     struct zc_loc *l = c->t->loc;
     if (zc_own_begin(l)) zc_own_put(l, ev, k + 1);
     zc_own_end(l);
-    c->split = ZC_MPI_ENTERED | ZC_MPI_PAPI;
+    c->papi = true;
 }
 
-/* The thread's first call (registration), and every call while PAPI counts. */
-bool zc_mpi_begin_slow(struct zc_mpi_call *c) {
+bool zc_mpi_open_slowly;
+
+/* The thread's first tracked call (registration), and every call while PAPI counts. */
+bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn) {
+    zc_mpi_tls.err = &errno;
+    c->papi = false;
     struct zc_thread *t = zc_tls_thread;
     bool rec = zc_active() && zc_on(ZC_F_MPI);
     if (!t && rec) t = zc_thread_get();
-    c->t = t;
-    c->events = t && rec;
-    if (!c->events) return true;
+    c->t = rec ? t : NULL;
+    if (!c->t) return true;
     c->t0 = zc_tick();
+    /* owners that lock, or calls that begin with an Enter: zc_mpi_open's slow path */
+    if (zc_own_locked || zc_on(ZC_F_PAPI)) __atomic_store_n(&zc_mpi_open_slowly, true, __ATOMIC_RELAXED);
     /* sampled only when recorded: whatever turns recording off turns sampling off with it */
-    if (zc_on(ZC_F_PAPI)) papi_enter(c);
-    else zc_mpi_thread = t; /* PAPI off (for good): the inline path from now on */
+    if (zc_on(ZC_F_PAPI)) papi_enter(c, fn);
+    else zc_mpi_tls.t = t; /* PAPI off (for good): the inline path from now on; never freed (zc_loc.c) */
     return true;
 }
 
-/* Many completions in one call: Enter and the events so far go out now, the rest at the end. */
-void zc_mpi_flush_split(struct zc_mpi_call *c) {
-    uint64_t now = zc_tick();
-    struct zc_loc *l = c->t->loc;
-    if (zc_own_begin(l)) {
-        if (!c->split) {
-            struct zc_ev e = {c->t0, ZC_EV_ENTER, zc_mpi_region(c->fn), 0, 0, 0};
-            zc_own_put(l, &e, 1);
-        }
-        for (int i = 0; i < c->n; i++)
-            if (!c->ev[i].ts) c->ev[i].ts = now;
-        zc_own_put(l, c->ev, (size_t)c->n);
-    }
-    zc_own_end(l);
-    c->split |= ZC_MPI_ENTERED;
-    c->n = 0;
+/* The buffer is full: out it goes (the caller owns the location); the flush is recorded as the
+ * collector's region after the call's events, whose times it follows. */
+static void call_flush(struct zc_mpi_call *c, struct zc_loc *l) {
+    uint64_t f0 = zc_tick();
+    zc_loc_write_out(l);
+    if (!c->f1) c->f0 = f0;
+    c->f1 = zc_tick();
 }
 
-/* The region not yet defined, a split or sampled call, or the buffer full. */
-void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1) {
-    uint32_t region = zc_mpi_region(c->fn);
+/* The region not defined yet, no room for the call's record, or owners lock. */
+void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn) {
+    c->region = zc_mpi_region(fn);
+    c->split = false;
+    c->f1 = 0;
     struct zc_loc *l = c->t->loc;
-    struct zc_ev m[ZC_PAPI_MAX_RECS + 1];
-    size_t k = 0;
-    if (c->split & ZC_MPI_PAPI) {
-        k = zc_papi_read(c->t, m);
-        t1 = zc_tick(); /* the Leave after the read: the counters are read inside the region */
+    if (!zc_own_begin(l)) {
+        zc_own_end(l);
+        c->t = NULL;
+        c->mode = ZC_MPI_SHUT;
+        return;
     }
-    for (int i = 0; i < c->n; i++)
-        if (!c->ev[i].ts) c->ev[i].ts = t1;
-    if (zc_own_begin(l)) {
-        if (c->split) {
-            zc_papi_stamp(m, k, t1);
-            m[k] = (struct zc_ev){t1, ZC_EV_LEAVE, region, 0, 0, 0};
-            zc_own_put(l, c->ev, (size_t)c->n);
-            zc_own_put(l, m, k + 1);
-        } else {
-            struct zc_ev ev[1 + ZC_MPI_PENDING];
-            ev[0] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, 0, (uint64_t)c->n};
-            memcpy(&ev[1], c->ev, (size_t)c->n * sizeof(*ev));
-            zc_own_put(l, ev, 1 + (size_t)c->n);
-        }
+    c->mode = ZC_MPI_OPEN_SLOW;
+    c->l = l;
+    if (l->n + 2 > l->lim) call_flush(c, l);
+    c->at = l->n;
+    if (c->papi) c->split = true; /* its Enter is out (papi_enter): events, then counters and Leave */
+    else l->buf[c->at++] = (struct zc_ev){c->t0, ZC_EV_CALL, c->region, c->t1, 0, ZC_CALL_RUN};
+}
+
+/* The call's events fill the buffer: Enter and the events so far go out with it, a Leave after
+ * the rest ends the call. */
+void zc_mpi_more(struct zc_mpi_call *c) {
+    struct zc_loc *l = c->l;
+    if (c->mode == ZC_MPI_OPEN) { /* from here on the slow close */
+        c->mode = ZC_MPI_OPEN_SLOW;
+        c->split = false;
+        c->f1 = 0;
     }
+    if (!c->split) { /* the call's record: the last ZC_EV_CALL, before the events inside it */
+        size_t at = c->at;
+        while (at > 0 && l->buf[at - 1].type != ZC_EV_CALL) at--;
+        struct zc_ev *e = &l->buf[at - 1];
+        c->region = e->a;
+        *e = (struct zc_ev){c->t0, ZC_EV_ENTER, c->region, 0, 0, 0};
+        c->split = true;
+    }
+    zc_loc_publish(l, c->at); /* the Enter and the events so far go out with the buffer */
+    call_flush(c, l);
+    c->at = l->n;
+}
+
+/* A call whose events went out in two buffers, or after a flush: the buffer's reserve (beyond
+ * lim) holds the Leave and the flush region. */
+void zc_mpi_close_slow(struct zc_mpi_call *c) {
+    struct zc_loc *l = c->l;
+    if (c->papi) { /* counters read inside the region: its Leave after them */
+        struct zc_ev m[ZC_PAPI_MAX_RECS];
+        size_t k = zc_papi_read(c->t, m);
+        uint64_t t1 = zc_tick();
+        zc_papi_stamp(m, k, t1);
+        for (size_t i = 0; i < k; i++) l->buf[c->at++] = m[i]; /* the reserve beyond lim holds them */
+        l->buf[c->at++] = (struct zc_ev){t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+    } else if (c->split) {
+        l->buf[c->at++] = (struct zc_ev){c->t1, ZC_EV_LEAVE, c->region, 0, 0, 0};
+    }
+    /* the collector's own region: not counted as the application's (zc_loc.c) */
+    if (c->f1) l->buf[c->at++] = (struct zc_ev){c->f0, ZC_EV_CALL, zc_region_flush, c->f1, 0, 0};
+    zc_loc_publish(l, c->at);
     zc_own_end(l);
 }
 
-/* n events that must stay in one batch (a complete record and its request id). Inlined, so the
- * events are built in place: copying a just-written stack struct stalls store forwarding. */
-static inline __attribute__((always_inline)) void pend(struct zc_mpi_call *c, const struct zc_ev *ev, int n) {
-    if (__builtin_expect(c->n + n > ZC_MPI_PENDING, 0)) zc_mpi_flush_split(c);
-    for (int i = 0; i < n; i++) c->ev[c->n++] = ev[i];
-}
-#define put(c, ev, n) pend(c, ev, n)
 /* ---------------------------------------------------------------- helpers */
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n) {
     if (n <= n_stack) return stack;
@@ -167,10 +191,7 @@ struct comm_info {
 };
 
 static struct zc_map comms = ZC_MAP_INIT;
-/* The last communicator a thread used, valid while no communicator was registered or forgotten
- * since (handles are recycled): most calls use the one of the call before. */
-atomic_uint_fast64_t zc_mpi_comm_epoch = 1;
-_Thread_local struct zc_mpi_last_comm zc_mpi_last_comm __attribute__((tls_model("initial-exec")));
+atomic_uint_fast64_t zc_mpi_comm_epoch = 1; /* zc_mpi_tls.last_comm */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint64_t hash;
@@ -259,9 +280,9 @@ uint32_t zc_mpi_comm_id_slow(MPI_Comm comm) {
     uint64_t ep = atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire);
     struct comm_info *ci = zc_map_get(&comms, comm);
     if (ci) {
-        zc_mpi_last_comm.comm = comm;
-        zc_mpi_last_comm.id = ci->id;
-        zc_mpi_last_comm.epoch = ep;
+        zc_mpi_tls.last_comm.comm = comm;
+        zc_mpi_tls.last_comm.id = ci->id;
+        zc_mpi_tls.last_comm.epoch = ep;
         return ci->id;
     }
     uint32_t n = 0;
@@ -357,54 +378,174 @@ void zc_mpi_comm_forget(MPI_Comm comm) {
 
 /* ---------------------------------------------------------------- point to point */
 
+/* before the MPI call: held until zc_mpi_open */
 void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
-    if (!c->events || peer == MPI_PROC_NULL) return;
-    struct zc_ev e = {c->t0, ZC_EV_MPI_SEND, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(peer, tag), 0};
-    put(c, &e, 1);
+    c->has_pre = false;
+    if (!c->t || peer == MPI_PROC_NULL) return;
+    c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_SEND, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(peer, tag), 0};
+    c->has_pre = true;
 }
 
 void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st) {
-    if (!c->events || !st || st->MPI_SOURCE == MPI_PROC_NULL) return;
+    if (!c->t || !st || st->MPI_SOURCE == MPI_PROC_NULL) return;
     int count = 0;
     if (PMPI_Get_count(st, t, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
-    struct zc_ev e = {0, ZC_EV_MPI_RECV, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
-    put(c, &e, 1);
+    uint64_t bytes = zc_mpi_bytes_of(count, t);
+    uint32_t comm_id = zc_mpi_comm_id(comm);
+    *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_RECV, comm_id, bytes, zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), 0};
 }
 
 /* ---------------------------------------------------------------- requests */
 /* The hot parts are in zc_mpi_req.h, inlined into the generated wrappers. */
-struct zc_mpi_rt zc_mpi_rt;
+static struct zc_rt_slot zr_empty[1]; /* the table before the first request: one free slot */
+struct zc_mpi_rt zc_mpi_rt = {zr_empty, 0, 0};
 pthread_mutex_t zc_mpi_reqs_lock = PTHREAD_MUTEX_INITIALIZER;
-bool zc_mpi_reqs_mt;
-_Thread_local struct zc_req *zc_mpi_spare_reqs __attribute__((tls_model("initial-exec")));
-_Thread_local int zc_mpi_nspare __attribute__((tls_model("initial-exec")));
+bool zc_mpi_reqs_mt, zc_mpi_deferred, zc_mpi_rt_used;
 
-void zc_mpi_set_thread_multiple(bool mt) { zc_mpi_reqs_mt = mt; }
+void zc_mpi_set_thread_level(int level) {
+    zc_mpi_reqs_mt = level == MPI_THREAD_MULTIPLE;
+#ifdef OMPI_MAJOR_VERSION /* the writer reads cancellation and size from Open MPI's status */
+    /* only the thread that initialised MPI makes MPI calls: its location sees every request */
+    zc_mpi_deferred = level <= MPI_THREAD_FUNNELED && zc_knobs.MPI_WRITER_MATCHING;
+    if (zc_mpi_deferred) zc_mpi_resolver_install();
+#endif
+}
 
-/* Rehash at the same or twice the size, keeping only handles with records. */
+/* Out of line: rare, and they keep the wrappers short. */
+struct zc_req *zc_mpi_req_alloc_slow(void) { return calloc(1, sizeof(struct zc_req)); }
+void zc_mpi_req_free_slow(struct zc_req *r) { free(r); }
+
+struct zc_rt_slot *zc_mpi_rt_add(MPI_Request k) {
+    zc_mpi_rt_used = true;
+    if ((zc_mpi_rt.n + 1) * 2 > zc_mpi_rt.mask + 1 && !zc_mpi_rt_grow()) return NULL;
+    size_t i = zr_hash(k, zc_mpi_rt.mask);
+    while (zc_mpi_rt.s[i].key) i = (i + 1) & zc_mpi_rt.mask;
+    zc_mpi_rt.s[i] = (struct zc_rt_slot){k, 0, NULL, 0};
+    zc_mpi_rt.n++;
+    return &zc_mpi_rt.s[i];
+}
+
+/* Rehash at the same or a larger size, keeping only handles with requests. */
 bool zc_mpi_rt_grow(void) {
-    size_t live = 0;
-    for (size_t j = 0; j < zc_mpi_rt.cap; j++) live += zc_mpi_rt.s[j].key && zc_mpi_rt.s[j].head;
-    size_t ncap = zc_mpi_rt.cap ? zc_mpi_rt.cap : 256;
+    size_t live = 0, cap = zc_mpi_rt.mask + 1;
+    for (size_t j = 0; j < cap; j++) live += zc_mpi_rt.s[j].key && (zc_mpi_rt.s[j].head || zc_mpi_rt.s[j].v);
+    size_t ncap = 256;
     while ((live + 1) * 4 > ncap) ncap *= 2;
     struct zc_rt_slot *ns = calloc(ncap, sizeof(*ns));
     if (!ns) return false;
-    for (size_t j = 0; j < zc_mpi_rt.cap; j++) {
-        if (!zc_mpi_rt.s[j].key || !zc_mpi_rt.s[j].head) continue;
-        size_t i = zr_hash(zc_mpi_rt.s[j].key, ncap);
+    for (size_t j = 0; j < cap; j++) {
+        if (!zc_mpi_rt.s[j].key || (!zc_mpi_rt.s[j].head && !zc_mpi_rt.s[j].v)) continue;
+        size_t i = zr_hash(zc_mpi_rt.s[j].key, ncap - 1);
         while (ns[i].key) i = (i + 1) & (ncap - 1);
         ns[i] = zc_mpi_rt.s[j];
     }
-    free(zc_mpi_rt.s);
+    if (zc_mpi_rt.s != zr_empty) free(zc_mpi_rt.s);
     zc_mpi_rt.s = ns;
-    zc_mpi_rt.cap = ncap;
+    zc_mpi_rt.mask = ncap - 1;
     zc_mpi_rt.n = live;
     return true;
 }
 
+void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+                        uint32_t comm, MPI_Request req) {
+    struct zc_req *ri = zr_alloc();
+    if (!ri) return;
+    ri->owner = c->t;
+    ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? zc_mpi_bytes_of(count, t) : 0;
+    ri->recvd = 0;
+    ri->type = t;
+    ri->comm = comm;
+    ri->peer = peer;
+    ri->tag = tag;
+    ri->kind = (uint8_t)kind;
+    ri->op = 0;
+    ri->root = 0;
+    /* persistent requests are inactive until MPI_Start */
+    if (!zr_persistent(ri)) zr_activate(c, ri);
+    else ri->active = ri->cancelled = false, ri->id = 0;
+    zr_insert(req, ri);
+}
+
+/* An inline word as a record (to go on a chain, or through the general settling code). */
+static struct zc_req *zr_unpack(uint64_t v, const void *owner) {
+    struct zc_req *r = zr_alloc();
+    if (!r) return NULL;
+    unsigned k = zr_v_kind(v);
+    *r = (struct zc_req){.owner = owner, .id = zr_v_id(v), .comm = zr_v_comm(v),
+                         .peer = k == ZR_V_ISEND_NULL ? MPI_PROC_NULL : 0,
+                         .kind = k == ZR_V_IRECV ? ZC_MPI_REQ_IRECV : ZC_MPI_REQ_ISEND, .active = true,
+                         .cancelled = (v & ZR_V_CANCELLED) != 0};
+    return r;
+}
+
+/* A handle with records on its chain: the calling thread's first (the ids of a location must
+ * pair up), then the inline word (whose thread is not known), then any. */
+struct zc_req *zc_mpi_take_slow(struct zc_rt_slot *f, const void *me) {
+    struct zc_req **link = NULL;
+    for (struct zc_req **l = &f->head; *l; l = &(*l)->next)
+        if ((*l)->owner == me) {
+            link = l;
+            break;
+        }
+    if (!link && f->v) {
+        struct zc_req *ri = (struct zc_req *)(uintptr_t)f->v;
+        f->v = 0;
+        zr_followed(-1); /* an inline word is active */
+        return ri;
+    }
+    if (!link) link = &f->head;
+    struct zc_req *ri = *link;
+    *link = ri->next;
+    ri->next = NULL;
+    zr_followed_if(ri, -1);
+    return ri;
+}
+
+/* Back into the table (not completed, or persistent): an inline word goes back inline if its
+ * place is free, else as a record. */
+static void zr_put_back(MPI_Request req, struct zc_req *ri) {
+    if (zr_is_v(ri)) {
+        zr_lock();
+        struct zc_rt_slot *f = zr_slot_of(req);
+        bool done = f && !f->v;
+        if (done) {
+            f->v = zr_v(ri);
+            zr_followed(1);
+        }
+        zr_unlock();
+        if (done) return;
+        ri = zr_unpack(zr_v(ri), zc_mpi_tls.t);
+        if (!ri) return;
+    }
+    zr_insert(req, ri);
+}
+
+void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, const MPI_Status *st) {
+    if (c->t && ri->active) {
+        int cancelled = 0;
+        if (__builtin_expect(ri->cancelled, 0) && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
+        if (cancelled) {
+            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_CANCELLED, ri->comm, 0, 0, ri->id};
+        } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
+            if (ri->peer != MPI_PROC_NULL) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_ISEND_COMPLETE, ri->comm, 0, 0, ri->id};
+        } else if (ri->kind == ZC_MPI_REQ_NBC) {
+            struct zc_ev *e = zc_mpi_slots(c, 2);
+            e[0] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_COMPLETE, ri->comm, ri->bytes, ri->recvd, ((uint64_t)ri->op << 32) | ri->root};
+            e[1] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
+        } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
+            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, ri->comm, zr_status_bytes(st, ri->type),
+                                                 zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), ri->id};
+        }
+        /* else a receive from MPI_PROC_NULL: nothing was received */
+    }
+    ri->active = false;
+    if (zr_persistent(ri)) zr_insert(before, ri); /* inactive until the next MPI_Start */
+    else zr_free(ri);
+}
+
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
     /* persistent requests have handles of their own; one started untraced stays inactive */
-    if (!c->events) return;
+    if (!c->t) return;
     zr_lock();
     struct zc_rt_slot *f = zr_find(req);
     if (f && f->head) {
@@ -416,29 +557,60 @@ void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req) {
 
 struct zc_req *zc_mpi_take(MPI_Request req) { return zr_take(req, zc_thread_get()); }
 
+void *zc_mpi_reqs_alloc(int n) { return malloc((size_t)n * (sizeof(MPI_Request) + sizeof(struct zc_req *))); }
+
 bool zc_mpi_need_status(struct zc_req *const *ris, int n) {
-    for (int i = 0; ris && i < n; i++)
-        if (ris[i] && (ris[i]->kind == ZC_MPI_REQ_IRECV || ris[i]->kind == ZC_MPI_REQ_PRECV || ris[i]->cancelled)) return true;
+    if (zc_mpi_deferred) return n > 0; /* whatever the writer matches may be a receive */
+    for (int i = 0; ris && i < n; i++) {
+        const struct zc_req *r = ris[i];
+        if (!r) continue;
+        if (zr_is_v(r)) {
+            if (zr_v_kind(zr_v(r)) == ZR_V_IRECV || (zr_v(r) & ZR_V_CANCELLED)) return true;
+        } else if (r->kind == ZC_MPI_REQ_IRECV || r->kind == ZC_MPI_REQ_PRECV || r->cancelled) {
+            return true;
+        }
+    }
     return false;
 }
 
 static void not_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, bool tested) {
-    if (tested && c->events && ri->active) *zc_mpi_pend_slots(c, 1) = (struct zc_ev){0, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
-    zr_insert(before, ri);
+    if (tested && c->t) {
+        if (zr_is_v(ri)) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, zr_v_id(zr_v(ri))};
+        else if (ri->active) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, ri->id};
+    }
+    zr_put_back(before, ri);
 }
 
 /* After a call that failed: a request whose handle MPI reset to MPI_REQUEST_NULL completed (its
  * status is not reliable, so no receive details), the others are put back. */
 static void settle_failed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after) {
-    if (after == MPI_REQUEST_NULL && !zr_persistent(ri)) zr_completed(c, before, ri, MPI_STATUS_IGNORE);
-    else zr_insert(before, ri);
+    if (after == MPI_REQUEST_NULL && (zr_is_v(ri) || !zr_persistent(ri))) zr_completed(c, before, ri, MPI_STATUS_IGNORE);
+    else zr_put_back(before, ri);
+}
+
+/* Anything but every request completing (a test that found some pending, a failure). */
+/* A handle the writer matches: what the call did to it (as settle_failed, zr_completed and
+ * not_completed do to a record). */
+static void raw_settle(struct zc_mpi_call *c, MPI_Request before, MPI_Request after, int rc, bool completed, bool tested,
+                       const MPI_Status *st) {
+    if (rc != MPI_SUCCESS) {
+        if (after == MPI_REQUEST_NULL) zr_raw_done(c, before, MPI_STATUS_IGNORE);
+    } else if (completed) {
+        zr_raw_done(c, before, st);
+    } else if (tested) {
+        zr_raw_test(c, before);
+    }
 }
 
 /* Anything but every request completing (a test that found some pending, a failure). */
 void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                             const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        if (!ris[i]) {
+            if (zr_raw(NULL, before[i]))
+                raw_settle(c, before[i], after ? after[i] : before[i], rc, flag, test, sts ? &sts[i] : NULL);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else if (flag) zr_completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
         else not_completed(c, before[i], ris[i], test);
@@ -447,7 +619,10 @@ void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, st
 
 void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, MPI_Request after, int rc, int flag,
                        bool test, const MPI_Status *st) {
-    if (!ri) return;
+    if (!ri) {
+        if (zr_raw(NULL, before)) raw_settle(c, before, after, rc, flag, test, st);
+        return;
+    }
     if (rc != MPI_SUCCESS) settle_failed(c, before, ri, after);
     else if (flag) zr_completed(c, before, ri, st);
     else not_completed(c, before, ri, test);
@@ -455,40 +630,76 @@ void zc_mpi_settle_one(struct zc_mpi_call *c, MPI_Request before, struct zc_req 
 
 void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                        const MPI_Request *after, int rc, int flag, bool test, int index, const MPI_Status *st) {
-    if (!ris) return;
+    if (!ris && !before) return; /* not followed; ris NULL with before: all the writer's */
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        /* one test record per call */
+        if (!ris || !ris[i]) {
+            if (zr_raw(NULL, before[i]))
+                raw_settle(c, before[i], after ? after[i] : before[i], rc, flag && i == index, test && i == 0, st);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else if (flag && i == index) zr_completed(c, before[i], ris[i], st);
-        else not_completed(c, before[i], ris[i], test && i == 0); /* one test record per call */
+        else not_completed(c, before[i], ris[i], test && i == 0);
     }
 }
 
+/* zc_mpi_settle_all's other cases when every handle is the writer's */
+void zc_mpi_settle_raw_slow(struct zc_mpi_call *c, const MPI_Request *before, int n, const MPI_Request *after, int rc,
+                            int flag, bool test, const MPI_Status *sts) {
+    for (int i = 0; i < n; i++)
+        if (before[i] != MPI_REQUEST_NULL)
+            raw_settle(c, before[i], after ? after[i] : before[i], rc, flag, test, sts ? &sts[i] : NULL);
+}
+
+#define ZR_SETTLED ((struct zc_req *)(uintptr_t)2) /* settle_some: completed already */
 void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                         const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
                         const MPI_Status *sts) {
-    if (!ris) return;
+    struct zc_req *own[64], **scratch = NULL;
+    if (!ris) { /* all the writer's (or not followed): a scratch array to mark the completed */
+        if (!before || n <= 0) return;
+        ris = scratch = n <= 64 ? own : calloc((size_t)n, sizeof(*ris));
+        if (!ris) return;
+        if (ris == own) memset(own, 0, (size_t)n * sizeof(*own));
+    }
     if (rc == MPI_SUCCESS && outcount != MPI_UNDEFINED)
         for (int k = 0; k < outcount; k++) {
             int i = indices[k];
-            if (i >= 0 && i < n && ris[i]) {
-                zr_completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
-                ris[i] = NULL;
-            }
+            if (i < 0 || i >= n || ris[i] == ZR_SETTLED) continue;
+            if (ris[i]) zr_completed(c, before[i], ris[i], sts ? &sts[k] : NULL);
+            else if (zr_raw(NULL, before[i])) zr_raw_done(c, before[i], sts ? &sts[k] : NULL);
+            ris[i] = ZR_SETTLED;
         }
     for (int i = 0; i < n; i++) {
-        if (!ris[i]) continue;
+        if (ris[i] == ZR_SETTLED) continue;
+        if (!ris[i]) {
+            if (zr_raw(NULL, before[i])) raw_settle(c, before[i], after ? after[i] : before[i], rc, false, test, NULL);
+            continue;
+        }
         if (rc != MPI_SUCCESS) settle_failed(c, before[i], ris[i], after ? after[i] : before[i]);
         else not_completed(c, before[i], ris[i], test);
     }
+    if (scratch && scratch != own) free(scratch);
 }
 
-void zc_mpi_req_forget(MPI_Request req) { zr_free(zc_mpi_take(req)); }
+/* before MPI_Request_free: a request of the table goes; the writer forgets one it matches */
+void zc_mpi_req_forget(struct zc_mpi_call *c, MPI_Request req) {
+    c->has_pre = false;
+    struct zc_req *r = zc_mpi_take(req);
+    if (r) zr_free(r);
+    else if (zr_raw(NULL, req) && c->t) {
+        c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_FREE_H, 0, 0, 0, (uint64_t)(uintptr_t)req};
+        zr_raw_gone(1);
+        c->has_pre = true;
+    }
+}
 
 void zc_mpi_req_cancelled(MPI_Request req) {
     zr_lock();
     struct zc_rt_slot *f = zr_find(req);
-    if (f && f->head) f->head->cancelled = true;
+    if (f && f->v) f->v |= ZR_V_CANCELLED;
+    else if (f && f->head) f->head->cancelled = true;
     zr_unlock();
 }
 
@@ -604,27 +815,28 @@ static uint32_t otf2_root(OTF2_CollectiveOp op, int root) {
     return root == ZC_MPI_NO_ROOT || root < 0 ? OTF2_COLLECTIVE_ROOT_NONE : (uint32_t)root;
 }
 
+/* before the MPI call: held until zc_mpi_open */
 void zc_mpi_coll_begin(struct zc_mpi_call *c) {
-    if (!c->events) return;
-    struct zc_ev e = {c->t0, ZC_EV_MPI_COLL_BEGIN, 0, 0, 0, 0};
-    put(c, &e, 1);
+    c->has_pre = false;
+    if (!c->t) return;
+    c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_COLL_BEGIN, 0, 0, 0, 0};
+    c->has_pre = true;
 }
 
 void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
                      MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
                      const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root) {
-    if (!c->events) return;
+    if (!c->t) return;
     uint64_t sent, recvd;
     coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
-    struct zc_ev e = {0, ZC_EV_MPI_COLL_END, zc_mpi_comm_id(comm), sent, recvd,
-                      ((uint64_t)op << 32) | otf2_root(op, root)};
-    put(c, &e, 1);
+    uint32_t comm_id = zc_mpi_comm_id(comm);
+    *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_COLL_END, comm_id, sent, recvd, ((uint64_t)op << 32) | otf2_root(op, root)};
 }
 
 void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
                   MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req) {
-    if (!c->events || req == MPI_REQUEST_NULL) return;
+    if (!c->t || req == MPI_REQUEST_NULL) return;
     struct zc_req *ri = zr_alloc();
     if (!ri) return;
     memset(ri, 0, sizeof(*ri));

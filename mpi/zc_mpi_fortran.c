@@ -167,7 +167,7 @@ static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
     } else {
         p(level);
         int saved = errno;
-        zc_mpi_end(&c);
+        zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
         errno = saved;
     }
     if (lv == 0) zc_win_pcontrol(0);

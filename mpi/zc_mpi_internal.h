@@ -77,28 +77,38 @@ enum zc_mpi_how {
 
 enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC };
 
-#define ZC_MPI_PENDING 12 /* events a call batches (zc_loc_put takes at most 14 at once) */
-/* zc_mpi_call.split: the call's Enter is already written, because it has more events than
- * ZC_MPI_PENDING (the first ones went with it) or because it is sampled (ZC_MPI_PAPI: Metric
- * records before its Enter and its Leave). Any bit sends its end down the slow path. */
-#define ZC_MPI_ENTERED 1u
-#define ZC_MPI_PAPI 2u
+/* A recorded call's events go straight into the thread's buffer once the MPI call returned:
+ * zc_mpi_open reads the Leave time, opens the thread's own location (zc_own_begin) and writes
+ * the call's ZC_EV_CALL record (Enter, Leave, d = ZC_CALL_RUN: the MPI events after it are
+ * inside it); what the call completed or started follows it (zc_mpi_slots); zc_mpi_close
+ * closes the location. Nothing between the two records on this location: only local
+ * MPI queries (type sizes, communicator groups, statuses) run while it is open, never an MPI call
+ * that could move data (and so call Level Zero on this thread). An event that belongs before the
+ * MPI call (MpiSend, MpiCollectiveBegin: they carry the Enter time) waits in `pre` until then.
+ * Events of what the call starts carry the Enter time, those of what it finishes the Leave time. */
 struct zc_mpi_call {
-    struct zc_thread *t;
-    uint64_t t0;
-    uint32_t fn;
-    bool events;   /* MPI events are recorded (top-level call, tracing on) */
-    uint8_t split; /* ZC_MPI_ENTERED | ZC_MPI_PAPI */
-    bool closed;   /* recording is off: bookkeeping only, or a completion of a followed request */
-    int n;
-    struct zc_ev ev[ZC_MPI_PENDING]; /* the events inside the call's region; ts 0 = the Leave time */
+    struct zc_thread *t;      /* NULL: no events (requests and communicators are still followed) */
+    uint64_t t0, t1;          /* Enter; Leave (read by zc_mpi_open) */
+    struct zc_loc *l;         /* open: the thread's location */
+    size_t at;                /* open: where the next event goes in l->buf; published as l->n at the
+                               * close (the journal's flusher copies l's records below n) */
+    uint8_t mode;             /* set by zc_mpi_open: ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW */
+    bool has_pre;             /* pre holds an event (shapes with one: the wrapper clears it first) */
+    bool papi;                /* sampled (papi.events): Metric records and the Enter went out before */
+    bool split;               /* slow: the Enter went out before (full buffer, or sampled) */
+    bool closed;              /* recording is off: bookkeeping only, or a completion of a followed
+                               * request (set by zc_mpi_begin for completion calls only) */
+    uint32_t region;          /* slow */
+    uint64_t f0, f1;          /* slow: a buffer flush (its region is recorded after the call) */
+    struct zc_ev pre;
 };
+enum { ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW /* zc_mpi_close_slow finishes: lock, flush */ };
 
 /* Inlined into every wrapper: a recorded call costs two TSC reads, a TLS load, and one
  * ZC_EV_CALL record plus its events in the thread's own buffer, no lock and no atomic
- * instruction (zc_core.h: zc_own_begin). zc_mpi_thread is the thread's record for this inline
+ * instruction (zc_core.h: zc_own_begin). zc_mpi_tls.t is the thread's record for this inline
  * path: NULL until its first call, and NULL for good while PAPI counts (papi.events), so that
- * sampled calls take zc_mpi_begin_slow without a single extra instruction when PAPI is off.
+ * sampled calls take zc_mpi_begin_slow at the cost of one store (c->papi) when PAPI is off.
  * Not tracked at all (plain PMPI call): before MPI_Init and after MPI_Finalize, and for MPI calls
  * made inside MPI (ROMIO implements MPI-IO with MPI calls: they are part of the outer call).
  * Tracked without events: MPI recording off (record.mpi); requests and communicators are still
@@ -108,67 +118,132 @@ struct zc_mpi_call {
  * communication: a message or request started then is never recorded, nor its completion);
  * ZC_MPI_KEEP keeps the bookkeeping the archive needs later (communicators, persistent
  * requests, request frees and cancels); ZC_MPI_DONE (wait/test) passes through unless requests
- * started while recording are still pending (zc_mpi_nfollowed): a call that tests or completes
- * one of them is recorded, so no recorded request is left without its completion. */
+ * started while recording are still pending (zc_mpi_closed_pending): a call that tests or
+ * completes one of them is recorded, so no recorded request is left without its completion. */
 enum { ZC_MPI_PASS, ZC_MPI_KEEP, ZC_MPI_DONE, ZC_MPI_PASS_ON /* generated: recording was on at entry */ };
-extern _Atomic size_t zc_mpi_nfollowed; /* zc_mpi_req.h */
-/* Whether a wrapper of this mode (a constant) has work while recording is off. */
-#define ZC_MPI_CLOSED_WANTS(mode) \
-    ((mode) == ZC_MPI_KEEP || ((mode) == ZC_MPI_DONE && atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed)))
-extern _Thread_local int zc_mpi_depth __attribute__((tls_model("initial-exec")));
-extern _Thread_local struct zc_thread *zc_mpi_thread __attribute__((tls_model("initial-exec")));
+struct zc_req;
+struct zc_mpi_last_comm {
+    MPI_Comm comm;
+    uint32_t id;
+    uint64_t epoch;
+};
+/* Everything the MPI layer keeps per thread, in one TLS block: a wrapper finds it with one load
+ * of its offset (initial-exec) instead of one per variable. */
+struct zc_mpi_tls {
+    int depth;                /* 1 inside a tracked MPI call */
+    int nspare;
+    struct zc_thread *t;      /* zc_tls_thread once the thread made a tracked call */
+    int *err;                 /* this thread's errno (saved and restored around our work) */
+    /* requests the writer matches (zc_mpi_deferred) whose start was recorded and whose completion
+     * (or free) was not yet: while recording is off, completion calls are recorded while it is
+     * not 0. Only one thread makes MPI calls when the writer matches (SINGLE, FUNNELED). */
+    uint64_t raw_pending;
+    struct zc_req *spare;     /* recycled request records */
+    /* the last communicator this thread used, valid while no communicator was registered or
+     * forgotten since (handles are recycled): most calls use the one of the call before */
+    struct zc_mpi_last_comm last_comm;
+};
+extern _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
-bool zc_mpi_begin_slow(struct zc_mpi_call *c);
+bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn);
+/* Active requests in the table, i.e. started while recording and not completed (zc_mpi_req.h). */
+extern _Atomic size_t zc_mpi_nfollowed;
+extern bool zc_mpi_deferred;
+/* Whether requests started while recording may still be pending: a completion call while
+ * recording is off then takes its requests and is recorded if it completes one of them. */
+static inline bool zc_mpi_closed_pending(void) {
+    return atomic_load_explicit(&zc_mpi_nfollowed, memory_order_relaxed) || zc_mpi_tls.raw_pending;
+}
+/* Whether a wrapper of this mode (a constant) has work while recording is off. */
+#define ZC_MPI_CLOSED_WANTS(mode) ((mode) == ZC_MPI_KEEP || ((mode) == ZC_MPI_DONE && zc_mpi_closed_pending()))
 bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode);
-void zc_mpi_end_slow(struct zc_mpi_call *c, uint64_t t1);
+/* A completion call while recording is off, after it took its requests' records: recorded if one
+ * of them was started while recording (active), or the writer matches some that were. */
+void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n);
+/* Owners lock (no membarrier) or PAPI counts: every call takes zc_mpi_open_slow. */
+extern bool zc_mpi_open_slowly;
+void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn);
+void zc_mpi_more(struct zc_mpi_call *c);
+void zc_mpi_close_slow(struct zc_mpi_call *c);
 static inline bool zc_mpi_ready(void);
+/* Whether the call is tracked; fn is the function (ZC_MPI_*). Whether the collector is still
+ * active is checked when the location is opened (zc_own_begin). */
 static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
     if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
         return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
-    if (__builtin_expect(!zc_mpi_ready() || zc_mpi_depth > 0, 0)) return false;
-    zc_mpi_depth = 1;
-    c->fn = fn;
-    c->n = 0;
-    c->split = 0;
+    if (__builtin_expect(!zc_mpi_ready() || zc_mpi_tls.depth > 0, 0)) return false;
+    zc_mpi_tls.depth = 1;
     if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
-    struct zc_thread *t = zc_mpi_thread;
-    c->t = t;
-    c->events = t && zc_on(ZC_F_MPI);
-    if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c);
-    if (c->events) c->t0 = zc_tick();
+    /* NULL until the thread's first call, and for good while PAPI counts (every call sampled) */
+    struct zc_thread *t = zc_mpi_tls.t;
+    if (__builtin_expect(!t, 0)) return zc_mpi_begin_slow(c, fn);
+    c->papi = false;
+    c->t = zc_on(ZC_F_MPI) ? t : NULL;
+    if (c->t) c->t0 = zc_tick();
     return true;
 }
-/* A completion call while recording is off, after it took its requests' records: recorded if one
- * of them was started while recording (active). */
-struct zc_req;
-void zc_mpi_closed_taken(struct zc_mpi_call *c, struct zc_req *const *ris, int n);
-static inline __attribute__((always_inline)) void zc_mpi_end(struct zc_mpi_call *c) {
-    zc_mpi_depth = 0;
-    if (!c->events) return;
-    uint64_t t1 = zc_tick();
-    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[c->fn], __ATOMIC_RELAXED);
-    struct zc_loc *l = c->t->loc;
-    int n = c->n;
-    if (__builtin_expect(region != 0 && !c->split && l->n + 1 + (size_t)n <= l->lim, 1)) {
-        if (zc_own_begin(l)) {
-            struct zc_ev *d = &l->buf[l->n];
-            d[0] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, (uint64_t)n};
-            for (int i = 0; i < n; i++) {
-                d[1 + i] = c->ev[i];
-                if (!c->ev[i].ts) d[1 + i].ts = t1;
-            }
-            zc_loc_publish(l, l->n + 1 + (size_t)n);
-        }
-        zc_own_end(l);
+/* errno as MPI left it is restored after our work (valid once zc_mpi_begin said yes) */
+static inline int *zc_mpi_errno(void) { return zc_mpi_tls.err; }
+
+/* Right after the MPI call returned (fn: a constant in every wrapper). */
+static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call *c, uint32_t fn) {
+    if (!c->t) {
+        c->mode = ZC_MPI_SHUT;
         return;
     }
-    zc_mpi_end_slow(c, t1);
+    uint64_t t1 = zc_tick();
+    c->t1 = t1;
+    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
+    struct zc_loc *l = c->t->loc;
+    if (__builtin_expect(region == 0 || l->n + 2 > l->lim ||
+                             __atomic_load_n(&zc_mpi_open_slowly, __ATOMIC_RELAXED),
+                         0)) {
+        zc_mpi_open_slow(c, fn);
+        return;
+    }
+    if (!zc_own_begin_unlocked(l)) { /* the collector is finalizing: nothing more is recorded */
+        zc_own_end_unlocked(l);
+        c->t = NULL;
+        c->mode = ZC_MPI_SHUT;
+        return;
+    }
+    c->mode = ZC_MPI_OPEN;
+    c->l = l;
+    size_t at = l->n;
+    l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+    c->at = at + 1;
+}
+/* The same for the shapes that may hold an event from before the call (c->has_pre). */
+static inline __attribute__((always_inline)) void zc_mpi_open_pre(struct zc_mpi_call *c, uint32_t fn) {
+    zc_mpi_open(c, fn);
+    if (c->mode != ZC_MPI_SHUT && c->has_pre) c->l->buf[c->at++] = c->pre;
+}
+/* Room for k events of the open call (k <= ZC_MPI_RAW_BATCH = 64: a buffer holds at least 1008):
+ * written in place, ts included. */
+static inline __attribute__((always_inline)) struct zc_ev *zc_mpi_slots(struct zc_mpi_call *c, size_t k) {
+    struct zc_loc *l = c->l;
+    if (__builtin_expect(c->at + k > l->lim, 0)) zc_mpi_more(c);
+    struct zc_ev *e = &l->buf[c->at];
+    c->at += k;
+    return e;
+}
+static inline __attribute__((always_inline)) void zc_mpi_close(struct zc_mpi_call *c) {
+    if (__builtin_expect(c->mode == ZC_MPI_OPEN, 1)) {
+        zc_loc_publish(c->l, c->at); /* the call's records, complete */
+        zc_own_end_unlocked(c->l);
+    }
+    else if (c->mode != ZC_MPI_SHUT) zc_mpi_close_slow(c);
+    zc_mpi_tls.depth = 0;
+}
+/* A call that records nothing after it (MPI_Pcontrol). */
+static inline void zc_mpi_end(struct zc_mpi_call *c, uint32_t fn) {
+    zc_mpi_open(c, fn);
+    zc_mpi_close(c);
 }
 
 void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm);
 void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st);
-struct zc_req;
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req);
 /* Completion: the requests are taken out of the table before the call and settled after it:
  * recorded as completed (flag), or put back (a test record if test). rc is the call's result;
@@ -184,9 +259,12 @@ void zc_mpi_settle_any(struct zc_mpi_call *c, const MPI_Request *before, struct 
 void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                         const MPI_Request *after, int rc, bool test, int outcount, const int *indices,
                         const MPI_Status *sts);
-void zc_mpi_req_forget(MPI_Request req);
-/* Whether requests may be completed concurrently (MPI_THREAD_MULTIPLE): set once in MPI_Init. */
-void zc_mpi_set_thread_multiple(bool mt);
+void zc_mpi_req_forget(struct zc_mpi_call *c, MPI_Request req);
+/* The thread level MPI provides, set once in MPI_Init before any wrapper records: whether
+ * requests may be completed concurrently (MPI_THREAD_MULTIPLE: the table is locked), or all by
+ * one thread (up to FUNNELED: the writer matches sends and receives, zc_mpi_resolve.c). */
+void zc_mpi_set_thread_level(int level);
+void zc_mpi_resolver_install(void);
 void zc_mpi_req_cancelled(MPI_Request req);
 void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out);
 void zc_mpi_coll_begin(struct zc_mpi_call *c);

@@ -9,16 +9,6 @@
 #include <stdlib.h>
 
 /* ---------------------------------------------------------------- events of a call */
-void zc_mpi_flush_split(struct zc_mpi_call *c);
-/* Room for n more events; they are written in place at c->ev[c->n...] (building them on the
- * stack and copying would stall store forwarding). */
-static inline __attribute__((always_inline)) struct zc_ev *zc_mpi_pend_slots(struct zc_mpi_call *c, int n) {
-    if (__builtin_expect(c->n + n > ZC_MPI_PENDING, 0)) zc_mpi_flush_split(c);
-    struct zc_ev *e = &c->ev[c->n];
-    c->n += n;
-    return e;
-}
-
 static inline uint64_t zc_mpi_peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer << 32) | (uint32_t)tag; }
 
 static inline uint64_t zc_mpi_bytes_of(int count, MPI_Datatype t) {
@@ -38,25 +28,16 @@ static inline MPI_Request *zc_mpi_copy_requests(MPI_Request *stack, int n_stack,
 }
 
 /* ---------------------------------------------------------------- communicators */
-/* The last communicator a thread used, valid while no communicator was registered or forgotten
- * since (handles are recycled): most calls use the one of the call before. */
 extern atomic_uint_fast64_t zc_mpi_comm_epoch;
-struct zc_mpi_last_comm {
-    MPI_Comm comm;
-    uint32_t id;
-    uint64_t epoch;
-};
-extern _Thread_local struct zc_mpi_last_comm zc_mpi_last_comm __attribute__((tls_model("initial-exec")));
 uint32_t zc_mpi_comm_id_slow(MPI_Comm comm);
 static inline uint32_t zc_mpi_comm_id(MPI_Comm comm) {
-    if (__builtin_expect(zc_mpi_last_comm.comm == comm &&
-                             zc_mpi_last_comm.epoch == atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire), 1))
-        return zc_mpi_last_comm.id;
+    if (__builtin_expect(zc_mpi_tls.last_comm.comm == comm &&
+                             zc_mpi_tls.last_comm.epoch == atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire), 1))
+        return zc_mpi_tls.last_comm.id;
     return zc_mpi_comm_id_slow(comm);
 }
 
 /* ---------------------------------------------------------------- requests */
-extern _Thread_local uint64_t zc_mpi_next_request __attribute__((tls_model("initial-exec")));
 /* A completing call takes the requests it is given out of the table before it calls MPI and puts
  * back those that did not complete: while a request is active nobody else can be handed its
  * handle, but once MPI frees it another thread may get the same handle for a new request before
@@ -76,25 +57,53 @@ struct zc_req {
     uint32_t root;
 };
 
+/* The common request (an active Isend or Irecv, below MPI_THREAD_MULTIPLE) is not a record but
+ * one word in its table slot, so that starting and completing it allocates nothing and follows
+ * no pointer: completing it needs only its kind, communicator and request id (a receive's peer,
+ * tag and size come from its status, Open MPI's _ucount).
+ *   bit 0       1 (an inline record is never 0, and odd: see zr_ref)
+ *   bits 1-2    ZR_V_ISEND, ZR_V_ISEND_NULL (to MPI_PROC_NULL: its completion is not an event),
+ *               ZR_V_IRECV
+ *   bit 3       cancelled (MPI_Cancel)
+ *   bits 4-23   local communicator id
+ *   bits 24-63  request id
+ * Everything else (persistent and collective requests, ids or communicators too large, a second
+ * request under the same handle, MPI_THREAD_MULTIPLE) is a struct zc_req on the slot's chain.
+ * Taken out of the table, both travel as a `struct zc_req *`: an odd value is an inline word. */
+enum { ZR_V_ISEND = 0, ZR_V_ISEND_NULL = 1, ZR_V_IRECV = 2 };
+#define ZR_V_CANCELLED 8u
+#define ZR_V_COMM_BITS 20
+#define ZR_V_ID_SHIFT 24
+static inline uint64_t zr_pack(unsigned kind, uint32_t comm, uint64_t id) {
+    return 1u | (uint64_t)kind << 1 | (uint64_t)comm << 4 | id << ZR_V_ID_SHIFT;
+}
+static inline bool zr_is_v(const struct zc_req *r) { return ((uintptr_t)r & 1) != 0; }
+static inline uint64_t zr_v(const struct zc_req *r) { return (uint64_t)(uintptr_t)r; }
+static inline unsigned zr_v_kind(uint64_t v) { return (unsigned)(v >> 1) & 3; }
+static inline uint32_t zr_v_comm(uint64_t v) { return (uint32_t)(v >> 4) & ((1u << ZR_V_COMM_BITS) - 1); }
+static inline uint64_t zr_v_id(uint64_t v) { return v >> ZR_V_ID_SHIFT; }
+
 /* Handles are not unique among live requests: Open MPI returns one predefined, already
- * completed request for every MPI_Isend it completes at once. Each handle maps to a chain of
- * records; a completion takes one of them, the calling thread's if there is one (the request
- * ids of a thread's location must pair up), else any (they are alike: sends that completed).
+ * completed request for every MPI_Isend it completes at once. Each handle maps to an inline
+ * word and a chain of records; a completion takes one of them, the calling thread's if there is
+ * one (the request ids of a thread's location must pair up), else any (they are alike: sends
+ * that completed).
  *
- * The table is an open-addressing hash (linear probing). A handle's slot stays when its chain
- * empties: MPI recycles its request objects, so the same handles come back at once, and their
- * slots are found on the first probe without insertion or deletion; a rehash (at half full)
- * drops the empty ones. It is locked only when MPI provides MPI_THREAD_MULTIPLE: at lower levels
- * the application never has two threads in MPI at once, and every lock is an atomic instruction
- * that waits for the call's stores to drain (measured: the locks were a third of the cost of a
- * call). */
+ * The table is an open-addressing hash (linear probing). A handle's slot stays when it empties:
+ * MPI recycles its request objects, so the same handles come back at once, and their slots are
+ * found on the first probe without insertion or deletion; a rehash (at half full) drops the empty
+ * ones. It is locked only when MPI provides MPI_THREAD_MULTIPLE: at lower levels the application
+ * never has two threads in MPI at once, and every lock is an atomic instruction that waits for
+ * the call's stores to drain (measured: the locks were a third of the cost of a call). */
 struct zc_rt_slot {
-    MPI_Request key; /* NULL: free */
-    struct zc_req *head;
+    MPI_Request key;     /* NULL: free */
+    uint64_t v;          /* the inline record, 0 if none */
+    struct zc_req *head; /* records */
+    uint64_t pad;        /* 32 bytes: a slot is one shift away */
 };
 extern struct zc_mpi_rt {
-    struct zc_rt_slot *s;
-    size_t cap, n; /* n: keys, empty chains included */
+    struct zc_rt_slot *s; /* never NULL: a one-slot empty table until the first request */
+    size_t mask, n;       /* capacity - 1; keys, empty slots included */
 } zc_mpi_rt;
 extern pthread_mutex_t zc_mpi_reqs_lock;
 extern bool zc_mpi_reqs_mt; /* set once in MPI_Init, before any wrapper records */
@@ -110,6 +119,7 @@ static inline void zr_followed(long d) {
 /* d = +1 or -1 if the record is active (branchless: the common case is active) */
 static inline void zr_followed_if(const struct zc_req *ri, long d);
 bool zc_mpi_rt_grow(void);
+struct zc_rt_slot *zc_mpi_rt_add(MPI_Request k); /* a new key (out of line: grows the table) */
 
 static inline void zr_lock(void) {
     if (__builtin_expect(zc_mpi_reqs_mt, 0)) pthread_mutex_lock(&zc_mpi_reqs_lock);
@@ -118,67 +128,62 @@ static inline void zr_unlock(void) {
     if (__builtin_expect(zc_mpi_reqs_mt, 0)) pthread_mutex_unlock(&zc_mpi_reqs_lock);
 }
 
-static inline size_t zr_hash(MPI_Request k, size_t cap) {
+static inline size_t zr_hash(MPI_Request k, size_t mask) {
     uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 20) & (cap - 1);
+    return (size_t)(h >> 32) & mask;
 }
 
-static inline struct zc_rt_slot *zr_find(MPI_Request k) {
-    if (__builtin_expect(!zc_mpi_rt.cap, 0)) return NULL;
-    for (size_t i = zr_hash(k, zc_mpi_rt.cap);; i = (i + 1) & (zc_mpi_rt.cap - 1)) {
-        if (zc_mpi_rt.s[i].key == k) return &zc_mpi_rt.s[i];
-        if (!zc_mpi_rt.s[i].key) return NULL;
+static inline __attribute__((always_inline)) struct zc_rt_slot *zr_find(MPI_Request k) {
+    struct zc_rt_slot *s = zc_mpi_rt.s;
+    size_t mask = zc_mpi_rt.mask;
+    for (size_t i = zr_hash(k, mask);; i = (i + 1) & mask) {
+        if (__builtin_expect(s[i].key == k, 1)) return &s[i];
+        if (!s[i].key) return NULL;
     }
 }
 
 /* the slot for k, created empty if absent; NULL when out of memory */
-static inline struct zc_rt_slot *zr_slot_of(MPI_Request k) {
+static inline __attribute__((always_inline)) struct zc_rt_slot *zr_slot_of(MPI_Request k) {
     struct zc_rt_slot *f = zr_find(k);
     if (__builtin_expect(f != NULL, 1)) return f;
-    if ((zc_mpi_rt.n + 1) * 2 > zc_mpi_rt.cap && !zc_mpi_rt_grow()) return NULL;
-    size_t i = zr_hash(k, zc_mpi_rt.cap);
-    while (zc_mpi_rt.s[i].key) i = (i + 1) & (zc_mpi_rt.cap - 1);
-    zc_mpi_rt.s[i].key = k;
-    zc_mpi_rt.s[i].head = NULL;
-    zc_mpi_rt.n++;
-    return &zc_mpi_rt.s[i];
+    return zc_mpi_rt_add(k);
 }
 
 /* Records are recycled per thread: a request's life is a few hundred ns in a halo loop. */
 #define ZC_REQ_SPARE 64
-extern _Thread_local struct zc_req *zc_mpi_spare_reqs __attribute__((tls_model("initial-exec")));
-extern _Thread_local int zc_mpi_nspare __attribute__((tls_model("initial-exec")));
+struct zc_req *zc_mpi_req_alloc_slow(void);
+void zc_mpi_req_free_slow(struct zc_req *r);
 
 /* Every field is set by the caller (req_new, zc_mpi_icoll). */
 static inline struct zc_req *zr_alloc(void) {
-    struct zc_req *r = zc_mpi_spare_reqs;
-    if (__builtin_expect(!r, 0)) return calloc(1, sizeof(*r));
-    zc_mpi_spare_reqs = r->next;
-    zc_mpi_nspare--;
+    struct zc_req *r = zc_mpi_tls.spare;
+    if (__builtin_expect(!r, 0)) return zc_mpi_req_alloc_slow();
+    zc_mpi_tls.spare = r->next;
+    zc_mpi_tls.nspare--;
     return r;
 }
 
 static inline void zr_free(struct zc_req *r) {
-    if (!r) return;
-    if (__builtin_expect(zc_mpi_nspare >= ZC_REQ_SPARE, 0)) {
-        free(r);
+    if (!r || zr_is_v(r)) return;
+    if (__builtin_expect(zc_mpi_tls.nspare >= ZC_REQ_SPARE, 0)) {
+        zc_mpi_req_free_slow(r);
         return;
     }
-    r->next = zc_mpi_spare_reqs;
-    zc_mpi_spare_reqs = r;
-    zc_mpi_nspare++;
+    r->next = zc_mpi_tls.spare;
+    zc_mpi_tls.spare = r;
+    zc_mpi_tls.nspare++;
 }
 
 static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed(d * (long)ri->active); }
 
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
-/* Only with events (c->events): a request started untraced stays inactive, so its completion is
+/* Only with events (c->t): a request started untraced stays inactive, so its completion is
  * not recorded either. */
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
     /* unique per location: a thread slot's counter continues where the slot's previous thread
-     * left it (zc_core.h); calls not recorded use their own range */
-    ri->id = c->t ? ++c->t->requests : (UINT64_C(1) << 63) | ++zc_mpi_next_request;
+     * left it (zc_core.h); only recorded calls (c->t) start requests */
+    ri->id = ++c->t->requests;
     ri->active = true;
     ri->cancelled = false;
     uint32_t type;
@@ -194,10 +199,10 @@ static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
     }
     /* a request starts with the call that starts it: a receive may complete before that call
      * returns, so the Leave time would put the send after its receive */
-    *zc_mpi_pend_slots(c, 1) = (struct zc_ev){c->t0, type, ri->comm, ri->bytes, zc_mpi_peer_tag(ri->peer, ri->tag), ri->id};
+    *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, type, ri->comm, ri->bytes, zc_mpi_peer_tag(ri->peer, ri->tag), ri->id};
 }
 
-static inline void zr_insert(MPI_Request req, struct zc_req *ri) {
+static inline __attribute__((always_inline)) void zr_insert(MPI_Request req, struct zc_req *ri) {
     zr_lock();
     struct zc_rt_slot *f = zr_slot_of(req);
     if (__builtin_expect(f != NULL, 1)) {
@@ -209,49 +214,103 @@ static inline void zr_insert(MPI_Request req, struct zc_req *ri) {
     if (!f) zr_free(ri); /* out of memory: this request goes unrecorded */
 }
 
-static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
-                    MPI_Comm comm, MPI_Request req) {
+/* MPI_THREAD_SINGLE or FUNNELED (one thread makes every MPI call): sends and receives are not
+ * followed here at all; their start and completion are written with their handles, and the
+ * writer pairs them (zc_mpi_resolve.c). Persistent and collective requests still use the table;
+ * zc_mpi_rt_used says whether it has ever held one (if not, completions need not look). */
+extern bool zc_mpi_deferred;
+extern bool zc_mpi_rt_used;
+#ifdef OMPI_MAJOR_VERSION
+/* ZC_DONE_STATUS, and Open MPI's cancelled flag above it (any non-zero: cancelled) */
+static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | (uint32_t)st->_cancelled << 1; }
+#endif
+/* k completions (or frees) of the writer's handles recorded (none below 0: a handle started
+ * while recording was off may complete in a recorded call) */
+static inline void zr_raw_gone(uint64_t k) {
+    uint64_t p = zc_mpi_tls.raw_pending;
+    zc_mpi_tls.raw_pending = p > k ? p - k : 0;
+}
+static inline void zr_raw_done(struct zc_mpi_call *c, MPI_Request h, const MPI_Status *st) {
+    if (!c->t) return;
+    zr_raw_gone(1);
+    struct zc_ev *e = zc_mpi_slots(c, 1);
+#ifdef OMPI_MAJOR_VERSION
+    if (st && st != MPI_STATUS_IGNORE) {
+        *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                            zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+        return;
+    }
+#else
+    (void)st;
+#endif
+    *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+}
+static inline void zr_raw_test(struct zc_mpi_call *c, MPI_Request h) {
+    if (c->t) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_TEST_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+}
+/* A handle whose completion the writer matches (not in the table). */
+static inline bool zr_raw(const struct zc_req *ri, MPI_Request h) { return !ri && zc_mpi_deferred && h != MPI_REQUEST_NULL; }
+
+/* A request with a record (zr_insert); the common ones get an inline word instead. */
+void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+                        uint32_t comm, MPI_Request req);
+
+static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count,
+                                                                 MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request req) {
     /* a request started untraced is not followed: its completion is then not recorded either.
      * Persistent requests are, whenever they are created (once, often while recording is off):
      * their starts while recording are recorded. */
     bool persistent = kind == ZC_MPI_REQ_PSEND || kind == ZC_MPI_REQ_PRECV;
-    if ((!c->events && !persistent) || req == MPI_REQUEST_NULL) return;
-    struct zc_req *ri = zr_alloc();
-    if (!ri) return;
-    ri->owner = c->t;
-    ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? zc_mpi_bytes_of(count, t) : 0;
-    ri->recvd = 0;
-    ri->type = t;
-    ri->comm = zc_mpi_comm_id(comm);
-    ri->peer = peer;
-    ri->tag = tag;
-    ri->kind = (uint8_t)kind;
-    ri->op = 0;
-    ri->root = 0;
-    /* persistent requests are inactive until MPI_Start */
-    if (!zr_persistent(ri)) zr_activate(c, ri);
-    else ri->active = ri->cancelled = false, ri->id = 0;
-    zr_insert(req, ri);
+    if ((!c->t && !persistent) || req == MPI_REQUEST_NULL) return;
+    uint32_t comm_id = zc_mpi_comm_id(comm);
+    bool send = kind == ZC_MPI_REQ_ISEND;
+    if (zc_mpi_deferred && (send || kind == ZC_MPI_REQ_IRECV)) {
+        zc_mpi_tls.raw_pending++;
+        /* a request starts with the call that starts it (zr_activate) */
+        *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id,
+                                             send ? zc_mpi_bytes_of(count, t) : 0, zc_mpi_peer_tag(peer, tag),
+                                             (uint64_t)(uintptr_t)req};
+        return;
+    }
+#ifdef OMPI_MAJOR_VERSION
+    bool inl = send || kind == ZC_MPI_REQ_IRECV; /* a receive's size is in its status */
+#else
+    bool inl = send;
+#endif
+    if (__builtin_expect(!inl || zc_mpi_reqs_mt || comm_id >> ZR_V_COMM_BITS, 0)) {
+        zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
+        return;
+    }
+    uint64_t id = ++c->t->requests;
+    struct zc_rt_slot *f = zr_find(req);
+    if (__builtin_expect(!f || f->v || id >> (64 - ZR_V_ID_SHIFT), 0)) {
+        --c->t->requests;
+        zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
+        return;
+    }
+    unsigned vk = send ? (peer == MPI_PROC_NULL ? ZR_V_ISEND_NULL : ZR_V_ISEND) : ZR_V_IRECV;
+    f->v = zr_pack(vk, comm_id, id);
+    zr_followed(1);
+    if (vk == ZR_V_ISEND_NULL) return;
+    /* a request starts with the call that starts it (zr_activate) */
+    *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND : ZC_EV_MPI_IRECV_REQUEST, comm_id,
+                                         send ? zc_mpi_bytes_of(count, t) : 0, zc_mpi_peer_tag(peer, tag), id};
 }
 
-
-static inline struct zc_req *zr_take(MPI_Request req, const void *me) {
+struct zc_req *zc_mpi_take_slow(struct zc_rt_slot *f, const void *me);
+static inline __attribute__((always_inline)) struct zc_req *zr_take(MPI_Request req, const void *me) {
     if (req == MPI_REQUEST_NULL) return NULL;
     zr_lock();
     struct zc_rt_slot *f = zr_find(req);
     struct zc_req *ri = NULL;
-    if (f && f->head) {
-        struct zc_req **link = &f->head;
-        if ((*link)->owner != me) /* ours first; else the first */
-            for (struct zc_req **l = &(*link)->next; *l; l = &(*l)->next)
-                if ((*l)->owner == me) {
-                    link = l;
-                    break;
-                }
-        ri = *link;
-        *link = ri->next;
-        ri->next = NULL;
-        zr_followed_if(ri, -1);
+    if (__builtin_expect(f != NULL, 1)) {
+        if (__builtin_expect(!f->head, 1)) {
+            ri = (struct zc_req *)(uintptr_t)f->v;
+            if (ri) zr_followed(-1); /* an inline word is active */
+            f->v = 0;
+        } else {
+            ri = zc_mpi_take_slow(f, me);
+        }
     }
     zr_unlock();
     return ri;
@@ -261,11 +320,51 @@ static inline struct zc_req *zr_take(MPI_Request req, const void *me) {
 static inline struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack, const MPI_Request *r, int n) {
     struct zc_req **ris = n <= n_stack ? stack : malloc((size_t)n * sizeof(*ris));
     if (!ris) return NULL; /* out of memory: these completions go unrecorded */
-    const void *me = zc_thread_get();
+    const void *me = zc_mpi_tls.t;
     for (int i = 0; i < n; i++) ris[i] = zr_take(r[i], me);
     return ris;
 }
 
+
+/* The requests of a Wait/Test-all/any/some call, taken out of the table (ris NULL: untracked),
+ * with the handles as they were before MPI reset them. need: a completion needs its status. */
+struct zc_mpi_reqs {
+    MPI_Request *before;
+    struct zc_req **ris;
+    void *heap; /* one allocation for both arrays beyond n_stack (freed by the wrapper) */
+    bool need;
+};
+void *zc_mpi_reqs_alloc(int n); /* before and ris for n requests, or NULL */
+static inline __attribute__((always_inline)) struct zc_mpi_reqs zc_mpi_take_reqs(MPI_Request *before_stack, struct zc_req **ris_stack,
+                                                                                  int n_stack, const MPI_Request *r, int n) {
+    struct zc_mpi_reqs q = {before_stack, ris_stack, NULL, false};
+    if (n <= 0 || !r) return (struct zc_mpi_reqs){NULL, NULL, NULL, false};
+    if (__builtin_expect(n > n_stack, 0)) {
+        q.heap = zc_mpi_reqs_alloc(n);
+        if (!q.heap) return (struct zc_mpi_reqs){NULL, NULL, NULL, false}; /* these completions go unrecorded */
+        q.before = q.heap;
+        q.ris = (struct zc_req **)(q.before + n);
+    }
+    if (zc_mpi_deferred && !zc_mpi_rt_used) { /* nothing in the table: the writer matches them all */
+        for (int i = 0; i < n; i++) q.before[i] = r[i];
+        q.ris = NULL; /* with before: every handle is the writer's (zc_mpi_settle_all) */
+        q.need = true;
+        return q;
+    }
+    const void *me = zc_mpi_tls.t;
+    bool need = zc_mpi_deferred;
+    for (int i = 0; i < n; i++) {
+        MPI_Request h = r[i];
+        struct zc_req *ri = zr_take(h, me);
+        q.before[i] = h;
+        q.ris[i] = ri;
+        /* receives take their size and peer from the status; a cancellation shows there too */
+        if (ri) need |= zr_is_v(ri) ? (zr_v_kind(zr_v(ri)) == ZR_V_IRECV || (zr_v(ri) & ZR_V_CANCELLED))
+                                    : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->cancelled);
+    }
+    q.need = need;
+    return q;
+}
 
 /* bytes a completed receive brought (Open MPI's status holds them; else count x type size) */
 static inline uint64_t zr_status_bytes(const MPI_Status *st, MPI_Datatype t) {
@@ -279,41 +378,80 @@ static inline uint64_t zr_status_bytes(const MPI_Status *st, MPI_Datatype t) {
 #endif
 }
 
-static inline void zr_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, const MPI_Status *st) {
-    if (c->events && ri->active) {
-        int cancelled = 0;
-        if (__builtin_expect(ri->cancelled, 0) && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
-        if (cancelled) {
-            *zc_mpi_pend_slots(c, 1) = (struct zc_ev){0, ZC_EV_MPI_REQUEST_CANCELLED, ri->comm, 0, 0, ri->id};
-        } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
-            if (ri->peer != MPI_PROC_NULL) *zc_mpi_pend_slots(c, 1) = (struct zc_ev){0, ZC_EV_MPI_ISEND_COMPLETE, ri->comm, 0, 0, ri->id};
-        } else if (ri->kind == ZC_MPI_REQ_NBC) {
-            struct zc_ev *e = zc_mpi_pend_slots(c, 2);
-            e[0] = (struct zc_ev){0, ZC_EV_MPI_NBC_COMPLETE, ri->comm, ri->bytes, ri->recvd, ((uint64_t)ri->op << 32) | ri->root};
-            e[1] = (struct zc_ev){0, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
-        } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
-            *zc_mpi_pend_slots(c, 1) = (struct zc_ev){0, ZC_EV_MPI_IRECV, ri->comm, zr_status_bytes(st, ri->type),
-                                               zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), ri->id};
-        }
-        /* else a receive from MPI_PROC_NULL: nothing was received */
+/* A request completed (an inline word or a record). */
+void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri, const MPI_Status *st);
+static inline __attribute__((always_inline)) void zr_completed(struct zc_mpi_call *c, MPI_Request before, struct zc_req *ri,
+                                                               const MPI_Status *st) {
+    if (__builtin_expect(!zr_is_v(ri), 0)) {
+        zc_mpi_completed_rec(c, before, ri, st);
+        return;
     }
-    ri->active = false;
-    if (zr_persistent(ri)) zr_insert(before, ri); /* inactive until the next MPI_Start */
-    else zr_free(ri);
+    uint64_t v = zr_v(ri);
+    if (!c->t) return;
+    if (__builtin_expect(v & ZR_V_CANCELLED, 0)) {
+        int cancelled = 0;
+        if (st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
+        if (cancelled) {
+            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_CANCELLED, zr_v_comm(v), 0, 0, zr_v_id(v)};
+            return;
+        }
+    }
+    switch (zr_v_kind(v)) {
+    case ZR_V_ISEND: *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_ISEND_COMPLETE, zr_v_comm(v), 0, 0, zr_v_id(v)}; break;
+    case ZR_V_IRECV:
+        /* a receive from MPI_PROC_NULL received nothing */
+        if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL)
+            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, zr_v_comm(v), (uint64_t)st->_ucount,
+                                                 zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), zr_v_id(v)};
+        break;
+    default: break;
+    }
 }
 
 /* Waitall and friends: the common case (every request completed, success) inline. */
 void zc_mpi_settle_all_slow(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
                             const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts);
-static inline void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before, struct zc_req **ris, int n,
-                                     const MPI_Request *after, int rc, int flag, bool test, const MPI_Status *sts) {
-    if (!ris) return;
+void zc_mpi_settle_raw_slow(struct zc_mpi_call *c, const MPI_Request *before, int n, const MPI_Request *after, int rc,
+                            int flag, bool test, const MPI_Status *sts);
+#define ZC_MPI_RAW_BATCH 64 /* completions written with one room check */
+static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mpi_call *c, const MPI_Request *before,
+                                                                    struct zc_req **ris, int n, const MPI_Request *after,
+                                                                    int rc, int flag, bool test, const MPI_Status *sts) {
+    if (!ris) {
+        if (!before) return; /* not followed */
+        /* every handle is the writer's: one event each, in one batch */
+        if (__builtin_expect(rc != MPI_SUCCESS || !flag || n > ZC_MPI_RAW_BATCH, 0)) {
+            zc_mpi_settle_raw_slow(c, before, n, after, rc, flag, test, sts);
+            return;
+        }
+        if (!c->t) return;
+        struct zc_ev *e = zc_mpi_slots(c, (size_t)n);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            MPI_Request h = before[i];
+            if (h == MPI_REQUEST_NULL) continue;
+#ifdef OMPI_MAJOR_VERSION
+            if (sts) {
+                const MPI_Status *st = &sts[i];
+                e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                                        zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+                continue;
+            }
+#endif
+            e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+        }
+        c->at -= (size_t)(n - k); /* the slots of null handles back */
+        zr_raw_gone((uint64_t)k);
+        return;
+    }
     if (__builtin_expect(rc != MPI_SUCCESS || !flag, 0)) {
         zc_mpi_settle_all_slow(c, before, ris, n, after, rc, flag, test, sts);
         return;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (ris[i]) zr_completed(c, before[i], ris[i], sts ? &sts[i] : NULL);
+        else if (zr_raw(NULL, before[i])) zr_raw_done(c, before[i], sts ? &sts[i] : NULL);
+    }
 }
 
 #endif

@@ -100,14 +100,16 @@ static void mpi_fork_child(void) {
     job = false;
 }
 
-/* A thread that exits frees its spare request records. */
+/* A thread that exits frees its spare request records, and lets go of its thread slot (the next
+ * thread that registers continues it: zc_core.h). */
 static void mpi_thread_exit(void) {
-    while (zc_mpi_spare_reqs) {
-        struct zc_req *r = zc_mpi_spare_reqs;
-        zc_mpi_spare_reqs = r->next;
+    while (zc_mpi_tls.spare) {
+        struct zc_req *r = zc_mpi_tls.spare;
+        zc_mpi_tls.spare = r->next;
         free(r);
     }
-    zc_mpi_nspare = 0;
+    zc_mpi_tls.nspare = 0;
+    zc_mpi_tls.t = NULL;
 }
 
 const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
@@ -341,7 +343,7 @@ static void after_init(void) {
     have_priv = true;
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
-    zc_mpi_set_thread_multiple(level == MPI_THREAD_MULTIPLE);
+    zc_mpi_set_thread_level(level);
     int rank = 0, size = 1;
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);
@@ -513,7 +515,7 @@ __attribute__((visibility("default"))) int MPI_Pcontrol(const int level, ...) {
     } else {
         r = PMPI_Pcontrol(level);
         int e = errno;
-        zc_mpi_end(&c);
+        zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
         errno = e;
     }
     if (level == 0) zc_win_pcontrol(0);

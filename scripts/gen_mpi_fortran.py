@@ -89,7 +89,7 @@ def gen_body(e):
     fparams = fortran_sig(e)
     pass_names = [n for _, n in fparams]
     L = []
-    post = []  # after the call, before zc_mpi_end
+    post = []  # after the call (zc_mpi_open), before zc_mpi_close
     frees = []
 
     def sub(old, new):
@@ -126,6 +126,8 @@ def gen_body(e):
         frees.append("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
         frees.append("    if (zc_ris != zc_ris_stack) free(zc_ris);")
     # before the call
+    if shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free"):
+        L.append("    c.has_pre = false;")
     if shape in ("send", "sendrecv", "sendrecv_replace"):
         cnt, typ = ("scount", "stype") if shape == "sendrecv" else ("count", "datatype")
         tag = "tag" if shape == "send" else "stag"
@@ -136,12 +138,14 @@ def gen_body(e):
     elif shape == "comm_free":
         L.append(f"    zc_mpi_comm_forget(PMPI_Comm_f2c(*{r['comm']}));")
     elif shape == "request_free":
-        L.append(f"    zc_mpi_req_forget(PMPI_Request_f2c(*{r['request']}));")
+        L.append(f"    zc_mpi_req_forget(&c, PMPI_Request_f2c(*{r['request']}));")
     elif shape == "comm_new":
         if "comm" in r:
             L.append(f"    MPI_Comm zc_parent = PMPI_Comm_f2c(*{r['comm']});")
     L.append(f"    zc_p({', '.join(pass_names)});")
     L.append("    int zc_errno = errno;")
+    pre = shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free")
+    L.append(f"    zc_mpi_open{'_pre' if pre else ''}(&c, ZC_MPI_{e['name']});")
     if shape not in ("send", "comm_free", "request_free"):  # the others record by the outcome
         L.append("    int zc_rc = (int)*zc_ierr;")
     ok = "zc_rc == MPI_SUCCESS"
@@ -165,7 +169,7 @@ def gen_body(e):
         P(f"    int zc_flag = {flag};")
         P("    MPI_Status zc_st;")
         P(f"    zc_mpi_settle_one(&c, zc_before, zc_ri, PMPI_Request_f2c(*{r['request']}), zc_rc, zc_flag, "
-          f"{'true' if shape == 'test' else 'false'}, zc_ri && zc_flag && {ok} ? zc_mpi_f_status(&zc_st, zc_fst) : NULL);")
+          f"{'true' if shape == 'test' else 'false'}, (zc_ri || zr_raw(NULL, zc_before)) && zc_flag && {ok} ? zc_mpi_f_status(&zc_st, zc_fst) : NULL);")
     elif shape in ("waitall", "testall"):
         flag = "1" if shape == "waitall" else f"({ok} && *{r['flag']} != 0)"
         P(f"    int zc_flag = {flag};")
@@ -228,7 +232,7 @@ def gen_body(e):
         pass  # recorded before the call
     else:
         sys.exit(f"gen_mpi_fortran: no Fortran template for shape {shape} ({e['name']})")
-    return L + post + ["    zc_mpi_end(&c);"] + frees + ["    errno = zc_errno;"]
+    return L + post + ["    zc_mpi_close(&c);"] + frees + ["    errno = zc_errno;"]
 
 
 def decl(fparams):

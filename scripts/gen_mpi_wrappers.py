@@ -171,9 +171,11 @@ def gen_body(e):
         L("    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, &zc_ri, 1);")
     if multi:
         # the handles as they were (MPI resets completed ones) and our records, taken out of the table
-        L(f"    MPI_Request zc_reqs_stack[16], *zc_reqs = zc_mpi_copy_requests(zc_reqs_stack, 16, {r['requests']}, {r['n']});")
-        L("    struct zc_req *zc_ris_stack[16], **zc_ris = zc_reqs ? zc_mpi_take_all(zc_ris_stack, 16, zc_reqs, "
-          f"{r['n']}) : NULL;")
+        L("    MPI_Request zc_reqs_stack[16];")
+        L("    struct zc_req *zc_ris_stack[16];")
+        L(f"    struct zc_mpi_reqs zc_q = zc_mpi_take_reqs(zc_reqs_stack, zc_ris_stack, 16, {r['requests']}, {r['n']});")
+        L("    MPI_Request *zc_reqs = zc_q.before;")
+        L("    struct zc_req **zc_ris = zc_q.ris;")
         L(f"    if (__builtin_expect(c.closed, 0)) zc_mpi_closed_taken(&c, zc_ris, zc_ris ? {r['n']} : 0);")
     # statuses the application ignores are asked of MPI only when a completion needs them
     if st:
@@ -181,14 +183,15 @@ def gen_body(e):
         if shape in ("wait", "test"):
             L(f"    if ({st} == MPI_STATUS_IGNORE && !zc_mpi_need_status(&zc_ri, 1)) zc_st = MPI_STATUS_IGNORE;")
         elif shape in ("waitany", "testany"):
-            L(f"    if ({st} == MPI_STATUS_IGNORE && !zc_mpi_need_status(zc_ris, zc_ris ? {r['n']} : 0)) zc_st = MPI_STATUS_IGNORE;")
+            L(f"    if ({st} == MPI_STATUS_IGNORE && !zc_q.need) zc_st = MPI_STATUS_IGNORE;")
         pass_args = re.sub(rf"\b{st}\b", "zc_st", pass_args)
     if sts:
         L(f"    MPI_Status zc_sts_stack[16], *zc_sts = {sts};")
-        L(f"    if ({sts} == MPI_STATUSES_IGNORE && zc_mpi_need_status(zc_ris, zc_ris ? {r['n']} : 0))")
-        L(f"        zc_sts = zc_mpi_statuses(zc_sts_stack, 16, {r['n']});")
+        L(f"    if ({sts} == MPI_STATUSES_IGNORE && zc_q.need) zc_sts = zc_mpi_statuses(zc_sts_stack, 16, {r['n']});")
         pass_args = re.sub(rf"\b{sts}\b", "zc_sts", pass_args)
     # before the call
+    if shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free"):
+        L("    c.has_pre = false;")
     if shape == "send":
         L(f"    zc_mpi_ev_send(&c, {r['count']}, {r['datatype']}, {r['peer']}, {r['tag']}, {r['comm']});")
     elif shape == "sendrecv":
@@ -200,9 +203,11 @@ def gen_body(e):
     elif shape == "comm_free":
         L(f"    zc_mpi_comm_forget(*{r['comm']});")
     elif shape == "request_free":
-        L(f"    zc_mpi_req_forget(*{r['request']});")
+        L(f"    zc_mpi_req_forget(&c, *{r['request']});")
     L(f"    {e['ret']} zc_r = {pm}({pass_args});")
-    L("    int *zc_ep = &errno, zc_errno = *zc_ep; /* one __errno_location call */")
+    L("    int *zc_ep = zc_mpi_errno(), zc_errno = *zc_ep; /* errno as MPI left it */")
+    pre = shape in ("send", "sendrecv", "sendrecv_replace", "coll", "request_free")
+    L(f"    zc_mpi_open{'_pre' if pre else ''}(&c, ZC_MPI_{n});")
     ok = "zc_r == MPI_SUCCESS"
     # after the call
     if shape == "recv" or shape in ("sendrecv", "sendrecv_replace"):
@@ -262,12 +267,11 @@ def gen_body(e):
         L(f"    if ({ok}) zc_mpi_comm_new(&c, ZC_MPI_HOW_{how.upper()}, {pexpr}, *{r['newcomm']}, {extra});")
     elif shape == "comm_free":
         pass
-    L("    zc_mpi_end(&c);")
+    L("    zc_mpi_close(&c);")
     if sts:
         L("    if (zc_sts != " + sts + " && zc_sts != zc_sts_stack) free(zc_sts);")
     if multi:
-        L("    if (zc_reqs != zc_reqs_stack) free(zc_reqs);")
-        L("    if (zc_ris != zc_ris_stack) free(zc_ris);")
+        L("    if (__builtin_expect(zc_q.heap != NULL, 0)) free(zc_q.heap);")
     L("    *zc_ep = zc_errno;")
     L("    return zc_r;")
     return lines

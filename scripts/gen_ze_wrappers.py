@@ -219,7 +219,7 @@ def main():
             out.append(f"    zc_ze_post_{fn}(&p, r, &{c});\n")
         if papi:
             out.append("    zc_ze_papi_leave(&pc);\n")
-        out.append(f"    zc_ze_call_end(&{c}, r);\n    return r;\n}}\n\n")
+        out.append(f"    zc_ze_call_end(&{c}, r, ZC_ZE_{fn});\n    return r;\n}}\n\n")
         return out
 
     papi_kind = {fn: ("launch" if "papi-launch" in f else "sync") for fn, f in hooks.items()

@@ -142,7 +142,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after);
 
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
     uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if ((tail & 4095) == 4095 && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
+    if (ib->pi == ZC_INBOX_BLOCK && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
         ib->head_seen = atomic_load_explicit(&ib->head, memory_order_acquire);
         /* nobody collects this list (an app that never synchronises, no drainer thread): keep
          * memory bounded at an amortised cost; the app synchronising never gets here */
@@ -192,6 +192,52 @@ void zc_ze_inbox_free(struct zc_inbox *ib) {
     free(ib);
 }
 
+/* Pending records and the floor of their starts (stream locked). Written records must keep
+ * their lanes in time order, so a completed record waits until no pending one can start before
+ * it. A record starts no earlier than its submission; an operation of an in-order list also no
+ * earlier than the end of the list's operation before it. So when the only pending records are
+ * one in-order list's (an in-order immediate list per engine, as SYCL and PyTorch submit), the
+ * floor is the end of its last drained operation, and completed records are written as they
+ * come, however far the application runs ahead of the device. */
+static void pend_enter(struct zc_stream *s, struct zc_rec *r) {
+    struct zc_list *l = r->list;
+    if (l && l->immediate && l->in_order) {
+        r->pend = ZC_PEND_INORDER;
+        if (l->npend++ == 0) s->nlists++;
+    } else {
+        r->pend = ZC_PEND_OTHER;
+        s->nother++;
+    }
+}
+
+static void pend_leave(struct zc_stream *s, struct zc_rec *r) {
+    if (r->pend == ZC_PEND_INORDER) {
+        struct zc_list *l = r->list;
+        /* (a device placed from host observations has its records' times placed later: held) */
+        if (r->state == ZC_REC_DONE && !s->dev->host_anchored && r->end_ns > l->done_end) l->done_end = r->end_ns;
+        if (--l->npend == 0) s->nlists--;
+    } else if (r->pend == ZC_PEND_OTHER) {
+        s->nother--;
+    }
+    r->pend = ZC_PEND_NONE;
+}
+
+/* The list is going away: its pending records count as anybody's (stream locked). */
+void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r) {
+    if (r->pend != ZC_PEND_INORDER) return;
+    pend_leave(s, r);
+    r->pend = ZC_PEND_OTHER;
+    s->nother++;
+}
+
+static uint64_t pending_floor(const struct zc_stream *s) {
+    if (!s->head) return UINT64_MAX;
+    uint64_t w = s->head->submit_ns;
+    if (s->nother == 0 && s->nlists == 1 && s->head->pend == ZC_PEND_INORDER && s->head->list->done_end > w)
+        w = s->head->list->done_end;
+    return w;
+}
+
 /* Entries become records in the stream's pending list, kept in submission order (one list's
  * entries are; the lists of one engine interleave). drain_lock and lock held. */
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
@@ -222,7 +268,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
                 r->own_inj = true;
                 r->ctx = ib->list->ctx;
                 r->list = ib->list;
-                r->seq = e->seq;
+                r->seq = head + 1; /* its position: the list's append number */
             }
             r->submit_ns = zc_tickconv(tc, e->submit);
             r->stream = s;
@@ -237,6 +283,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
             if (after) after->next = r;
             else s->head = r;
             s->npending++;
+            pend_enter(s, r);
         }
         atomic_store_explicit(&ib->head, head, memory_order_release);
         if (emptied) {
@@ -275,6 +322,7 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     else s->head = r;
     s->tail = r;
     s->npending++;
+    pend_enter(s, r);
     bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
     if (drain) s->pushes_since_drain = 0;
     pthread_mutex_unlock(&s->lock);
@@ -344,8 +392,8 @@ static bool rec_poll(struct zc_rec *r) {
     ze_result_t q;
     if (r->exec && r->exec->slot) {
         /* A record of a regular list's execution. Its times are in the harvest buffer once the
-         * execution's post list ran (`done`; compute engines only). Before that, or on copy
-         * engines, our injected event holds them, but only once this execution's pre list has
+         * execution's post list (or harvest list) ran (`done`). Before that, or on copy engines
+         * read from the host, our injected event holds them, but only once this execution's pre list has
          * cleared the previous execution's values (`started`): the next pre list clears them
          * again only after this post list signalled the gate, which it does after `done`. */
         struct zc_exec *x = r->exec;
@@ -627,7 +675,7 @@ static void held_push(struct zc_stream *s, struct zc_rec *r) {
 }
 
 static void emit_locked(struct zc_stream *s) {
-    uint64_t watermark = s->head ? s->head->submit_ns : UINT64_MAX;
+    uint64_t watermark = pending_floor(s);
     /* a held record starts after its submission, like a pending one */
     for (struct zc_rec *r = s->held; r; r = r->next)
         if (r->submit_ns < watermark) watermark = r->submit_ns;
@@ -730,6 +778,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             else s->tail = r->prev;
             s->npending--;
             r->state = ZC_REC_DONE;
+            pend_leave(s, r);
             uevent_complete(r);
             /* the execution's helper slot is free once its records completed, even if they wait
              * here for earlier submissions before being written */
@@ -751,6 +800,16 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
 }
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
+
+/* What has completed on every stream, stopping at each stream's first incomplete record (an
+ * Execute waiting for a helper slot: a queue's executions complete in order, the oldest first,
+ * and polling records that have not completed costs driver calls). */
+void zc_ze_drain_completed(void) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, 1);
+}
 
 /* ---------------------------------------------------------------- background drainer */
 static pthread_once_t bg_once = PTHREAD_ONCE_INIT;
@@ -874,6 +933,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
                 if (r->next) r->next->prev = r->prev;
                 else s->tail = r->prev;
                 s->npending--;
+                pend_leave(s, r);
                 atomic_fetch_add(&dropped_records, 1);
                 uevent_drop(r);
                 r->own_inj = false; /* its event dies with the context */

@@ -39,7 +39,6 @@ struct zc_deferred {
 struct zc_imm {
     struct zc_deferred *v;
     uint32_t n, cap;
-    uint64_t seq;
     bool sync;
 };
 
@@ -127,10 +126,12 @@ static void event_unget(struct zc_list *l, ze_event_handle_t e) {
 }
 
 /* ---------------------------------------------------------------- record completion */
+/* `done` stays signalled until the slot is taken again (slot_take resets it): an Execute that
+ * waits for a slot waits on the oldest one's `done`, which must not be reset under it by a
+ * drainer that collected that execution first. */
 static void slot_release(struct zc_slot *s) {
-    if (s->done) zc_ze_real.ze_event.pfnHostReset(s->done);
     if (s->started) zc_ze_real.ze_event.pfnHostReset(s->started);
-    /* release: the next Execute that sees !busy sees the reset done event */
+    /* release: the next Execute that sees !busy sees the reset event */
     __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
 }
 
@@ -278,8 +279,10 @@ void zc_ze_post_zeCommandQueueCreate(ze_command_queue_create_params_t *p, ze_res
     if (err) free(q);
 }
 
+static void harvest_queue_destroy(struct zc_queue *q);
 void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struct zc_ze_call *c) {
     struct zc_queue *q = zc_map_del(&zc_ze.queues, *p->phCommandQueue);
+    harvest_queue_destroy(q);
     if (q) zc_ze_stream_drain(q->stream); /* the stream lives on: its lanes are locations */
     free(q);
 }
@@ -339,6 +342,8 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     const struct zc_ze_caps *cp = &zc_ze_caps;
     if (!cp->timing || !l->dev || !l->ctx) l->mode = ZC_REG_NONE;
     else if (cp->harvest && !l->copy_only) l->mode = ZC_REG_DEVICE;
+    /* copy engines: harvested by a list of ours on a compute engine of the device, if it has one */
+    else if (cp->harvest && cp->copy_harvest && l->dev->harvest_ordinal >= 0) l->mode = ZC_REG_DEVICE;
     else if (cp->helpers && cp->host_read) l->mode = ZC_REG_HOST;
     else if (cp->host_read) l->mode = ZC_REG_SERIAL;
     else l->mode = ZC_REG_NONE;
@@ -394,6 +399,7 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
 static void helpers_free(struct zc_list *l, struct zc_slot *s) {
     if (s->pre && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
     if (s->post && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->post);
+    if (s->harvest && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->harvest);
     if (s->buf && zc_ze_real.ze_mem.pfnFree) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
 }
 
@@ -415,6 +421,7 @@ static void slots_destroy(struct zc_list *l, bool ctx_dying) {
         if (!ctx_dying) {
             if (s->done) zc_ze_event_put(l->ctx, s->done);
             if (s->started) zc_ze_event_put(l->ctx, s->started);
+            if (s->copied) zc_ze_event_put(l->ctx, s->copied);
         }
     }
     free(l->slots);
@@ -462,7 +469,10 @@ static void detach_records(struct zc_list *l) {
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         for (struct zc_rec *r = s->head; r; r = r->next)
-            if (r->list == l) r->list = NULL;
+            if (r->list == l) {
+                zc_ze_pend_detach(s, r);
+                r->list = NULL;
+            }
         /* completed records waiting to be written in order too */
         for (size_t i = 0; i < s->ndone; i++)
             if (s->done[i]->list == l) s->done[i]->list = NULL;
@@ -472,9 +482,11 @@ static void detach_records(struct zc_list *l) {
     }
 }
 
+static void slots_quiesce(struct zc_list *l);
 void zc_ze_pre_zeCommandListReset(ze_command_list_reset_params_t *p, struct zc_ze_call *c) {
     struct zc_list *l = zc_ze_list(*p->phCommandList);
     if (!l) return;
+    slots_quiesce(l);
     zc_ze_drain_all(false, 0);
     list_free_resources(l, false);
 }
@@ -484,6 +496,7 @@ void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct 
     if (!l) return;
     /* release: a cache that sees the new generation no longer hands out l */
     atomic_fetch_add_explicit(&list_gen, 1, memory_order_release);
+    slots_quiesce(l);
     zc_ze_drain_all(false, 0);
     if (l->inbox) zc_ze_inbox_free(l->inbox); /* drains what is still in it */
     l->inbox = NULL;
@@ -589,7 +602,7 @@ static void __attribute__((noinline)) imm_post_uevent(struct zc_ze_call *c, stru
     rec->seq = seq;
     rec->stream = l->stream;
     zc_ze_uevent_set(c->user_event, rec);
-    struct zc_inbox_entry e = {c->inj, c->t0, seq, rec, *op};
+    struct zc_inbox_entry e = {c->inj, c->t0, 0, rec, *op};
     if (!zc_ze_inbox_push(l->inbox, &e)) ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot queue a device record");
 }
 
@@ -611,26 +624,25 @@ static inline void timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl,
     }
     if (c->user_event) resignal(c, l, hl);
     struct zc_thread *t = c->t;
-    /* callsite ids are unique per process: thread index in the high bits */
-    uint64_t callsite = ((uint64_t)(t->index + 1) << 40) | ++t->callsites;
+    /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
+    uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
     if (l->immediate) {
         struct zc_imm *im = imm_of(l);
-        uint64_t seq = ++im->seq; /* only the thread using the list appends to it (spec) */
-        struct zc_inbox_entry *e = c->user_event ? NULL : zc_ze_inbox_slot(l->inbox);
-        if (__builtin_expect(e != NULL, 1)) { /* written in place: one cache line */
+        if (__builtin_expect(!c->user_event && zc_ze_inbox_fast(l->inbox), 1)) { /* written in place: one cache line */
+            struct zc_inbox_entry *e = zc_ze_inbox_slot(l->inbox);
             e->inj = c->inj;
             e->submit = c->t0;
-            e->seq = seq;
             e->rec = NULL;
             e->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
             zc_ze_inbox_publish(l->inbox);
         } else {
             struct zc_opdesc op = {(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
             if (c->user_event) {
-                imm_post_uevent(c, l, &op, seq);
+                /* only the thread using the list appends to it (spec): the next position is its */
+                imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
             } else {
-                struct zc_inbox_entry en = {c->inj, c->t0, seq, NULL, op};
+                struct zc_inbox_entry en = {c->inj, c->t0, 0, NULL, op};
                 if (!zc_ze_inbox_push_slow(l->inbox, &en)) tmpl_grow_failed();
             }
         }
@@ -957,26 +969,52 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
         R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
         goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
-    if (l->mode == ZC_REG_DEVICE) {
-        /* copy engines cannot run QueryKernelTimestamps: copy lists are read from the host */
+    if (l->mode == ZC_REG_DEVICE) { /* harvested on the device, into host memory */
         ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
         if (R->ze_mem.pfnAllocHost(ctx, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS) goto fail;
+    }
+    if (l->mode == ZC_REG_DEVICE && !l->copy_only) {
         if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) !=
-            ZE_RESULT_SUCCESS)
+                ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
+            goto fail;
+    } else if (l->mode == ZC_REG_DEVICE) {
+        /* copy engines cannot run QueryKernelTimestamps: a list of ours on a compute engine
+         * harvests the copy execution (zc_ze_execute_harvest) */
+        /* copy engines run their commands in order: the signal follows the list */
+        ze_command_list_desc_t hd = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, (uint32_t)l->dev->harvest_ordinal, 0};
+        s->copied = zc_ze_event_get(l->ctx);
+        if (!s->copied || R->ze_command_list.pfnAppendSignalEvent(s->post, s->copied) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnCreate(ctx, dev, &hd, &s->harvest) != ZE_RESULT_SUCCESS)
+            goto fail;
+        /* Signals and resets run after the commands before them in a list (Intel's driver
+         * encodes them as pipe controls or flushes that wait for the work before; zesim models
+         * it), as the compute post list already relies on. copied is reset before done: once
+         * done is seen the slot may be taken for another execution, whose post signals copied
+         * again, and whose Execute resets done. done before the gate, as in the compute post
+         * list: a record read from our event before done was seen is this execution's, since
+         * the next pre list resets our events only after the gate (rec_poll). */
+        if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) !=
+                ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, l->gate) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnClose(s->harvest) != ZE_RESULT_SUCCESS)
             goto fail;
     } else if (l->copy_only) {
         /* copy engines run their commands in order: a signal follows everything before it */
-        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS) goto fail;
+        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
+            goto fail;
     } else {
         /* read from the host on an engine that may run out of order (the driver lacks the
          * device-side query, or which engines are copy-only is unknown): done follows ours */
         if (R->ze_command_list.pfnAppendWaitOnEvents(s->post, n, inj) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS)
+            R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
             goto fail;
     }
-    if (R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS ||
-        R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS)
-        goto fail;
+    if (R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS) goto fail;
     free(inj);
     return s;
 fail:
@@ -984,6 +1022,7 @@ fail:
     helpers_free(l, s);
     if (s->done) zc_ze_event_put(l->ctx, s->done);
     if (s->started) zc_ze_event_put(l->ctx, s->started);
+    if (s->copied) zc_ze_event_put(l->ctx, s->copied);
     memset(s, 0, sizeof(*s));
     return NULL;
 }
@@ -1019,6 +1058,7 @@ static struct zc_slot *slot_take(struct zc_list *l) {
             struct zc_slot *s = &l->slots[k];
             if (!__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
                 l->next_slot = (k + 1) % (l->nslots ? l->nslots : 1);
+                zc_ze_real.ze_event.pfnHostReset(s->done); /* from its previous execution */
                 return s;
             }
         }
@@ -1047,7 +1087,7 @@ static struct zc_slot *slot_take(struct zc_list *l) {
         ze_event_handle_t done = s->done;
         pthread_mutex_unlock(&l->lock);
         ze_result_t r = zc_ze_dev_on(l->dev) ? zc_ze_event_wait(done, 1000000u) : ZE_RESULT_NOT_READY;
-        zc_ze_drain_all(false, 0);
+        zc_ze_drain_completed(); /* the oldest first: no need to poll every pending record */
         pthread_mutex_lock(&l->lock);
         if (!zc_ze_dev_on(l->dev)) continue;
         if (zc_ze_device_off(l->dev, "zeEventHostSynchronize", r)) continue;
@@ -1104,6 +1144,7 @@ static bool serial_take(struct zc_list *l) {
 struct exec_plan {
     struct zc_list *list;
     struct zc_exec *exec;
+    struct zc_slot *slot; /* its harvest list runs once the Execute succeeded */
 };
 
 /* Executions and the per-call arrays are reused: Execute is a hot path in apps that resubmit
@@ -1148,6 +1189,103 @@ static bool scratch_reserve(uint32_t n) {
     sc->plan = p;
     sc->cap = cap;
     return true;
+}
+
+/* ---------------------------------------------------------------- harvests of copy executions */
+static pthread_mutex_t harvest_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The app queue's harvest queue (created at its first copy execution), or NULL. */
+static ze_command_queue_handle_t harvest_queue(struct zc_queue *q) {
+    if (!q || !q->dev || q->dev->harvest_ordinal < 0 || !q->ctx) return NULL;
+    pthread_mutex_lock(&harvest_lock);
+    if (!q->harvest) {
+        /* low priority: it only copies a few timestamps and opens the next execution */
+        ze_command_queue_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, (uint32_t)q->dev->harvest_ordinal,
+                                     q->dev->harvest_index, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                     ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW};
+        if (zc_ze_real.ze_command_queue.pfnCreate(q->ctx->h, q->dev->h, &d, &q->harvest) != ZE_RESULT_SUCCESS)
+            q->harvest = NULL;
+    }
+    ze_command_queue_handle_t h = q->harvest;
+    pthread_mutex_unlock(&harvest_lock);
+    return h;
+}
+
+/* What the harvest list does, done by the host instead (no harvest queue, or it refused the
+ * harvest): blocks until the copy execution ran. Never leaves the gate closed. */
+static void harvest_on_host(struct zc_list *l, struct zc_slot *s) {
+    struct zc_ze_real *R = &zc_ze_real;
+    atomic_fetch_add(&zc_ze.stalls, 1);
+    /* bounded: a lost device never signals it */
+    if (zc_ze_dev_on(l->dev) && zc_ze_event_wait(s->copied, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u) == ZE_RESULT_SUCCESS)
+        for (uint32_t i = 0; i < l->ntmpl; i++) {
+            ze_kernel_timestamp_result_t ts = {{0, 0}, {0, 0}};
+            if (l->tmpl[i].inj) R->ze_event.pfnQueryKernelTimestamp(l->tmpl[i].inj, &ts);
+            s->buf[i] = ts;
+        }
+    R->ze_event.pfnHostReset(s->copied);
+    R->ze_event.pfnHostSignal(s->done);
+    R->ze_event.pfnHostSignal(l->gate); /* last, as in the harvest list */
+}
+
+static void harvest_flush(ze_command_queue_handle_t hq, const struct exec_plan *plan, ze_command_list_handle_t *lists,
+                          const uint32_t *idx, uint32_t k) {
+    if (zc_ze_real.ze_command_queue.pfnExecuteCommandLists(hq, k, lists, NULL) == ZE_RESULT_SUCCESS) return;
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&warned))
+        ZC_WARN("the harvest queue refused a submission: copy executions are harvested by the host (blocking)");
+    for (uint32_t j = 0; j < k; j++) harvest_on_host(plan[idx[j]].list, plan[idx[j]].slot);
+}
+
+static void harvest_submit(struct zc_queue *q, const struct exec_plan *plan, uint32_t n) {
+    ze_command_queue_handle_t hq = NULL;
+    bool asked = false;
+    ze_command_list_handle_t lists[16];
+    uint32_t idx[16], k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!plan[i].slot || !plan[i].slot->harvest) continue;
+        if (!asked) {
+            hq = harvest_queue(q);
+            asked = true;
+        }
+        if (!hq) {
+            harvest_on_host(plan[i].list, plan[i].slot);
+            continue;
+        }
+        idx[k] = i;
+        lists[k++] = plan[i].slot->harvest;
+        if (k == 16) {
+            harvest_flush(hq, plan, lists, idx, k);
+            k = 0;
+        }
+    }
+    if (k) harvest_flush(hq, plan, lists, idx, k);
+}
+
+/* The app destroys its queue: ours goes with it, once idle. */
+static void harvest_queue_destroy(struct zc_queue *q) {
+    if (!q || !q->harvest) return;
+    zc_ze_real.ze_command_queue.pfnSynchronize(q->harvest, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+    zc_ze_real.ze_command_queue.pfnDestroy(q->harvest);
+    q->harvest = NULL;
+}
+
+/* A list about to be reset or destroyed: the harvests of its executions still run a little
+ * after the app saw them complete; wait for them (bounded) and collect. */
+static void slots_quiesce(struct zc_list *l) {
+    bool waited = false;
+    pthread_mutex_lock(&l->lock);
+    for (uint32_t i = 0; i < l->nslots; i++) {
+        struct zc_slot *s = &l->slots[i];
+        if (!s->harvest || !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) continue;
+        ze_event_handle_t done = s->done;
+        pthread_mutex_unlock(&l->lock);
+        if (zc_ze_dev_on(l->dev)) zc_ze_event_wait(done, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
+        waited = true;
+        pthread_mutex_lock(&l->lock);
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (waited) zc_ze_drain_all(false, 0);
 }
 
 /* Every execution of a list we timed is wrapped as [pre, list, post] (see struct zc_slot).
@@ -1219,7 +1357,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
                     atomic_fetch_add(&l->inflight, 1);
                 }
                 out[o++] = in[i];
-                plan[i] = (struct exec_plan){x ? l : NULL, x};
+                plan[i] = (struct exec_plan){x ? l : NULL, x, NULL};
                 continue;
             }
             s = slot_take(l);
@@ -1242,7 +1380,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         if (s) out[o++] = s->pre;
         out[o++] = in[i];
         if (s && !(dup && x)) out[o++] = s->post; /* a repeated list's comes after its last occurrence */
-        plan[i] = (struct exec_plan){s ? l : NULL, x};
+        plan[i] = (struct exec_plan){s ? l : NULL, x, s};
         if (s && !x) __atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
     }
     if (!out) return;
@@ -1258,6 +1396,8 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
                                                   struct zc_ze_call *c) {
     struct exec_plan *plan = c->ptr;
     struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
+    /* the harvests of copy executions: whatever else happens, they open the gates */
+    if (r == ZE_RESULT_SUCCESS && plan) harvest_submit(q, plan, c->nlists);
     /* an execution while recording is off (or after finalize) runs its helper lists, nothing more */
     bool record = r == ZE_RESULT_SUCCESS && q && q->stream && c->t && zc_active() && zc_on(ZC_F_DEVICE_TIMING);
     for (uint32_t i = 0; plan && i < c->nlists; i++) {

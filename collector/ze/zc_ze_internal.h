@@ -75,6 +75,7 @@ struct zc_ze_caps {
     bool helpers;   /* pre/post helper lists of regular-list executions (no device harvest) */
     bool harvest;   /* + AppendQueryKernelTimestamps into host memory: device-side harvest */
     bool groups;    /* queue group properties: which engines are copy-only */
+    bool copy_harvest; /* + command queues of ours: copy-only lists harvested on a compute engine */
 };
 extern struct zc_ze_caps zc_ze_caps;
 /* Recomputed by the getter after each table the loader fetched. */
@@ -88,7 +89,8 @@ enum zc_reg_mode {
     ZC_REG_SERIAL,  /* no helper lists: a resubmission waits until the previous execution is read
                      * from the host, which then resets our events; app-event Appends untimed */
     ZC_REG_HOST,    /* helper lists, our events read from the host, one execution in flight */
-    ZC_REG_DEVICE,  /* helper lists with device-side harvest, ZECOLL_HARVEST_BUFFERS in flight */
+    ZC_REG_DEVICE,  /* helper lists with device-side harvest, ZECOLL_HARVEST_BUFFERS in flight (copy-only
+                     * lists: by a harvest list on a compute engine, zc_slot.harvest) */
 };
 
 /* exported: the bridge libzecoll_ze.so's getters call */
@@ -139,11 +141,11 @@ struct zc_ze_pcall {
 void zc_ze_papi_enter(struct zc_ze_pcall *p);
 void zc_ze_papi_leave(struct zc_ze_pcall *p);
 extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
-static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r) {
+static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;
     if (!c->t || !c->t0 || !zc_on(ZC_F_API_TIMING)) return;
     uint64_t t1 = zc_tick();
-    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[c->api], __ATOMIC_RELAXED);
+    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
     struct zc_loc *l = c->t->loc;
     if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
         if (zc_own_begin(l)) {
@@ -168,6 +170,10 @@ struct zc_dev {
     uint32_t kbits, gbits; /* kernel / global timestamp valid bits */
     uint32_t ngroups;
     bool copy_only[ZC_ZE_MAX_GROUPS];
+    /* where copy executions' timestamps are harvested: a compute group (the last engine of the
+     * first one, the least likely to be the app's default); -1 if the device has none */
+    int harvest_ordinal;
+    uint32_t harvest_index;
     pthread_mutex_t clock_lock;
     struct zc_anchor *anchors;
     size_t nanchors, cap_anchors;
@@ -277,7 +283,7 @@ enum zc_rec_state { ZC_REC_PENDING, ZC_REC_DONE };
 struct zc_inbox_entry {
     ze_event_handle_t inj;
     uint64_t submit;     /* zc_tick() of the Append */
-    uint64_t seq;        /* append number in the list */
+    uint64_t unused;     /* (64 bytes: an entry is one cache line; its append number is its position) */
     struct zc_rec *rec;  /* a prepared record (operations that re-signal an app event), or NULL */
     struct zc_opdesc op;
 };
@@ -305,20 +311,22 @@ struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
 };
 /* The slow part of a push: a new block, or too many entries waiting. */
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
-/* The next free entry, or NULL when a push must take the slow path; fill it, then publish. */
-static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) {
-    uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if (__builtin_expect(ib->pi == ZC_INBOX_BLOCK || (tail & 4095) == 4095, 0)) return NULL;
-    return &ib->pb->e[ib->pi];
+/* Whether the next entry can be written in place (else a push takes the slow path: a new block,
+ * where it also checks how many entries wait); then fill zc_ze_inbox_slot and publish. */
+static inline bool zc_ze_inbox_fast(const struct zc_inbox *ib) { return __builtin_expect(ib->pi != ZC_INBOX_BLOCK, 1); }
+static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) { return &ib->pb->e[ib->pi]; }
+/* The append number the next entry gets (1, 2, ...: its position in the inbox; the publisher's
+ * own count). */
+static inline uint64_t zc_ze_inbox_next_seq(const struct zc_inbox *ib) {
+    return atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1;
 }
 static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
     ib->pi++;
     atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
 }
 static inline bool zc_ze_inbox_push(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
-    struct zc_inbox_entry *d = zc_ze_inbox_slot(ib);
-    if (__builtin_expect(!d, 0)) return zc_ze_inbox_push_slow(ib, e);
-    *d = *e;
+    if (!zc_ze_inbox_fast(ib)) return zc_ze_inbox_push_slow(ib, e);
+    *zc_ze_inbox_slot(ib) = *e;
     zc_ze_inbox_publish(ib);
     return true;
 }
@@ -343,7 +351,9 @@ struct zc_rec {
     ze_event_handle_t user_event; /* the app event re-signalled after this op, if any */
     struct zc_list *list;       /* immediate records: their list (deferred event recycling) */
     uint64_t seq;               /* immediate records: append number in their list */
+    uint8_t pend;               /* while pending: how it counts for its stream's floor (ZC_PEND_*) */
 };
+enum { ZC_PEND_NONE, ZC_PEND_INORDER /* counted in its in-order list */, ZC_PEND_OTHER };
 
 struct zc_stream {
     pthread_mutex_t drain_lock; /* one drainer at a time (taken before lock) */
@@ -354,6 +364,10 @@ struct zc_stream {
     pthread_mutex_t lock;
     struct zc_rec *head, *tail; /* pending records in submission order */
     uint64_t npending, pushes_since_drain;
+    /* what bounds the start of pending records (emit_locked): in-order immediate lists with
+     * pending records here, and pending records of anything else */
+    uint32_t nlists;
+    uint64_t nother;
     struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
     size_t ndone, cap_done;
     struct zc_rec *held, *held_tail; /* complete, waiting for the device clock to settle (FIFO) */
@@ -373,6 +387,8 @@ struct zc_rec *zc_ze_rec_new(void);
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
 /* Drains what has completed on s and writes what can be written. */
 void zc_ze_stream_drain(struct zc_stream *s);
+/* Collects what completed on every stream, stopping at each one's first incomplete records. */
+void zc_ze_drain_completed(void);
 /* Drains every stream; with wait, waits (bounded) for outstanding work first. */
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
 /* Writes what completed, whatever is still pending (finalize). */
@@ -380,6 +396,8 @@ void zc_ze_streams_flush(void);
 uint64_t zc_ze_dropped_records(void);
 void zc_ze_drop_context(struct zc_ctx *x);
 void zc_ze_rec_free(struct zc_rec *r);
+/* A pending record's list goes away (stream locked). */
+void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r);
 /* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
 void zc_ze_rec_done(struct zc_rec *r);
 /* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
@@ -411,12 +429,19 @@ struct zc_tmpl {
 
 /* A prepared pair of helper lists for one in-flight execution of a regular list:
  * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)],
- * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)]
- * (copy engines, which run in order: post = [SignalEvent(done), SignalEvent(gate)], no buf). */
+ * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)].
+ * Copy engines cannot run QueryKernelTimestamps: there post = [SignalEvent(copied)], and a
+ * harvest list of ours, executed on a compute engine of the same device (the app queue's
+ * harvest queue, zc_queue), reads the timestamps once the copy execution signalled:
+ * harvest = [QueryKernelTimestamps(inj... -> buf, wait copied), EventReset(copied),
+ * SignalEvent(gate), SignalEvent(done)] (done last: see slot_build). So the device orders the executions and the host
+ * never waits for one. A device without a compute engine: post = [SignalEvent(done),
+ * SignalEvent(gate)], no buf, and the host reads our events before the next execution (one in
+ * flight at a time). */
 struct zc_slot {
-    ze_command_list_handle_t pre, post;
+    ze_command_list_handle_t pre, post, harvest;
     ze_kernel_timestamp_result_t *buf;
-    ze_event_handle_t done, started;
+    ze_event_handle_t done, started, copied;
     bool busy;
 };
 
@@ -437,6 +462,10 @@ struct zc_list {
     bool resignal;             /* an application event can be re-signalled after our event here */
     uint8_t mode;              /* regular lists: enum zc_reg_mode */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
+    /* immediate in-order lists, under their stream's lock: records pending on the stream, and
+     * the end of the last one drained (the list's next operation starts no earlier) */
+    uint32_t npend;
+    uint64_t done_end;
     pthread_mutex_t lock;
     /* events of completed immediate operations, reset and handed back by drainers (lock) */
     ze_event_handle_t *ret;
@@ -471,6 +500,10 @@ struct zc_queue {
     uint32_t ordinal, index, flags;
     bool copy_only, sync;
     struct zc_stream *stream;
+    /* copy queues: ours, on the device's harvest engine, for the harvest lists of the
+     * executions submitted here (created at the first; one per app queue, so that executions
+     * that the app's queues keep apart never wait for each other's harvest) */
+    ze_command_queue_handle_t harvest;
 };
 
 /* ---------------------------------------------------------------- events the app owns */

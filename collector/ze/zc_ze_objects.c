@@ -30,6 +30,7 @@ static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
     d->kbits = p.kernelTimestampValidBits ? p.kernelTimestampValidBits : 32;
     d->gbits = p.timestampValidBits ? p.timestampValidBits : 64;
     pthread_mutex_init(&d->clock_lock, NULL);
+    d->harvest_ordinal = -1;
     uint32_t n = 0;
     if (zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties &&
         zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties(h, &n, NULL) == ZE_RESULT_SUCCESS && n) {
@@ -39,8 +40,13 @@ static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
         for (uint32_t i = 0; i < n; i++) g[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
         if (zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties(h, &n, g) == ZE_RESULT_SUCCESS) {
             d->ngroups = n;
-            for (uint32_t i = 0; i < n; i++)
+            for (uint32_t i = 0; i < n; i++) {
                 d->copy_only[i] = !(g[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+                if (!d->copy_only[i] && d->harvest_ordinal < 0 && g[i].numQueues) {
+                    d->harvest_ordinal = (int)i;
+                    d->harvest_index = g[i].numQueues - 1;
+                }
+            }
         }
     }
     char uuid[2 * ZE_MAX_DEVICE_UUID_SIZE + 1];

@@ -191,8 +191,14 @@ void zc_ze_caps_update(void) {
          * aborts the real driver: every regular list is read back from the host */
         NEED(groups, ze_device, pfnGetCommandQueueGroupProperties, "zeDeviceGetCommandQueueGroupProperties");
         if (!c.groups) c.harvest = false;
+        /* a harvest list of copy executions runs on a queue of ours, synchronised before it goes */
+        c.copy_harvest = c.harvest;
+        NEED(copy_harvest, ze_command_queue, pfnCreate, "zeCommandQueueCreate");
+        NEED(copy_harvest, ze_command_queue, pfnExecuteCommandLists, "zeCommandQueueExecuteCommandLists");
+        NEED(copy_harvest, ze_command_queue, pfnSynchronize, "zeCommandQueueSynchronize");
+        NEED(copy_harvest, ze_command_queue, pfnDestroy, "zeCommandQueueDestroy");
     } else {
-        c.host_read = c.barrier = c.signal = c.helpers = c.harvest = false;
+        c.host_read = c.barrier = c.signal = c.helpers = c.harvest = c.copy_harvest = false;
     }
     if (!zc_ze_real.ze_device.pfnGetGlobalTimestamps) {
         size_t n = strlen(caps_missing);
@@ -214,6 +220,9 @@ void zc_ze_caps_announce(void) {
         if (!c->host_read) SAY("operations on immediate command lists are not timed; ");
         if (c->helpers && !c->harvest)
             SAY("regular command lists are read back from the host and a resubmission waits for the previous execution; ");
+        if (c->harvest && !c->copy_harvest)
+            SAY("executions of copy-only command lists are read back from the host (a resubmission waits for the "
+                "previous one); ");
         if (c->host_read && !c->helpers)
             SAY("regular command lists are read back from the host between executions (a resubmission waits) and "
                 "their operations that signal an application event are not timed; ");

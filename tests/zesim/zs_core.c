@@ -352,6 +352,7 @@ static void parse_config(void) {
     c->launch_latency_ns = env_u64("ZESIM_LAUNCH_LATENCY_NS", 2000);
     c->ring_cmds = env_u64("ZESIM_RING_CMDS", 8192);
     if (c->ring_cmds < 16) c->ring_cmds = 16;
+    c->poll_ns = env_u64("ZESIM_POLL_US", 0) * 1000u;
     const char *t = getenv("ZESIM_TRUTH");
     c->truth_path = (t && *t) ? strdup(t) : NULL;
     parse_faults();

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* zesim events, event pools and fences. Event state lives under zs.lock; every signal wakes host
- * waiters and the engine workers, since any of them may be waiting on it. */
+/* zesim events, event pools and fences. An event's memory (signalled, timestamps) is read without
+ * zs.lock, as a host reads an event's memory on hardware; it is written under a per-event sequence
+ * number (device completion under zs.lock, host signal and reset). Every signal wakes host waiters
+ * and the engine workers, since any of them may be waiting on it. */
 #include "zs_internal.h"
 
 #include <stdlib.h>
@@ -33,17 +35,57 @@ ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns)
     }
 }
 
+/* ---------------------------------------------------------------- event memory */
+/* Writers exclude each other through seq (odd = being written); a reader copies the fields and
+ * retries if seq was odd or moved meanwhile. Every field is atomic, so that TSan sees no race. */
+static uint32_t ev_write_begin(ze_event_handle_t ev) {
+    for (;;) {
+        uint32_t s = atomic_load_explicit(&ev->seq, memory_order_relaxed);
+        if (!(s & 1) && atomic_compare_exchange_weak_explicit(&ev->seq, &s, s + 1, memory_order_acquire,
+                                                              memory_order_relaxed))
+            return s + 1;
+    }
+}
+static void ev_write_end(ze_event_handle_t ev, uint32_t s) { atomic_store_explicit(&ev->seq, s + 1, memory_order_release); }
+
+void zs_event_read(ze_event_handle_t ev, struct zs_event_state *st) {
+    for (;;) {
+        uint32_t s0 = atomic_load_explicit(&ev->seq, memory_order_acquire);
+        if (s0 & 1) continue;
+        st->signaled = atomic_load_explicit(&ev->signaled, memory_order_acquire);
+        st->signal_ns = atomic_load_explicit(&ev->signal_ns, memory_order_acquire);
+        st->has_ts = atomic_load_explicit(&ev->has_ts, memory_order_acquire);
+        st->ts_start = atomic_load_explicit(&ev->ts_start, memory_order_acquire);
+        st->ts_end = atomic_load_explicit(&ev->ts_end, memory_order_acquire);
+        if (atomic_load_explicit(&ev->seq, memory_order_acquire) == s0) return;
+    }
+}
+
+void zs_event_reset(ze_event_handle_t ev) {
+    uint32_t s = ev_write_begin(ev);
+    atomic_store_explicit(&ev->signaled, false, memory_order_relaxed);
+    atomic_store_explicit(&ev->has_ts, false, memory_order_relaxed);
+    ev_write_end(ev, s);
+}
+
 void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start, uint64_t ts_end) {
-    ev->signaled = true;
-    ev->signal_ns = host_ns;
+    uint32_t s = ev_write_begin(ev);
+    /* release: what the command did before its signal (a copy's bytes) is visible to whoever
+     * sees the signal with an acquire load and no lock (event_done, TSan: example.multithread
+     * read a copy's destination that only seq's release had ordered, about 1 run in 10) */
+    atomic_store_explicit(&ev->signaled, true, memory_order_release);
+    atomic_store_explicit(&ev->signal_ns, host_ns, memory_order_relaxed);
     /* re-signalling without a reset: the newest writer's timestamps win */
     if (has_ts) {
-        ev->has_ts = true;
-        ev->ts_start = ts_start;
-        ev->ts_end = ts_end;
+        atomic_store_explicit(&ev->has_ts, true, memory_order_relaxed);
+        atomic_store_explicit(&ev->ts_start, ts_start, memory_order_relaxed);
+        atomic_store_explicit(&ev->ts_end, ts_end, memory_order_relaxed);
     }
+    ev_write_end(ev, s);
     pthread_cond_broadcast(&zs.host_cv);
-    zs_kick_all_locked();
+    /* engines only need a look if some command waits on an event: a GPU's signal is a memory
+     * write that nothing but a waiting command polls */
+    if (zs.nwaiting) zs_kick_all_locked();
 }
 
 /* ---------------------------------------------------------------- event pools */
@@ -121,12 +163,15 @@ static ze_result_t zs_zeEventHostSignal(ze_event_handle_t e) {
     return ZE_RESULT_SUCCESS;
 }
 
-static bool event_done(void *arg) { return ((ze_event_handle_t)arg)->signaled; }
+static bool event_done(void *arg) {
+    return atomic_load_explicit(&((ze_event_handle_t)arg)->signaled, memory_order_acquire);
+}
 
 static ze_result_t zs_zeEventHostSynchronize(ze_event_handle_t e, uint64_t timeout) {
     ZS_ENTER_DEV();
     ZS_CHECK(e, ZS_MAGIC_EVENT);
     zs_slow_sync();
+    if (event_done(e)) return ZE_RESULT_SUCCESS; /* a read of the event's memory */
     pthread_mutex_lock(&zs.lock);
     ze_result_t r = zs_wait_locked(event_done, e, timeout);
     pthread_mutex_unlock(&zs.lock);
@@ -137,19 +182,14 @@ static ze_result_t zs_zeEventQueryStatus(ze_event_handle_t e) {
     ZS_ENTER_DEV();
     ZS_CHECK(e, ZS_MAGIC_EVENT);
     zs_slow_sync();
-    pthread_mutex_lock(&zs.lock);
-    bool s = e->signaled;
-    pthread_mutex_unlock(&zs.lock);
-    return s ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return event_done(e) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
+/* A write of the event's memory: nothing becomes runnable, so nobody is woken. */
 static ze_result_t zs_zeEventHostReset(ze_event_handle_t e) {
     ZS_ENTER_DEV();
     ZS_CHECK(e, ZS_MAGIC_EVENT);
-    pthread_mutex_lock(&zs.lock);
-    e->signaled = false;
-    e->has_ts = false;
-    pthread_mutex_unlock(&zs.lock);
+    zs_event_reset(e);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -158,15 +198,12 @@ static ze_result_t zs_zeEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel
     ZS_CHECK(e, ZS_MAGIC_EVENT);
     if (!dst) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    pthread_mutex_lock(&zs.lock);
-    ze_result_t r = ZE_RESULT_NOT_READY;
-    if (e->signaled) {
-        dst->global.kernelStart = dst->context.kernelStart = e->has_ts ? e->ts_start : 0;
-        dst->global.kernelEnd = dst->context.kernelEnd = e->has_ts ? e->ts_end : 0;
-        r = ZE_RESULT_SUCCESS;
-    }
-    pthread_mutex_unlock(&zs.lock);
-    return r;
+    struct zs_event_state st;
+    zs_event_read(e, &st); /* a read of the event's memory, no driver lock */
+    if (!st.signaled) return ZE_RESULT_NOT_READY;
+    dst->global.kernelStart = dst->context.kernelStart = st.has_ts ? st.ts_start : 0;
+    dst->global.kernelEnd = dst->context.kernelEnd = st.has_ts ? st.ts_end : 0;
+    return ZE_RESULT_SUCCESS;
 }
 
 void zs_fill_event_table(ze_event_dditable_t *t) {

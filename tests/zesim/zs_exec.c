@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 /* ---------------------------------------------------------------- command memory */
@@ -89,15 +90,22 @@ static struct zs_engine *engine_get_locked(ze_device_handle_t dev, int ordinal, 
     return e;
 }
 
+/* A command streamer polls its ring: submitting work is a memory write and a doorbell, not a
+ * system call. With ZESIM_POLL_US an idle worker polls `gen` that long before it sleeps, and a
+ * kick signals the condition variable only when the worker sleeps; without it (the default, kind
+ * to a loaded 2-core CI machine) every kick of an idle engine wakes a sleeping thread. */
+void zs_engine_kick_locked(struct zs_engine *e) {
+    e->kick = true;
+    atomic_fetch_add_explicit(&e->gen, 1, memory_order_release);
+    if (!e->polling) pthread_cond_signal(&e->cv);
+}
+
 void zs_kick_all_locked(void) {
     for (int d = 0; d < zs.cfg.ndev; d++)
         for (int g = 0; g < ZS_NGROUPS; g++)
             for (int i = 0; i < ZS_MAX_ENGINES; i++) {
                 struct zs_engine *e = zs.devices[d].engines[g][i];
-                if (e && (e->streams || e->running)) {
-                    e->kick = true;
-                    pthread_cond_signal(&e->cv);
-                }
+                if (e && (e->streams || e->running)) zs_engine_kick_locked(e);
             }
 }
 
@@ -207,8 +215,10 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
     for (uint32_t i = 0; i < in->cmd.nwaits; i++) {
         ze_event_handle_t ev = in->cmd.waits[i];
         if (!ev || ev->magic != ZS_MAGIC_EVENT) continue; /* destroyed: nothing will ever signal it */
-        if (!ev->signaled) return false;
-        t = zs_max64(t, ev->signal_ns);
+        struct zs_event_state st;
+        zs_event_read(ev, &st);
+        if (!st.signaled) return false;
+        t = zs_max64(t, st.signal_ns);
     }
     if (e->copy_only) {
         if (e->nrunning) return false;
@@ -220,6 +230,7 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
 
 static void start_locked(struct zs_inst *in, uint64_t t) {
     struct zs_engine *e = in->stream->engine;
+    if (in->cmd.nwaits) zs.nwaiting--;
     bool skip;
     uint64_t dur = inst_duration(in, &skip);
     in->start_ns = t;
@@ -419,16 +430,17 @@ static void finish_locked(struct zs_inst *in) {
     struct zs_stream *s = in->stream;
     ze_device_handle_t dev = &zs.devices[in->device];
     if (c->kind == ZS_K_RESET && c->target && c->target->magic == ZS_MAGIC_EVENT) {
-        c->target->signaled = false;
-        c->target->has_ts = false;
+        zs_event_reset(c->target);
     }
     if (c->kind == ZS_K_QUERY_TS) {
         for (uint32_t i = 0; i < c->nq; i++) {
             ze_kernel_timestamp_result_t r = {{0, 0}, {0, 0}};
             ze_event_handle_t ev = c->qevents[i];
-            if (ev && ev->magic == ZS_MAGIC_EVENT && ev->signaled && ev->has_ts) {
-                r.global.kernelStart = r.context.kernelStart = ev->ts_start;
-                r.global.kernelEnd = r.context.kernelEnd = ev->ts_end;
+            struct zs_event_state st = {0};
+            if (ev && ev->magic == ZS_MAGIC_EVENT) zs_event_read(ev, &st);
+            if (st.signaled && st.has_ts) {
+                r.global.kernelStart = r.context.kernelStart = st.ts_start;
+                r.global.kernelEnd = r.context.kernelEnd = st.ts_end;
             }
             size_t off = c->qoffsets ? c->qoffsets[i] : i * sizeof(r);
             memcpy((unsigned char *)c->dst + off, &r, sizeof(r));
@@ -471,8 +483,35 @@ static void timed_wait(struct zs_engine *e, uint64_t until_raw) {
     pthread_cond_timedwait(&e->cv, &zs.lock, &dl);
 }
 
+/* Nothing to do until until_raw (UINT64_MAX: until kicked); zs.lock held. */
+static void engine_idle(struct zs_engine *e, uint64_t until_raw) {
+    if (zs.cfg.poll_ns) {
+        uint64_t gen = atomic_load_explicit(&e->gen, memory_order_acquire);
+        uint64_t now = zs_now(), stop = now + zs.cfg.poll_ns;
+        if (until_raw < stop) stop = until_raw;
+        e->polling = true;
+        pthread_mutex_unlock(&zs.lock);
+        while (atomic_load_explicit(&e->gen, memory_order_acquire) == gen && (now = zs_now()) < stop) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        pthread_mutex_lock(&zs.lock);
+        e->polling = false;
+        /* kicked, or a command ends now: back to work; else sleep as below */
+        if (e->kick || atomic_load_explicit(&e->gen, memory_order_acquire) != gen || now >= until_raw) return;
+    }
+    if (until_raw == UINT64_MAX) pthread_cond_wait(&e->cv, &zs.lock);
+    else timed_wait(e, until_raw);
+}
+
 static void *engine_main(void *arg) {
     struct zs_engine *e = arg;
+    /* A command completes when real time passes its end: with Linux's default 50 us timer slack
+     * an 8 us copy would be seen complete 50 us late, and anything waiting for it in real time
+     * (a host waiting for a slot, a chain of executions on two engines) would run that much
+     * slower than on a device, which signals at the end. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     pthread_mutex_lock(&zs.lock);
     for (;;) {
         e->kick = false;
@@ -521,21 +560,22 @@ static void *engine_main(void *arg) {
                 rev = n;
             }
             pthread_cond_broadcast(&zs.host_cv);
-            zs_kick_all_locked();
+            /* other engines depend on this one's completions only through events */
+            if (zs.nwaiting) zs_kick_all_locked();
             continue;
         }
         schedule_locked(e);
         if (e->kick) continue;
         uint64_t next = UINT64_MAX;
         for (struct zs_inst *in = e->running; in; in = in->run_next) next = in->end_ns < next ? in->end_ns : next;
-        if (next == UINT64_MAX) pthread_cond_wait(&e->cv, &zs.lock);
-        else timed_wait(e, next);
+        engine_idle(e, next);
     }
     return NULL;
 }
 
 /* ---------------------------------------------------------------- submission */
 static void enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
+    if (in->cmd.nwaits) zs.nwaiting++; /* until it starts (start_locked) */
     in->stream = s;
     s->refs++;
     in->prev = s->tail;
@@ -544,9 +584,7 @@ static void enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
     else s->head = in;
     s->tail = in;
     s->npending++;
-    struct zs_engine *e = s->engine;
-    e->kick = true;
-    pthread_cond_signal(&e->cv);
+    zs_engine_kick_locked(s->engine);
 }
 
 struct ring_arg {

@@ -60,6 +60,7 @@ struct zs_config {
     double copy_latency_ns, copy_bytes_per_ns;
     uint64_t sync_op_ns, launch_latency_ns;
     uint64_t ring_cmds;
+    uint64_t poll_ns; /* ZESIM_POLL_US: an idle engine polls this long before it sleeps */
     char *truth_path;
     struct zs_fault *faults;
     int nfaults;
@@ -125,11 +126,25 @@ struct _ze_event_handle_t {
     uint32_t magic;
     ze_event_pool_handle_t pool;
     uint32_t index;
-    bool signaled;        /* guarded by zs.lock */
-    uint64_t signal_ns;   /* host time at which it became signaled */
-    bool has_ts;          /* kernel timestamps valid */
-    uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
+    /* The event's memory as the device writes it and the host reads it: on hardware, querying an
+     * event's status or timestamps is a read of device-visible memory, with no driver-wide lock
+     * (zs_event.c). Writers (the device completing a command, host signal and reset) take seq
+     * like a lock (odd while writing); readers retry while it is odd or changed. */
+    _Atomic uint32_t seq;
+    _Atomic bool signaled;
+    _Atomic uint64_t signal_ns;   /* host time at which it became signaled */
+    _Atomic bool has_ts;          /* kernel timestamps valid */
+    _Atomic uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
 };
+
+/* A consistent copy of an event's memory, read without zs.lock. */
+struct zs_event_state {
+    bool signaled, has_ts;
+    uint64_t signal_ns, ts_start, ts_end;
+};
+void zs_event_read(ze_event_handle_t ev, struct zs_event_state *st);
+/* Host or device reset of an event's memory (no lock needed). */
+void zs_event_reset(ze_event_handle_t ev);
 
 struct _ze_fence_handle_t {
     uint32_t magic;
@@ -294,6 +309,8 @@ struct zs_engine {
     bool started;
     pthread_cond_t cv;
     bool kick;
+    bool polling;          /* the worker polls gen instead of sleeping on cv (ZESIM_POLL_US) */
+    _Atomic uint64_t gen;  /* bumped whenever the engine has something new to look at */
     struct zs_stream *streams;
     struct zs_inst *running;
     uint64_t nrunning;
@@ -330,6 +347,7 @@ struct zs_state {
     /* One lock guards all execution state (streams, instances, events, fences, batches). */
     pthread_mutex_t lock;
     pthread_cond_t host_cv; /* broadcast whenever anything completes or is signalled */
+    uint64_t nwaiting;      /* enqueued commands not started yet that wait on events (zs.lock) */
     atomic_bool lost;
     atomic_uint_fast64_t ops_executed;
     /* allocation table */
@@ -373,6 +391,7 @@ double zs_kernel_duration(const struct zs_kcapture *kc, uint64_t items);
 void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start,
                             uint64_t ts_end);
 void zs_kick_all_locked(void);
+void zs_engine_kick_locked(struct zs_engine *e);
 
 /* zs_exec.c */
 ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns);
