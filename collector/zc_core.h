@@ -370,6 +370,17 @@ static inline void zc_own_end_unlocked(struct zc_loc *l) {
     uint64_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
     atomic_store_explicit(&l->seq, s + 1, memory_order_release);
 }
+/* The same, the sequence number kept by the caller (one load fewer on the hottest paths):
+ * uint64_t s; if (zc_own_begin_seq(l, &s)) ...; zc_own_end_seq(l, s); */
+static inline bool zc_own_begin_seq(struct zc_loc *l, uint64_t *s) {
+    *s = atomic_load_explicit(&l->seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&l->seq, *s, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    return atomic_load_explicit(&zc_is_active, memory_order_relaxed);
+}
+static inline void zc_own_end_seq(struct zc_loc *l, uint64_t s) {
+    atomic_store_explicit(&l->seq, s + 1, memory_order_release);
+}
 /* n events into the own location (between zc_own_begin and zc_own_end) */
 static inline void zc_own_put(struct zc_loc *l, const struct zc_ev *ev, size_t n) {
     if (__builtin_expect(l->n + n <= l->lim, 1)) {

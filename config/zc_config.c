@@ -1584,7 +1584,9 @@ static void render_level(struct sb *b, const struct zc_config *c, bool origins, 
     size_t clen[ZC_K_COUNT], n = children(prefix, cand, clen);
     char full[160];
     for (size_t i = 0; i < n; i++) {
-        snprintf(full, sizeof(full), "%s%s%.*s", prefix, *prefix ? "." : "", (int)clen[i], cand[i]);
+        /* knob paths are short (the table's longest is well under 160); a longer one is no knob */
+        int fl = snprintf(full, sizeof(full), "%s%s%.*s", prefix, *prefix ? "." : "", (int)clen[i], cand[i]);
+        if (fl < 0 || (size_t)fl >= sizeof(full)) continue;
         int kid = knob_by_path(full);
         sb_printf(b, "%*s%.*s:", indent, "", (int)clen[i], cand[i]);
         if (kid < 0) {

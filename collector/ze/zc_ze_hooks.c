@@ -56,7 +56,8 @@ static _Thread_local struct tls_cache tls_kernel __attribute__((tls_model("initi
 
 static void *cached_get(struct tls_cache *c, atomic_uint_fast64_t *gen, struct zc_map *m, const void *h) {
     uint64_t g = atomic_load_explicit(gen, memory_order_acquire);
-    if (h && c->h == h && c->gen == g) return c->v;
+    /* no test for h == NULL: the map never holds NULL, so a NULL cached here maps to NULL */
+    if (c->h == h && c->gen == g) return c->v;
     void *v = zc_map_get(m, h);
     *c = (struct tls_cache){h, v, g};
     return v;

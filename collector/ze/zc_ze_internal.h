@@ -143,19 +143,24 @@ void zc_ze_papi_leave(struct zc_ze_pcall *p);
 extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
 static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;
-    if (!c->t || !c->t0 || !zc_on(ZC_F_API_TIMING)) return;
+    /* t0 is never set without t: zc_ze_call_closed clears both, and the hooks that take t0 as an
+     * operation's submit time (timed_pre) run for open calls only */
+    if (!c->t0 || !zc_on(ZC_F_API_TIMING)) return;
     uint64_t t1 = zc_tick();
     uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
     struct zc_loc *l = c->t->loc;
-    if (__builtin_expect(region != 0 && l->n < l->lim, 1)) {
-        if (zc_own_begin(l)) {
-            l->buf[l->n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
-            zc_loc_publish(l, l->n + 1);
+    /* n read once: only this thread changes it while the collector is active (zc_own_begin) */
+    size_t n = l->n;
+    if (__builtin_expect(region != 0 && n < l->lim && !zc_own_locked, 1)) {
+        uint64_t s;
+        if (zc_own_begin_seq(l, &s)) {
+            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+            zc_loc_publish(l, n + 1);
         }
-        zc_own_end(l);
+        zc_own_end_seq(l, s);
         return;
     }
-    zc_ze_call_end_slow(c, t1);
+    zc_ze_call_end_slow(c, t1); /* buffer full, region not defined yet, or owners lock */
 }
 
 /* ---------------------------------------------------------------- devices and clocks */
