@@ -234,6 +234,7 @@ struct agg_rank {
     uint64_t mpi_ns, kernel_ns, events;
     uint64_t cs_host_only, cs_dev_only, cs_repeat, lat_negative, lat_negative_max;
     uint64_t off_count, off_ns;
+    uint64_t host_off_ns;     /* any thread off while none was in an MPI call (the MPI share's denominator) */
     uint64_t noffsets;
     uint64_t off_t0, off_t1;  /* local times of the first and last clock offset */
     int64_t off_v0, off_v1;   /* their offsets */

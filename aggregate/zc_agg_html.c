@@ -400,17 +400,17 @@ int agg_report_html(const struct agg_report *r, FILE *f) {
     snprintf(b, sizeof(b), "%u kernels", r->nk);
     card(f, "kernel time (sum over ranks)", a, b);
     snprintf(a, sizeof(a), "%.1f%%", 100 * r->job.util);
-    card(f, "device utilisation", a, "union of busy intervals / ranks' wall time");
+    card(f, "device utilisation", a, "union of busy intervals / ranks' wall time while recording");
     snprintf(a, sizeof(a), "%.1f%%", 100 * r->job.overlap_share);
     card(f, "copy/compute overlap", a, "of device busy time");
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < r->nx; i++) bytes += r->x[i].bytes;
     agg_fmt_bytes(a, sizeof(a), (double)bytes);
     card(f, "bytes copied", a, "all memory copies");
-    uint64_t wall_sum = 0, mpi_sum = 0;
-    for (uint32_t i = 0; i < r->nmr; i++) wall_sum += r->mr[i].wall, mpi_sum += r->mr[i].mpi_ns;
-    snprintf(a, sizeof(a), "%.1f%%", wall_sum ? 100.0 * (double)mpi_sum / (double)wall_sum : 0.0);
-    card(f, "time in MPI", a, "of the ranks' wall time");
+    uint64_t denom_sum = 0, mpi_sum = 0, off_sum = 0;
+    for (uint32_t i = 0; i < r->nmr; i++) denom_sum += r->mr[i].denom, mpi_sum += r->mr[i].mpi_ns, off_sum += r->mr[i].off;
+    snprintf(a, sizeof(a), "%.1f%%", denom_sum ? 100.0 * (double)mpi_sum / (double)denom_sum : 0.0);
+    card(f, "time in MPI", a, off_sum ? "of the ranks' wall time while recording (wall - measurement off)" : "of the ranks' wall time");
     if (r->lat_all.n) {
         agg_fmt_ns(a, sizeof(a), (double)r->lat_all.p50);
         card(f, "launch latency (p50)", a, "host Append to device start");

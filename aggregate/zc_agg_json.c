@@ -211,10 +211,14 @@ int agg_report_json(const struct agg_report *r, FILE *f) {
     /* MPI */
     fprintf(f, "\"mpi\":{\"share_denominator\":\"total_ns (all MPI time)\",\"total_ns\":%llu,\"functions\":", LLU(r->mpi_total));
     simple_rows(f, r->mpi, r->nmpi, true);
-    fputs(",\"by_rank\":[", f);
+    fputs(",\"by_rank_share_denominator\":\"denominator_ns = wall_ns (the rank's first to last event) - measurement_off_ns "
+          "(a thread of the rank paused by a recording window while none was in an MPI call): MPI time is only what "
+          "was recorded\",\"by_rank\":[", f);
     for (uint32_t i = 0; i < r->nmr; i++)
-        fprintf(f, "%s{\"rank\":%u,\"mpi_ns\":%llu,\"wall_ns\":%llu,\"share_of_wall\":%.6f,\"kernel_ns\":%llu}", i ? ",\n" : "\n",
-                r->mr[i].rank, LLU(r->mr[i].mpi_ns), LLU(r->mr[i].wall), r->mr[i].share, LLU(r->mr[i].kernel_ns));
+        fprintf(f, "%s{\"rank\":%u,\"mpi_ns\":%llu,\"wall_ns\":%llu,\"measurement_off_ns\":%llu,\"denominator_ns\":%llu,"
+                   "\"share_of_wall\":%.6f,\"kernel_ns\":%llu}",
+                i ? ",\n" : "\n", r->mr[i].rank, LLU(r->mr[i].mpi_ns), LLU(r->mr[i].wall), LLU(r->mr[i].off),
+                LLU(r->mr[i].denom), r->mr[i].share, LLU(r->mr[i].kernel_ns));
     fputs("],\"collectives\":[", f);
     for (uint32_t i = 0; i < r->ncoll; i++) {
         const struct r_coll *x = &r->coll[i];

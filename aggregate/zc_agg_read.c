@@ -132,6 +132,7 @@ struct lst {
     uint64_t nev, limit, nmetric, badleave, offcount, offns, first, last, off_start;
     uint64_t noffsets; /* clock offsets in its local definitions */
     bool off;
+    bool in_mpi;       /* threads: inside an MPI call (an MPI region on its stack) */
     struct lmet *met;  /* NULL until its first Metric */
 };
 
@@ -159,6 +160,11 @@ struct pctx {
     struct u64map early;  /* device callsite seen before its Append -> (start, region << 32 | location) */
     struct u64map wmark;  /* thread index -> highest callsite counter seen on the host */
     uint64_t first, last, kernel_ns, mpi_ns, events;
+    /* the rank's host measurement-off time: a thread location off while no thread is inside an
+     * MPI call (what the MPI share's denominator leaves out; calls recorded while off, A18,
+     * stay in it) */
+    int32_t h_off, h_mpi;
+    uint64_t h_last, host_offns;
     uint64_t cs_repeat, lat_neg, lat_neg_max;
     uint64_t bin_lo, bin_span;
     uint64_t *bins;
@@ -253,6 +259,23 @@ static void dev_advance(struct pctx *c, struct dst *v, uint64_t t) {
     v->any = true;
 }
 
+static void host_advance(struct pctx *c, uint64_t t) {
+    if (t > c->h_last) {
+        if (c->h_off > 0 && c->h_mpi == 0) c->host_offns += t - c->h_last;
+        c->h_last = t;
+    }
+}
+
+/* A thread's MPI state after its stack changed (one MPI region anywhere on it: in MPI). */
+static void host_mpi_update(struct pctx *c, struct lst *l, uint64_t t) {
+    bool in = false;
+    for (uint32_t k = 0; k < l->depth && !in; k++) in = c->d->regions[l->fr[k].region].host_class == AGG_H_MPI;
+    if (in == l->in_mpi) return;
+    host_advance(c, t);
+    l->in_mpi = in;
+    c->h_mpi += in ? 1 : -1;
+}
+
 static void dev_change(struct pctx *c, struct dst *v, uint64_t t, bool copy, int delta) {
     dev_advance(c, v, t);
     bool was = v->act_c > 0 || v->act_x > 0;
@@ -331,6 +354,11 @@ static OTF2_CallbackCode cb_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
         memcpy(m->stack + (size_t)l->depth * stride, m->pv, c->d->mclasses[mclass].n * sizeof(uint64_t));
     }
     l->fr[l->depth++] = (struct frame){(uint32_t)region, AGG_NONE, t, 0, 0, mclass};
+    if (!l->stream && !l->in_mpi && c->d->regions[region].host_class == AGG_H_MPI) {
+        host_advance(c, t);
+        l->in_mpi = true;
+        c->h_mpi++;
+    }
     if (l->stream && l->dev != AGG_NONE) {
         uint8_t k = c->d->regions[region].dev_class;
         if (k != AGG_D_BARRIER) dev_change(c, &c->devs[l->dev], t, k != AGG_D_KERNEL, +1);
@@ -574,6 +602,10 @@ static void end_off(struct pctx *c, struct lst *l, uint64_t t) {
         dev_advance(c, v, t);
         if (v->off > 0) v->off--;
     }
+    if (!l->stream) {
+        host_advance(c, t);
+        if (c->h_off > 0) c->h_off--;
+    }
 }
 
 /* A18: OFF..ON spans */
@@ -589,6 +621,10 @@ static OTF2_CallbackCode cb_onoff(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
             dev_advance(c, v, t);
             v->off++;
             v->gap_off = true;
+        }
+        if (!l->stream) {
+            host_advance(c, t);
+            c->h_off++;
         }
     } else if (mode == OTF2_MEASUREMENT_ON && l->off) {
         end_off(c, l, t);
@@ -654,6 +690,7 @@ static OTF2_CallbackCode cb_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
         l->depth = k;
     }
     struct frame f = l->fr[--l->depth];
+    if (l->in_mpi) host_mpi_update(c, l, t);
     uint64_t dur = t >= f.t ? t - f.t : 0;
     if (l->met) metric_region(c, l, &f, mclass, dur);
     const struct agg_region *R = &c->d->regions[f.region];
@@ -1025,6 +1062,7 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
     R->last = c.last;
     R->ndev = c.ndevs;
     R->mpi_ns = c.mpi_ns;
+    R->host_off_ns = c.host_offns;
     R->kernel_ns = c.kernel_ns;
     R->events = c.events;
     R->cs_host_only = c.pend.n;

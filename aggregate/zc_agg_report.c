@@ -496,7 +496,10 @@ struct agg_report *agg_report_build(const struct agg_defs *d, const struct agg_s
         w->mpi_ns = x->mpi_ns;
         w->kernel_ns = x->kernel_ns;
         w->wall = x->last > x->first ? x->last - x->first : 0;
-        w->share = ratio(w->mpi_ns, w->wall);
+        /* MPI time is only what was recorded: measurement-off time is not in the denominator */
+        w->off = x->host_off_ns < w->wall ? x->host_off_ns : w->wall;
+        w->denom = w->wall - w->off;
+        w->share = ratio(w->mpi_ns, w->denom);
     }
 
     /* utilisation (union of busy intervals per rank and device) */
@@ -1067,7 +1070,9 @@ int agg_report_text(const struct agg_report *r, FILE *f) {
             const char *cells[] = {x->name, U64(a, x->calls), NS(b, x->total), PCT(c, x->share), NS(e, x->mean), NS(g, x->max), h};
             tab_row(&t, cells);
         }
-        fprintf(f, "per rank: MPI time / rank's wall time:");
+        bool off = false;
+        for (uint32_t i = 0; i < r->nmr; i++) off |= r->mr[i].off != 0;
+        fprintf(f, "per rank: MPI time / rank's wall time%s:", off ? " while recording (wall - measurement off)" : "");
         for (uint32_t i = 0; i < r->nmr && i < 16; i++) fprintf(f, " %u: %s", r->mr[i].rank, PCT(a, r->mr[i].share));
         fprintf(f, "%s\n", r->nmr > 16 ? " ... (all in the CSV/JSON)" : "");
         if (r->ncoll) {
@@ -1305,10 +1310,11 @@ int agg_report_csv(const struct agg_report *r, const char *dir, struct agg_err *
         }
         fclose(f);
     }
-    if (!(f = csv_open(dir, "mpi_by_rank", "rank,mpi_ns,wall_ns,share_of_wall,kernel_ns", e))) return -1;
+    if (!(f = csv_open(dir, "mpi_by_rank", "rank,mpi_ns,wall_ns,measurement_off_ns,denominator_ns,share_of_wall,kernel_ns", e)))
+        return -1;
     for (uint32_t i = 0; i < r->nmr; i++)
-        fprintf(f, "%u,%llu,%llu,%.6f,%llu\n", r->mr[i].rank, LLU(r->mr[i].mpi_ns), LLU(r->mr[i].wall), r->mr[i].share,
-                LLU(r->mr[i].kernel_ns));
+        fprintf(f, "%u,%llu,%llu,%llu,%llu,%.6f,%llu\n", r->mr[i].rank, LLU(r->mr[i].mpi_ns), LLU(r->mr[i].wall),
+                LLU(r->mr[i].off), LLU(r->mr[i].denom), r->mr[i].share, LLU(r->mr[i].kernel_ns));
     fclose(f);
     if (!(f = csv_open(dir, "collectives", "communicator,comm_id,size,function,calls,total_ns,bytes", e))) return -1;
     for (uint32_t i = 0; i < r->ncoll; i++) {

@@ -71,7 +71,8 @@ struct r_coll {
 struct r_mpirank {
     uint32_t rank;
     uint64_t mpi_ns, wall, kernel_ns;
-    double share;
+    uint64_t off, denom; /* host measurement off (agg_rank.host_off_ns); denom = wall - off */
+    double share;        /* mpi_ns / denom */
 };
 
 struct r_strag {

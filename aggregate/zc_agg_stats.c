@@ -248,7 +248,7 @@ static void put(struct wb *b, uint64_t v) {
 }
 
 #define PACK_MAGIC 0x7a63616767310001ull /* "zcagg1" + version */
-#define RANK_WORDS 20
+#define RANK_WORDS 21
 
 uint64_t *agg_stats_pack(const struct agg_stats *s, size_t *nwords) {
     struct wb b = {0};
@@ -302,7 +302,8 @@ uint64_t *agg_stats_pack(const struct agg_stats *s, size_t *nwords) {
         const uint64_t f[RANK_WORDS] = {x->present, x->first, x->last, x->ndev, x->mpi_ns, x->kernel_ns, x->events,
                                         x->cs_host_only, x->cs_dev_only, x->cs_repeat, x->lat_negative,
                                         x->lat_negative_max, x->off_count, x->off_ns, x->noffsets, x->off_t0,
-                                        x->off_t1, (uint64_t)x->off_v0, (uint64_t)x->off_v1, x->off_sd0};
+                                        x->off_t1, (uint64_t)x->off_v0, (uint64_t)x->off_v1, x->off_sd0,
+                                        x->host_off_ns};
         for (int i = 0; i < RANK_WORDS; i++) put(&b, f[i]);
         put(&b, x->off_sd1);
         for (uint32_t i = 0; i < s->nbins; i++) put(&b, x->bins ? x->bins[i] : 0);
@@ -412,7 +413,8 @@ int agg_stats_merge_packed(struct agg_stats *s, const uint64_t *w, size_t nwords
         x->off_v0 = (int64_t)f[17];
         x->off_v1 = (int64_t)f[18];
         x->off_sd0 = f[19];
-        x->off_sd1 = f[20];
+        x->host_off_ns = f[20];
+        x->off_sd1 = f[21];
         uint64_t *bins = agg_stats_rank_bins(s, (uint32_t)rk);
         if (s->nbins && !bins) return -1;
         for (uint32_t i = 0; i < s->nbins; i++) bins[i] += get(&r);

@@ -17,7 +17,9 @@
  * --metrics: PAPI-like counters at the Enter and Leave of every host region (A19), two classes so
  * that ranks differ as hosts can: even ranks count PAPI_TOT_INS (t / 7), odd ranks PAPI_TOT_INS and
  * perf::TASK-CLOCK (ns, t / 2, half of any region's duration); the expected statistics carry the
- * per-region and per-rank sums of Leave - Enter and each rank's first-to-last span. */
+ * per-region and per-rank sums of Leave - Enter and each rank's first-to-last span. The expected
+ * statistics also carry each rank's host-thread off time (mpi_off_ns), the MPI share's
+ * denominator being its span less that time. */
 #include <errno.h>
 #include <otf2/otf2.h>
 #include <stdbool.h>
@@ -85,6 +87,8 @@ static char *mpi_json;
 static size_t mpi_len, mpi_cap;
 
 static char *span_json;
+static char *moff_json; /* rank -> its host thread's measurement-off time (MPI share's denominator) */
+static size_t moff_len, moff_cap;
 static size_t span_len, span_cap;
 
 static void append(char **buf, size_t *len, size_t *cap, const char *b, size_t n) {
@@ -98,9 +102,11 @@ static void append(char **buf, size_t *len, size_t *cap, const char *b, size_t n
     *len += n;
 }
 
-/* a rank's MPI time and its first and last event on rank 0's clock */
-static void mpi_add(uint32_t r, uint64_t ns, uint64_t first, uint64_t last) {
+/* a rank's MPI time, its first and last event on rank 0's clock, and how long its thread was off */
+static void mpi_add(uint32_t r, uint64_t ns, uint64_t first, uint64_t last, uint64_t off) {
     char b[128];
+    int m = snprintf(b, sizeof(b), "%s\"%u\":%llu", ex_first_mpi ? "" : ",", r, (unsigned long long)off);
+    append(&moff_json, &moff_len, &moff_cap, b, (size_t)m);
     int n = snprintf(b, sizeof(b), "%s\"%u\":%llu", ex_first_mpi ? "" : ",", r, (unsigned long long)ns);
     append(&mpi_json, &mpi_len, &mpi_cap, b, (size_t)n);
     n = snprintf(b, sizeof(b), "%s\"%u\":[%llu,%llu]", ex_first_mpi ? "" : ",", r, (unsigned long long)first,
@@ -467,7 +473,7 @@ int main(int argc, char **argv) {
         c.nevents[(size_t)r * (Q + 1)] = c.n;
         ex_events += c.n;
         OTF2_Archive_CloseEvtWriter(ar, c.w);
-        if (ex) mpi_add(r, mpi_ns, T - 20000, host_last);
+        if (ex) mpi_add(r, mpi_ns, T - 20000, host_last, off ? off_b - off_a : 0); /* no MPI call in the window */
         if (off) {
             ex_off_windows += 1 + Q;
             ex_off_ns += (off_b - off_a) * (1 + Q);
@@ -709,11 +715,11 @@ int main(int argc, char **argv) {
         }
         fprintf(ex, "},\n\"measurement_off\":{\"windows\":%llu,\"ns\":%llu},\"metric_records\":%llu,\"reexecutions\":%llu,"
                     "\"appends_without_record\":%d,\"records_without_append\":%d,\"launch_latency\":[%llu,%llu,%llu],"
-                    "\"events\":%llu,\n\"mpi_ns\":{%s},\n\"span\":{%s}",
+                    "\"events\":%llu,\n\"mpi_ns\":{%s},\n\"mpi_off_ns\":{%s},\n\"span\":{%s}",
                 (unsigned long long)ex_off_windows, (unsigned long long)ex_off_ns, (unsigned long long)ex_metrics,
                 (unsigned long long)ex_reexec, !strcmp(brk, "A16") ? 1 : 0, !strcmp(brk, "A16") ? 1 : 0, (unsigned long long)ex_lat_n,
                 (unsigned long long)(ex_lat_n ? ex_lat_min : 0), (unsigned long long)ex_lat_max, (unsigned long long)ex_events,
-                mpi_json ? mpi_json : "", span_json ? span_json : "");
+                mpi_json ? mpi_json : "", moff_json ? moff_json : "", span_json ? span_json : "");
         if (o.metrics) { /* "papi": its regions and ranks, as report.json spells them */
             static const char *const pmname[NPM] = {"PAPI_TOT_INS", "perf::TASK-CLOCK"};
             fputs(",\n\"papi\":{\"regions\":[", ex);

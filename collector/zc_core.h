@@ -177,6 +177,14 @@ struct zc_ev {
 
 enum zc_loc_kind { ZC_LOC_THREAD, ZC_LOC_DEVICE };
 
+/* One location's MeasurementOnOff placement (zc_marks.h): the next entry of the window log to
+ * place, whether the markers written so far leave it on, and an OFF waiting (at m_off or later)
+ * for what was in flight when recording stopped. */
+struct zc_marks {
+    uint64_t mk, m_off;
+    bool m_on, m_pend, thread;
+};
+
 struct zc_loc {
     /* the owner's cache line: what a put touches (nothing here is written by another thread
      * while the owner records, so recording shares no line with the writer thread) */
@@ -200,10 +208,10 @@ struct zc_loc {
     size_t inflight_n;
     bool inflight;
     struct zc_loc *wq_next; /* the writer thread's queue */
-    /* measurement windows (loc_emit): the next transition of the log to place here, the state
-     * written so far, and an OFF waiting for what was in flight when recording stopped */
-    uint64_t mk, m_off;
-    bool m_on, m_pend;
+    /* measurement windows (loc_emit, zc_marks.h); mk0: its first entry of the window log (the
+     * salvage journal's copy of the location places the markers the same way) */
+    struct zc_marks marks;
+    uint64_t mk0;
     /* the salvage journal: a location's records are numbered in the order they were put (its
      * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
     uint64_t jbase, inflight_base;
@@ -221,6 +229,10 @@ struct zc_loc {
 struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *name);
 /* The same with a given buffer size in events (0 = ZECOLL_BUFFER_EVENTS). */
 struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char *name, size_t cap);
+/* Records (a thread's call, a device operation) lost because memory for them or a buffer for
+ * their location could not be allocated: counted as dropped in the summary. */
+void zc_loc_lost(uint64_t n);
+uint64_t zc_loc_lost_count(void);
 /* Appends n events (n <= 14); flushes the buffer to the archive first if it is full. The caller
  * owns loc for the duration (zc_loc_lock); a thread records on its own location with
  * zc_own_begin/zc_own_end instead. */

@@ -213,8 +213,30 @@ static void location_locked(struct zc_loc *l) {
     zc_wbuf_put(&stage, l->group);
     zc_wbuf_put(&stage, l->comm_rank);
     zc_wbuf_put_str(&stage, l->name);
+    zc_wbuf_put(&stage, l->mk0);
     rec_end(at);
     l->jknown = true;
+}
+
+/* The window log's entries written since the last call (in order; one not written yet stops
+ * it): salvage places the markers from them as the writer does (zc_marks.h). */
+static uint64_t done_windows;
+static void windows_locked(void) {
+    uint64_t ns, from = done_windows;
+    bool on;
+    size_t at = SIZE_MAX;
+    for (; done_windows < from + 65536 && zc_win_log_get(done_windows, &ns, &on); done_windows++) {
+        if (at == SIZE_MAX) {
+            at = rec_begin(ZC_JRN_WINDOWS);
+            zc_wbuf_put(&stage, from);
+            zc_wbuf_put(&stage, 0); /* the count, below */
+        }
+        zc_wbuf_put(&stage, ns);
+        zc_wbuf_put(&stage, on);
+    }
+    if (at == SIZE_MAX) return;
+    if (!stage.oom) stage.w[at + 4] = done_windows - from;
+    rec_end(at);
 }
 
 static void flush_rec_locked(uint64_t t, uint64_t flags) {
@@ -350,6 +372,7 @@ bool zc_jrn_close(bool complete) {
         } else {
             if (jok) { /* (offsets: journaled by the MPI thread that measures them) */
                 defs_locked();
+                windows_locked();
                 flush_rec_locked(zc_now(), ZC_JRN_FINAL);
                 stage_write_locked();
                 if (jok && zc_knobs.FLUSH_SYNC) (void)fdatasync(jfd);
@@ -435,6 +458,7 @@ static void flush_pass(void) {
     int fd = -1;
     if (jok) {
         defs_locked();
+        windows_locked(); /* after the records: every transition they may follow */
         flush_rec_locked(t0, 0);
         stage_write_locked();
         fd = jok ? jfd : -1;

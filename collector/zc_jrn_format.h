@@ -38,7 +38,9 @@ enum zc_jrn_type {
     ZC_JRN_GROUPS = 5,  /* first id, count, count x (device, context): accelerator groups 1.. */
     /* first id, count, count x (kind, name, parent, n, nremote, n + nremote world ranks, key string) */
     ZC_JRN_COMMS = 6,
-    ZC_JRN_LOCATION = 7, /* local id (rank not included), kind, group, comm_rank, name string */
+    /* local id (rank not included), kind, group, comm_rank, name string, then (since windows
+     * are journaled; absent: 0) the first entry of the window log its markers start from */
+    ZC_JRN_LOCATION = 7,
     /* local location id, stream index of the first record, count, bytes, then count records
      * encoded as below in that many bytes, zero-padded to a whole word; times in ns
      * (CLOCK_MONOTONIC_RAW + skew) */
@@ -50,6 +52,10 @@ enum zc_jrn_type {
     /* the process's PAPI metric class (zc_defs.h), replacing any before: count, count x (name,
      * description, unit strings, OTF2 value type, OTF2 metric mode) */
     ZC_JRN_METRICS = 11,
+    /* entries of the rank's log of recording-window transitions (collector/zc_window.c; entry
+     * 0: the state at start-up), from which markers are placed (collector/zc_marks.h): first
+     * entry, count, count x (time in ns, 1 = recording turned on / 0 = off) */
+    ZC_JRN_WINDOWS = 12,
 };
 #define ZC_JRN_FINAL 1u
 

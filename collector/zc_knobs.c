@@ -69,6 +69,64 @@ static bool reported_before(const struct zc_config *c) {
     return false;
 }
 
+/* Job launchers and their daemons: with an exported LD_PRELOAD they load libzecoll.so too, but
+ * they are never the application: started, they would open an archive (taking ZECOLL_OUTPUT's
+ * name from the job), a journal and threads, and print the job's messages. Matched against the
+ * executable's and argv[0]'s base names (Debian's mpirun is argv[0] "mpirun", executable
+ * "orterun"). docs/config.md#launchers lists them; ZECOLL_LAUNCHERS adds more. */
+static const char *const builtin_launchers[] = {
+    /* Open MPI 4 (ORTE) and 5 (PRRTE), PMIx tools */
+    "mpirun", "mpiexec", "mpirun.*", "mpiexec.*", "orterun", "orted", "oshrun", "prte", "prted", "prterun", "prun",
+    "pterm", "ompi-server",
+    /* MPICH, Intel MPI, MVAPICH (hydra, mpirun_rsh) */
+    "hydra_pmi_proxy", "hydra_bstrap_proxy", "hydra_nameserver", "hydra_persist", "pmi_proxy", "mpirun_rsh",
+    "mpispawn",
+    /* Slurm, PBS/Torque, LSF, Flux, Cray/HPE PALS and ALPS, Grid Engine */
+    "srun", "slurmstepd", "slurmd", "salloc", "sattach", "pbs_mom", "pbsdsh", "pbs_tmrsh", "jsrun", "jsmd", "lrun",
+    "blaunch", "flux", "flux-broker", "flux-shell", "palsd", "aprun", "qrsh", "sge_shepherd",
+    /* remote-start agents of the launchers above */
+    "ssh", "rsh"};
+
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static bool launcher_name(const char *name, const struct zc_strlist *extra) {
+    if (!name || !*name) return false;
+    for (size_t i = 0; i < sizeof(builtin_launchers) / sizeof(builtin_launchers[0]); i++)
+        if (zc_glob_match(builtin_launchers[i], name)) return true;
+    return zc_globs_match(extra, name);
+}
+
+/* name = s, cut to cap (a file name: at most NAME_MAX) */
+static void copy_name(char *name, size_t cap, const char *s) {
+    size_t n = strlen(s);
+    if (n >= cap) n = cap - 1;
+    memcpy(name, s, n);
+    name[n] = 0;
+}
+
+/* Whether this process is a launcher; its name (argv[0]'s or the executable's) into name. */
+static bool launcher_process(const struct zc_strlist *extra, char *name, size_t cap) {
+    char buf[PATH_MAX];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = 0; /* argv[0], NUL-terminated */
+        if (launcher_name(base_name(buf), extra)) {
+            copy_name(name, cap, base_name(buf));
+            return true;
+        }
+    }
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    buf[n > 0 ? n : 0] = 0;
+    if (!launcher_name(base_name(buf), extra)) return false;
+    copy_name(name, cap, base_name(buf));
+    return true;
+}
+
 int zc_knobs_load(void) {
     struct zc_config_opts o = {.getenv = env_get};
     cfg = zc_config_load(&o);
@@ -81,6 +139,12 @@ int zc_knobs_load(void) {
     }
     zc_cfg = cfg;
     zc_knobs = cfg->knobs;
+    char launcher[NAME_MAX + 1];
+    if (launcher_process(&cfg->knobs.LAUNCHERS, launcher, sizeof(launcher))) {
+        zc_knobs.ENABLE = false; /* not even the configuration's messages: the ranks say them */
+        ZC_DEBUG("%s is a job launcher (docs/config.md#launchers): collection is off in this process", launcher);
+        return -1;
+    }
     /* ZECOLL_ENABLE=0 in the environment silences everything, a broken file included */
     bool user_off = !cfg->knobs.ENABLE && cfg->origin[ZC_K_ENABLE].kind == ZC_ORIGIN_ENV;
     bool speak = cfg->nmsgs && !user_off && zc_job_leader() && !reported_before(cfg);

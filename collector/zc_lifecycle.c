@@ -75,7 +75,7 @@ static bool late_started; /* started in MPI_Init to take part in the job's archi
 static void core_finalize(void) {
     zc_win_finalize();
     if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0 || late_started) return;
-    uint64_t events = 0, clamped = 0, dropped = 0, threads = 0, streams = 0;
+    uint64_t events = 0, clamped = 0, dropped = zc_loc_lost_count(), threads = 0, streams = 0;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         events += l->nevents;
         clamped += l->nclamped;
@@ -90,7 +90,7 @@ static void core_finalize(void) {
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
                      "(%llu clamped, %llu dropped, %llu internal errors, %llu write errors%s%s%s)",
                      zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
-                     zc_on(ZC_F_TRACE) ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
+                     zc_on(ZC_F_TRACE) && zc_otf2_path()[0] ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
                      (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures),
                      (unsigned long long)zc_otf2_write_errors(),
                      zc_otf2_io_damaged() ? ": the archive ends where writing failed" : "", win[0] ? "; " : "", win);

@@ -24,6 +24,7 @@
 #include "zc_core.h"
 #include "zc_papi.h"
 #include "zc_evt.h"
+#include "zc_marks.h"
 
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -63,10 +64,17 @@ static atomic_size_t cap_ceiling = SIZE_MAX;
 static void no_memory(const char *name) {
     static atomic_bool once;
     if (!atomic_exchange(&once, true))
-        ZC_WARN("out of memory: cannot allocate even a %d-event buffer (%zu KiB): %s, and any later thread or stream "
-                "that cannot have one, is not recorded",
-                ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10, name);
+        ZC_WARN("ZECOLL_BUFFER_EVENTS=%llu: out of memory: cannot allocate even a %d-event buffer (%zu KiB) for %s: "
+                "it, and any later thread or stream that cannot have one, is not recorded (its records are counted "
+                "as dropped)",
+                (unsigned long long)zc_knobs.BUFFER_EVENTS, ZC_LOC_MIN_CAP, ZC_LOC_MIN_CAP * sizeof(struct zc_ev) >> 10,
+                name);
 }
+
+/* Records lost because their thread or stream could not have a buffer (summary: dropped). */
+static atomic_uint_fast64_t lost_no_buffer;
+void zc_loc_lost(uint64_t n) { atomic_fetch_add_explicit(&lost_no_buffer, n, memory_order_relaxed); }
+uint64_t zc_loc_lost_count(void) { return atomic_load(&lost_no_buffer); }
 
 static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
     size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
@@ -108,11 +116,8 @@ struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char 
     /* the location starts with the latest off period of the windows: the OFF now in force, or,
      * while recording is on, the last OFF and the ON that ended it (a thread that first calls
      * inside a window shows that nothing was measured before it) */
-    l->mk = zc_win_log_current();
-    uint64_t ens;
-    bool eon;
-    if (l->mk > 0 && zc_win_log_get(l->mk, &ens, &eon) && eon) l->mk--;
-    l->m_on = true;
+    zc_marks_init(&l->marks, &zc_win_marks_log, zc_win_log_current(), kind == ZC_LOC_THREAD);
+    l->mk0 = l->marks.mk;
     l->kind = kind;
     l->group = group;
     snprintf(l->name, sizeof(l->name), "%s", name);
@@ -136,93 +141,30 @@ static void put_events(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 }
 
 /* ---------------------------------------------------------------- measurement windows */
-/* MeasurementOnOff records are placed here, where a buffer is converted, from the log of
- * transitions (zc_window.c): nothing on a hot path writes them. The rule (docs/archive.md A18):
- * an OFF never falls inside a region. Recording stops at time T; what had started before T is
- * recorded to its end: a host call in progress, a device operation appended before T (it may
- * run long after). So on each location the OFF goes at T or at the end of the last item that
- * began before it, whichever is later, and the ON of the next window at its start or after
- * that OFF. Items that start after T and before the next window are in flight:
- *  - on a device stream, operations appended before T that had not started yet: the OFF waits
- *    until they ended (the stream was busy with recorded work until then);
- *  - on a thread, the calls that complete MPI requests started while recording (the only calls
- *    recorded while off): each gets ON at its Enter and OFF after its Leave, so a thread's off
- *    time stays off.
- * An OFF and an ON that would fall at the same time are left out (no gap). */
-static void mark(struct zc_ev *out, size_t *n, uint64_t t, bool on, uint64_t *last) {
-    out[(*n)++] = (struct zc_ev){t, ZC_EV_MEASUREMENT, on ? 1u : 0u, 0, 0, 0};
-    *last = t;
+/* MeasurementOnOff records are placed where a buffer is converted (zc_marks.c), from the live
+ * log of transitions (zc_window.c): nothing on a hot path writes them. */
+static bool win_log_get(void *ud, uint64_t k, uint64_t *ns, bool *on) {
+    (void)ud;
+    return zc_win_log_get(k, ns, on);
 }
+const struct zc_marks_log zc_win_marks_log = {win_log_get, NULL};
 
-/* The markers due before an item that starts at t (UINT64_MAX: the end of the location), into
- * out (room for max >= 2); returns how many. Call again while it returns max - 1 or more. */
-static size_t marks_before(struct zc_loc *l, uint64_t t, struct zc_ev *out, size_t max, uint64_t *last) {
-    size_t n = 0;
-    while (n + 2 <= max) {
-        uint64_t ens = 0;
-        bool eon = false, have = zc_win_log_get(l->mk, &ens, &eon);
-        if (l->m_pend) {
-            if (have && eon && t >= ens) { /* the next window opened before this item */
-                uint64_t toff = l->m_off > *last ? l->m_off : *last, ton = ens > toff ? ens : toff;
-                if (ton > toff) {
-                    mark(out, &n, toff, false, last);
-                    mark(out, &n, ton, true, last);
-                }
-                l->m_pend = false;
-                l->mk++;
-                continue;
-            }
-            if (t == UINT64_MAX) {
-                mark(out, &n, l->m_off > *last ? l->m_off : *last, false, last);
-                l->m_pend = false;
-                l->m_on = false;
-                continue;
-            }
-            if (l->kind == ZC_LOC_THREAD) { /* an in-flight call: on for exactly its duration */
-                uint64_t toff = l->m_off > *last ? l->m_off : *last, ton = t > toff ? t : toff;
-                if (ton > toff) {
-                    mark(out, &n, toff, false, last);
-                    mark(out, &n, ton, true, last);
-                }
-                l->m_off = 0; /* off again right after it */
-            }
-            break;
-        }
-        if (!have || (t != UINT64_MAX && ens > t)) break;
-        l->mk++;
-        if (eon) {
-            if (!l->m_on) {
-                mark(out, &n, ens > *last ? ens : *last, true, last);
-                l->m_on = true;
-            }
-        } else if (l->m_on) {
-            l->m_pend = true;
-            l->m_off = ens;
-        }
-    }
-    return n;
-}
+struct marks_out {
+    struct zc_loc *loc;
+    uint64_t first; /* stream index of the batch's first record */
+};
 
-static inline bool marks_due(const struct zc_loc *l) {
-    uint64_t ns;
-    bool on;
-    return l->m_pend || zc_win_log_get(l->mk, &ns, &on);
-}
-
-/* Writes the markers due before t (ns); the caller has written everything before. */
-static void marks_write(struct zc_loc *loc, uint64_t t, uint64_t *last) {
-    struct zc_ev m[32];
-    size_t k;
-    do {
-        k = marks_before(loc, t, m, 32, last);
-        if (k) zc_otf2_write_marks(loc, m, k);
-    } while (k >= 31);
+static void marks_out(void *ud, const struct zc_ev *ev, size_t n, size_t index) {
+    struct marks_out *o = ud;
+    if (index == SIZE_MAX) zc_otf2_write_marks(o->loc, ev, n);
+    else zc_otf2_write(o->loc, ev, n, o->first + index);
 }
 
 void zc_loc_marks_end(struct zc_loc *loc) {
     if (!loc->nevents) return; /* a location without events gets no markers either */
     uint64_t last = loc->last_ts;
-    if (marks_due(loc)) marks_write(loc, UINT64_MAX, &last);
+    struct marks_out o = {loc, 0};
+    zc_marks_end(&loc->marks, &zc_win_marks_log, UINT64_MAX, &last, marks_out, &o);
     loc->last_ts = last;
 }
 
@@ -240,40 +182,6 @@ static void loc_resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t
     if (loc->resolved < first + n) loc->resolved = first + n;
 }
 
-/* Writes a converted buffer (stream indices first...) with the markers due between its items:
- * never inside a region, nor between a Metric and the Enter or Leave it belongs to. last: the
- * location's last time before the buffer. */
-static void marks_emit(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first, uint64_t last) {
-    size_t seg = 0, leave_at = SIZE_MAX;
-    const struct zc_ev *call = NULL;
-    int depth = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct zc_ev *e = &ev[i];
-        bool after_metric = i > 0 && (ev[i - 1].type == ZC_EV_METRIC || ev[i - 1].type == ZC_EV_METRIC_MORE);
-        if (depth == 0 && leave_at == SIZE_MAX && !after_metric && marks_due(loc)) {
-            if (i > seg) zc_otf2_write(loc, ev + seg, i - seg, first + seg);
-            seg = i;
-            marks_write(loc, e->ts, &last);
-        }
-        if (e->type == ZC_EV_ENTER) depth++;
-        else if (e->type == ZC_EV_LEAVE && depth > 0) depth--;
-        if (e->ts > last) last = e->ts;
-        if (e->type == ZC_EV_CALL) {
-            if (e->d && i + e->d < n) {
-                leave_at = i + e->d;
-                call = e;
-            } else if (e->b > last) {
-                last = e->b;
-            }
-        }
-        if (i == leave_at) {
-            if (call->b > last) last = call->b;
-            leave_at = SIZE_MAX;
-        }
-    }
-    if (n > seg) zc_otf2_write(loc, ev + seg, n - seg, first + seg);
-}
-
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
  * One buffer per location at a time (the writer thread's, or the in-place writer's). With
@@ -286,8 +194,12 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t fi
     uint64_t last = loc->last_ts;
     zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
                      &loc->nclamped);
-    if (__builtin_expect(marks_due(loc), 0)) marks_emit(loc, ev, n, first, last);
-    else zc_otf2_write(loc, ev, n, first);
+    if (__builtin_expect(zc_marks_due(&loc->marks, &zc_win_marks_log), 0)) {
+        struct marks_out o = {loc, first};
+        zc_marks_emit(&loc->marks, &zc_win_marks_log, ev, n, last, marks_out, &o);
+    } else {
+        zc_otf2_write(loc, ev, n, first);
+    }
     atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
 }
 
@@ -513,8 +425,10 @@ struct zc_thread *zc_thread_register(void) {
             else snprintf(t->loc->name, sizeof(t->loc->name), "Thread %u", t->index);
         }
     }
-    /* the slot returns to the free list when this thread exits */
+    /* the slot returns to the free list when this thread exits; without one (no memory) the call
+     * that wanted it is not recorded, and the next one tries again */
     if (t) pthread_setspecific(thread_key, t);
+    else zc_loc_lost(1);
     zc_tls_thread = t;
     tls_registering = false;
     return t;

@@ -4,13 +4,16 @@
  * one process group per rank found, written as the collector would have written it (the same
  * event conversion, zc_evt.c, and definitions merge, zc_merge.c) and marked where each
  * location's data ends: a final MeasurementOnOff(OFF) at the rank's last flush, after closing any
- * region left open there, and the archive property ZECOLL::SALVAGED. Design: docs/salvage.md.
+ * region left open there, and the archive property ZECOLL::SALVAGED. The recording windows'
+ * markers are placed from the journaled window log by the writer's own code (zc_marks.c).
+ * Design: docs/salvage.md.
  *
  * Exit status: 0 salvaged (or nothing to do: the archive is complete), 2 bad input (one message
  * naming the file), 1 the archive could not be written. Damage inside a journal is not fatal:
  * reading stops at the first record whose length or checksum is wrong, and the summary says so. */
 #include "zc_evt.h"
 #include "zc_jrn_format.h"
+#include "zc_marks.h"
 #include "zc_merge.h"
 
 #include <dirent.h>
@@ -47,6 +50,12 @@ struct sloc {
     size_t n;
     uint64_t lost, repaired, unlinked, otf2_events, recorded, clamped, last_ts;
     uint32_t l0_index; /* dense index in the rank's Level Zero communicator */
+    uint64_t mk0;      /* its first entry of the window log */
+};
+
+struct wentry {
+    uint64_t ns;
+    bool on;
 };
 
 struct rank_j {
@@ -72,6 +81,8 @@ struct rank_j {
     uint64_t cut;                      /* local time where its data ends */
     uint32_t flush_region;             /* local id of "zecoll buffer flush", or ZC_NO_ID */
     uint8_t metric_types[16];          /* OTF2_Type of each value of its metric class */
+    struct wentry *win;                /* its window log (ZC_JRN_WINDOWS), nwin entries */
+    size_t nwin, cap_win;
 };
 
 static void *xcalloc(size_t n, size_t size) {
@@ -206,12 +217,25 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
     case ZC_JRN_LOCATION: {
         uint64_t id = zc_rbuf_get(&r), kind = zc_rbuf_get(&r), group = zc_rbuf_get(&r), cr = zc_rbuf_get(&r);
         const char *name = rd_str(&r);
+        uint64_t mk0 = r.i < r.n ? zc_rbuf_get(&r) : 0; /* absent in journals without windows */
         if (r.bad || kind > ZC_LOC_DEVICE || group > d->ngroups || (kind == ZC_LOC_DEVICE) != (group != 0) ||
             cr > UINT32_MAX || (id & 0xffffffffu) != 0 || find_loc(j, id))
             return false;
         grow(&j->locs, &j->cap_locs, j->nlocs, sizeof(*j->locs));
         j->locs[j->nlocs++] = (struct sloc){.id = id, .kind = (uint32_t)kind, .group = (uint32_t)group,
-                                            .comm_rank = (uint32_t)cr, .name = name};
+                                            .comm_rank = (uint32_t)cr, .name = name, .mk0 = mk0};
+        return true;
+    }
+    case ZC_JRN_WINDOWS: {
+        uint64_t first = zc_rbuf_get(&r), k = zc_rbuf_get(&r);
+        /* entries in order, each once; times never decrease (zc_win_log_get) */
+        if (r.bad || first != j->nwin || k > (r.n - r.i) / 2 || k * 2 != r.n - r.i) return false;
+        for (uint64_t i = 0; i < k; i++) {
+            uint64_t ns = zc_rbuf_get(&r), on = zc_rbuf_get(&r);
+            if (on > 1 || (j->nwin && ns < j->win[j->nwin - 1].ns)) return false;
+            grow(&j->win, &j->cap_win, j->nwin, sizeof(*j->win));
+            j->win[j->nwin++] = (struct wentry){ns, on != 0};
+        }
         return true;
     }
     case ZC_JRN_EVENTS: {
@@ -498,27 +522,69 @@ static void merge_msg(bool failure, const char *msg) {
     merge_failed |= failure;
 }
 
-/* Writes one location's events; false on an OTF2 error (message printed). */
+/* The journaled window log, for zc_marks. */
+static bool win_get(void *ud, uint64_t k, uint64_t *ns, bool *on) {
+    const struct rank_j *j = ud;
+    if (k >= j->nwin) return false;
+    *ns = j->win[k].ns;
+    *on = j->win[k].on;
+    return true;
+}
+
+struct wctx {
+    OTF2_EvtWriter *w;
+    OTF2_ErrorCode e;
+    const uint8_t *metric_types;
+    uint64_t lo, hi;
+};
+static void wctx_out(void *ud, const struct zc_ev *ev, size_t n, size_t index) {
+    (void)index;
+    struct wctx *c = ud;
+    if (c->e == OTF2_SUCCESS) c->e = zc_evt_write(c->w, ev, n, 0, c->metric_types, &c->lo, &c->hi);
+}
+
+/* Writes one location's events, with the window markers the collector would have placed among
+ * them (zc_marks.h); false on an OTF2 error (message printed). */
 static bool write_loc(OTF2_Archive *ar, struct rank_j *j, struct sloc *l) {
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, l->id | j->rank);
     if (!w) {
         fprintf(stderr, "%s: no OTF2 event writer for location %s of rank %u\n", prog, l->name, j->rank);
         return false;
     }
-    uint64_t lo = UINT64_MAX, hi = 0;
-    OTF2_ErrorCode e = zc_evt_write(w, l->ev, l->n, 0, j->defs.nmetrics ? j->metric_types : NULL, &lo, &hi);
+    struct wctx c = {w, OTF2_SUCCESS, j->defs.nmetrics ? j->metric_types : NULL, UINT64_MAX, 0};
+    const struct zc_marks_log log = {win_get, j};
+    struct zc_marks m = {.mk = l->mk0, .m_on = true, .thread = l->kind == ZC_LOC_THREAD};
+    /* as the collector: a location without records gets no window markers */
+    bool marks = l->n && j->nwin;
+    if (marks) zc_marks_emit(&m, &log, l->ev, l->n, 0, wctx_out, &c);
+    else wctx_out(&c, l->ev, l->n, 0);
+    OTF2_ErrorCode e = c.e;
+    uint64_t lo = c.lo, hi = c.hi, last = 0; /* last: the latest time, a call's Leave included */
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->ev[i].ts > last) last = l->ev[i].ts;
+        if (l->ev[i].type == ZC_EV_CALL && l->ev[i].b > last) last = l->ev[i].b;
+    }
     uint64_t end = hi > j->cut ? hi : j->cut;
+    end = last > end ? last : end;
     /* what is still open at the cut (a call split over two buffers, a record torn by a gap) */
+    if (open_n) last = end;
     while (e == OTF2_SUCCESS && open_n) {
         e = OTF2_EvtWriter_Leave(w, NULL, end, open_stack[--open_n]);
         l->repaired++;
     }
-    if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, end, OTF2_MEASUREMENT_OFF);
+    /* the window transitions up to the cut; the data's end is an OFF unless recording was off
+     * there already (an OFF in force: a second one would not alternate, A18) */
+    bool on = true;
+    if (marks && e == OTF2_SUCCESS) {
+        on = zc_marks_end(&m, &log, end, &last, wctx_out, &c);
+        e = c.e;
+    }
+    if (e == OTF2_SUCCESS && on) e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, end, OTF2_MEASUREMENT_OFF);
     if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_GetNumberOfEvents(w, &l->otf2_events);
-    OTF2_ErrorCode c = OTF2_Archive_CloseEvtWriter(ar, w);
-    if (e != OTF2_SUCCESS || c != OTF2_SUCCESS) {
+    OTF2_ErrorCode ce = OTF2_Archive_CloseEvtWriter(ar, w);
+    if (e != OTF2_SUCCESS || ce != OTF2_SUCCESS) {
         fprintf(stderr, "%s: writing location %s of rank %u: %s\n", prog, l->name, j->rank,
-                OTF2_Error_GetName(e != OTF2_SUCCESS ? e : c));
+                OTF2_Error_GetName(e != OTF2_SUCCESS ? e : ce));
         return false;
     }
     l->last_ts = end;
@@ -905,6 +971,7 @@ int main(int argc, char **argv) {
         free(J[i].defs.groups);
         free(J[i].defs.comms);
         free(J[i].defs.metrics);
+        free(J[i].win);
         if (J[i].map) munmap(J[i].map, J[i].map_len);
         free((void *)J[i].path);
     }

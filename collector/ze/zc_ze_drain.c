@@ -260,6 +260,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
                 r = zc_ze_rec_new();
                 if (!r) { /* out of memory: the operation goes unrecorded, its event stays out */
                     atomic_fetch_add(&dropped_records, 1);
+                    zc_loc_lost(1);
                     continue;
                 }
                 r->op = e->op;
@@ -562,8 +563,9 @@ static void heap_push(struct zc_stream *s, struct zc_rec *r) {
     if (s->ndone == s->cap_done) {
         size_t ncap = s->cap_done ? 2 * s->cap_done : 64;
         struct zc_rec **n = realloc(s->done, ncap * sizeof(*n));
-        if (!n) {
+        if (!n) { /* out of memory */
             atomic_fetch_add(&dropped_records, 1);
+            zc_loc_lost(1);
             return;
         }
         s->done = n;
@@ -624,8 +626,9 @@ static struct zc_loc *lane_for(struct zc_stream *s, uint64_t start, uint64_t end
 
 static void write_rec(struct zc_stream *s, struct zc_rec *r) {
     struct zc_loc *l = lane_for(s, r->start_ns, r->end_ns);
-    if (!l) {
+    if (!l) { /* no buffer could be allocated for the stream */
         atomic_fetch_add(&dropped_records, 1);
+        zc_loc_lost(1);
         return;
     }
     struct zc_ev ev[6];

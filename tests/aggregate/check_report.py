@@ -165,6 +165,7 @@ def read_archive(path):
         stacks = collections.defaultdict(list)
         dev_recs, host_cs, counts, metrics, offs = [], {}, collections.Counter(), collections.Counter(), {}
         host_regions = []  # (rank, name, paradigm, dur, bytes, comm, outer)
+        mpi_iv = collections.defaultdict(list)  # rank -> [(start, end)] of its threads' outermost MPI calls
         off_windows = collections.defaultdict(list)
         first, last, loc_last = {}, {}, {}
         regions = []
@@ -228,6 +229,8 @@ def read_archive(path):
                     par = str(reg.paradigm)
                     outer = not any(str(g["region"].paradigm) == "Paradigm.MPI" for g in st)
                     host_regions.append((r, reg.name, par, dur, f["bytes"], f["comm"], outer))
+                    if outer and par == "Paradigm.MPI":
+                        mpi_iv[r].append((f["t"], t))
             elif kind == "ParameterUnsignedInt" and cs_param and ev.parameter == cs_param[0]:
                 if st:
                     st[-1]["cs"] = ev.value
@@ -277,7 +280,7 @@ def read_archive(path):
         A["papi"] = {"members": {m._ref: m for m in d.metric_members}, "summed": summed, "regions": mreg, "ranks": mrank,
                      "quality": mq}
         A.update(regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
-                 first=first, last=last, off_windows=off_windows, stacks=stacks)
+                 first=first, last=last, off_windows=off_windows, stacks=stacks, mpi_iv=mpi_iv)
     return A
 
 
@@ -534,6 +537,22 @@ def check(C, A, R, truth, expected):
     # every rank of the job, also one that recorded nothing (not selected: docs/config.md)
     C.eq("MPI by rank", {m["rank"]: m["mpi_ns"] for m in R["mpi"]["by_rank"]},
          {r: mpi_rank.get(r, 0) for r in set(A["first"]) | {x["rank"] for x in info.values()}})
+    # the MPI share's denominator: the rank's wall time less the time a thread of it was off
+    # while none of its threads was in an MPI call (calls recorded while off stay in, A18)
+    host_off = collections.defaultdict(list)
+    for ref, w in A["off_windows"].items():
+        if not info[ref]["stream"]:
+            host_off[info[ref]["rank"]] += [tuple(a) for a in w]
+    for m in R["mpi"]["by_rank"]:
+        r = m["rank"]
+        wall = A["last"][r] - A["first"][r] if r in A["first"] else 0
+        off = min(wall, measure(minus(union(host_off.get(r, [])), union(A["mpi_iv"].get(r, [])))))
+        C.eq(f"MPI rank {r}: wall, measurement off, denominator", (m["wall_ns"], m["measurement_off_ns"], m["denominator_ns"]),
+             (wall, off, wall - off))
+        C.near(f"MPI rank {r}: share_of_wall = MPI / (wall - off)", m["share_of_wall"],
+               mpi_rank.get(r, 0) / (wall - off) if wall > off else 0, 5.1e-7)
+    C.true("mpi.by_rank_share_denominator names the measurement-off time",
+           "measurement_off_ns" in R["mpi"].get("by_rank_share_denominator", ""))
     C.eq("collectives by communicator", {(c["comm_id"], c["function"]): (c["calls"], c["total_ns"], c["bytes"]) for c in R["mpi"]["collectives"]},
          {k: (len(v), sum(a for a, _ in v), sum(b for _, b in v)) for k, v in coll.items()})
     for c in R["mpi"]["collectives"]:
@@ -671,6 +690,14 @@ def check(C, A, R, truth, expected):
                  tuple(E["launch_latency"]))
         if "mpi_ns" in E:
             C.eq("synth: MPI time per rank", {str(m["rank"]): m["mpi_ns"] for m in R["mpi"]["by_rank"]}, E["mpi_ns"])
+        if "mpi_off_ns" in E and "span" in E:  # the MPI share's denominator, as generated
+            C.eq("synth: MPI denominators per rank (wall - thread off)",
+                 {str(m["rank"]): (m["measurement_off_ns"], m["denominator_ns"]) for m in R["mpi"]["by_rank"]},
+                 {k: (v, E["span"][k][1] - E["span"][k][0] - v) for k, v in E["mpi_off_ns"].items()})
+            for m in R["mpi"]["by_rank"]:
+                k = str(m["rank"])
+                C.near(f"synth: rank {k} share_of_wall", m["share_of_wall"],
+                       E["mpi_ns"][k] / (E["span"][k][1] - E["span"][k][0] - E["mpi_off_ns"][k]), 5.1e-7)
         if "events" in E:
             C.eq("synth: events", R["job"]["events"], E["events"])
         if "papi" in E:  # every counter's deltas per region and per rank, as generated

@@ -7,7 +7,7 @@ judges what the application saw, its exit status, the messages and the archive.
   hostile.py --libdir DIR --zesim LIB --work DIR [--preload-first LIB] --app zc_hostile [--bin DIR] CASE [args]
 
 Cases: concurrent N, output-too-long, output-notdir, fds FDS, churn N, signal-sleep SIG HOW,
-exits N, signal-handled SIG, fatal SIG, disk-full, buffer-alloc, launcher, log-cut.
+exits N, signal-handled SIG, fatal SIG, disk-full, buffer-alloc, buffer-none, launcher, log-cut.
 """
 import argparse
 import glob
@@ -279,6 +279,32 @@ def case_buffer_alloc():
     archive_ok(os.path.join(work, "trace"), (10, 10))
 
 
+def case_buffer_none():
+    """No event buffer can be allocated at all (malloc fails for libzecoll.so's buffers,
+    zc_failalloc.c, $ZC_FAILALLOC): the application runs and prints what it prints without the
+    collector; one message names ZECOLL_BUFFER_EVENTS; what was not recorded is counted as
+    dropped in the summary (every call of the threads and every device operation: at least the
+    launches); no archive (nothing was recorded)."""
+    work = fresh("buffer-none")
+    env = base_env(work)
+    plain = dict(env)
+    plain.pop("LD_PRELOAD")
+    launches = 5
+    p0 = subprocess.run(app("churn", 2, 2, launches), env=plain, capture_output=True, text=True, timeout=60)
+    env["LD_PRELOAD"] = os.environ["ZC_FAILALLOC"] + ":" + env["LD_PRELOAD"]
+    p = run(app("churn", 2, 2, launches), env)
+    ok(p.returncode == p0.returncode == 0, f"the application exits 0 (got {p.returncode}, {p0.returncode} without)")
+    same = [re.sub(r" main_end_ns=\d+", "", x.stdout) for x in (p, p0)]
+    ok(same[0] == same[1], "and prints what it prints without the collector (but the time)")
+    ok(len(re.findall(r"ZECOLL_BUFFER_EVENTS=65536: out of memory: cannot allocate even a 1024-event buffer",
+                      p.stderr)) == 1, "one message names the variable")
+    m = re.search(r"zecoll: rank 0: (\d+) events .* \((\d+) clamped, (\d+) dropped, (\d+) internal errors", p.stderr)
+    ok(m is not None and m.group(1) == "0" and int(m.group(3)) >= 2 * launches,
+       f"the summary counts the lost records as dropped (at least the {2 * launches} launches): "
+       f"{m.group(0) if m else None}")
+    ok(not os.path.exists(os.path.join(work, "trace")), "no archive: nothing was recorded")
+
+
 def thread_locations(d):
     import otf2
     with otf2.reader.open(os.path.join(d, "traces.otf2")) as tr:
@@ -508,6 +534,7 @@ CASES = {
     "fatal": (case_fatal, [str]),
     "churn": (case_churn, [int]),
     "buffer-alloc": (case_buffer_alloc, []),
+    "buffer-none": (case_buffer_none, []),
     "fds": (case_fds, [str]),
     "launcher": (case_launcher, []),
     "log-cut": (case_log_cut, []),
