@@ -120,7 +120,7 @@ static void defs_locked(void) {
         at = rec_begin(ZC_JRN_STRINGS);
         zc_wbuf_put(&stage, done_strings);
         zc_wbuf_put(&stage, d->nstrings - done_strings);
-        for (uint32_t i = done_strings; i < d->nstrings; i++) zc_wbuf_put_str(&stage, d->strings[i]);
+        zc_wbuf_put_strings(&stage, d, done_strings);
         rec_end(at);
         done_strings = d->nstrings;
     }
@@ -128,11 +128,7 @@ static void defs_locked(void) {
         at = rec_begin(ZC_JRN_REGIONS);
         zc_wbuf_put(&stage, done_regions);
         zc_wbuf_put(&stage, d->nregions - done_regions);
-        for (uint32_t i = done_regions; i < d->nregions; i++) {
-            zc_wbuf_put(&stage, d->regions[i].name);
-            zc_wbuf_put(&stage, d->regions[i].role);
-            zc_wbuf_put(&stage, d->regions[i].paradigm);
-        }
+        zc_wbuf_put_regions(&stage, d, done_regions);
         rec_end(at);
         done_regions = d->nregions;
     }
@@ -140,11 +136,7 @@ static void defs_locked(void) {
         at = rec_begin(ZC_JRN_DEVICES);
         zc_wbuf_put(&stage, done_devices);
         zc_wbuf_put(&stage, d->ndevices - done_devices);
-        for (uint32_t i = done_devices; i < d->ndevices; i++) {
-            zc_wbuf_put(&stage, d->devices[i].index);
-            zc_wbuf_put(&stage, d->devices[i].name);
-            zc_wbuf_put(&stage, d->devices[i].uuid);
-        }
+        zc_wbuf_put_devices(&stage, d, done_devices);
         rec_end(at);
         done_devices = d->ndevices;
     }
@@ -152,10 +144,7 @@ static void defs_locked(void) {
         at = rec_begin(ZC_JRN_GROUPS);
         zc_wbuf_put(&stage, done_groups);
         zc_wbuf_put(&stage, d->ngroups - done_groups);
-        for (uint32_t i = done_groups; i < d->ngroups; i++) {
-            zc_wbuf_put(&stage, d->groups[i].device);
-            zc_wbuf_put(&stage, d->groups[i].context);
-        }
+        zc_wbuf_put_groups(&stage, d, done_groups);
         rec_end(at);
         done_groups = d->ngroups;
     }
@@ -163,30 +152,14 @@ static void defs_locked(void) {
         at = rec_begin(ZC_JRN_COMMS);
         zc_wbuf_put(&stage, done_comms);
         zc_wbuf_put(&stage, d->ncomms - done_comms);
-        for (uint32_t i = done_comms; i < d->ncomms; i++) {
-            const struct zc_def_comm *c = &d->comms[i];
-            zc_wbuf_put(&stage, c->kind);
-            zc_wbuf_put(&stage, c->name);
-            zc_wbuf_put(&stage, c->parent);
-            zc_wbuf_put(&stage, c->n);
-            zc_wbuf_put(&stage, c->nremote);
-            for (uint32_t k = 0; k < c->n + c->nremote; k++) zc_wbuf_put(&stage, c->members[k]);
-            zc_wbuf_put_str(&stage, c->key);
-        }
+        zc_wbuf_put_comms(&stage, d, done_comms);
         rec_end(at);
         done_comms = d->ncomms;
     }
     if (d->metrics != done_metrics) {
         at = rec_begin(ZC_JRN_METRICS);
         zc_wbuf_put(&stage, d->nmetrics);
-        for (uint32_t i = 0; i < d->nmetrics; i++) {
-            const struct zc_def_metric *m = &d->metrics[i];
-            zc_wbuf_put(&stage, m->name);
-            zc_wbuf_put(&stage, m->descr);
-            zc_wbuf_put(&stage, m->unit);
-            zc_wbuf_put(&stage, m->type);
-            zc_wbuf_put(&stage, m->mode);
-        }
+        zc_wbuf_put_metrics(&stage, d, 0);
         rec_end(at);
         done_metrics = d->metrics;
     }

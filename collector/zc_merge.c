@@ -90,35 +90,35 @@ int64_t zc_merge_offset_at(const struct zc_clock_offset *o, int n, uint64_t t) {
     return o[0].offset + (int64_t)(f * (long double)(o[1].offset - o[0].offset));
 }
 
-void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
-    const struct zc_defs *d = src->defs;
-    zc_wbuf_put(b, ZC_UNIFY_MAGIC);
-    zc_wbuf_put(b, src->rank);
-    zc_wbuf_put_str(b, src->host);
-    zc_wbuf_put(b, src->tmin);
-    zc_wbuf_put(b, src->tmax);
-    zc_wbuf_put(b, src->mpi_loc);
-    zc_wbuf_put(b, d->nstrings);
-    for (uint32_t i = 0; i < d->nstrings; i++) zc_wbuf_put_str(b, d->strings[i]);
-    zc_wbuf_put(b, d->nregions);
-    for (uint32_t i = 0; i < d->nregions; i++) {
+void zc_wbuf_put_strings(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->nstrings; i++) zc_wbuf_put_str(b, d->strings[i]);
+}
+
+void zc_wbuf_put_regions(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->nregions; i++) {
         zc_wbuf_put(b, d->regions[i].name);
         zc_wbuf_put(b, d->regions[i].role);
         zc_wbuf_put(b, d->regions[i].paradigm);
     }
-    zc_wbuf_put(b, d->ndevices);
-    for (uint32_t i = 0; i < d->ndevices; i++) {
+}
+
+void zc_wbuf_put_devices(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->ndevices; i++) {
         zc_wbuf_put(b, d->devices[i].index);
         zc_wbuf_put(b, d->devices[i].name);
         zc_wbuf_put(b, d->devices[i].uuid);
     }
-    zc_wbuf_put(b, d->ngroups);
-    for (uint32_t i = 0; i < d->ngroups; i++) {
+}
+
+void zc_wbuf_put_groups(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->ngroups; i++) {
         zc_wbuf_put(b, d->groups[i].device);
         zc_wbuf_put(b, d->groups[i].context);
     }
-    zc_wbuf_put(b, d->ncomms);
-    for (uint32_t i = 0; i < d->ncomms; i++) {
+}
+
+void zc_wbuf_put_comms(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->ncomms; i++) {
         const struct zc_def_comm *c = &d->comms[i];
         zc_wbuf_put(b, c->kind);
         zc_wbuf_put(b, c->name);
@@ -128,14 +128,39 @@ void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
         for (uint32_t k = 0; k < c->n + c->nremote; k++) zc_wbuf_put(b, c->members[k]);
         zc_wbuf_put_str(b, c->key);
     }
-    zc_wbuf_put(b, d->nmetrics);
-    for (uint32_t i = 0; i < d->nmetrics; i++) {
-        zc_wbuf_put(b, d->metrics[i].name);
-        zc_wbuf_put(b, d->metrics[i].descr);
-        zc_wbuf_put(b, d->metrics[i].unit);
-        zc_wbuf_put(b, d->metrics[i].type);
-        zc_wbuf_put(b, d->metrics[i].mode);
+}
+
+void zc_wbuf_put_metrics(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
+    for (uint32_t i = from; i < d->nmetrics; i++) {
+        const struct zc_def_metric *m = &d->metrics[i];
+        zc_wbuf_put(b, m->name);
+        zc_wbuf_put(b, m->descr);
+        zc_wbuf_put(b, m->unit);
+        zc_wbuf_put(b, m->type);
+        zc_wbuf_put(b, m->mode);
     }
+}
+
+void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
+    const struct zc_defs *d = src->defs;
+    zc_wbuf_put(b, ZC_UNIFY_MAGIC);
+    zc_wbuf_put(b, src->rank);
+    zc_wbuf_put_str(b, src->host);
+    zc_wbuf_put(b, src->tmin);
+    zc_wbuf_put(b, src->tmax);
+    zc_wbuf_put(b, src->mpi_loc);
+    zc_wbuf_put(b, d->nstrings);
+    zc_wbuf_put_strings(b, d, 0);
+    zc_wbuf_put(b, d->nregions);
+    zc_wbuf_put_regions(b, d, 0);
+    zc_wbuf_put(b, d->ndevices);
+    zc_wbuf_put_devices(b, d, 0);
+    zc_wbuf_put(b, d->ngroups);
+    zc_wbuf_put_groups(b, d, 0);
+    zc_wbuf_put(b, d->ncomms);
+    zc_wbuf_put_comms(b, d, 0);
+    zc_wbuf_put(b, d->nmetrics);
+    zc_wbuf_put_metrics(b, d, 0);
     zc_wbuf_put(b, src->nlocs);
     for (size_t i = 0; i < src->nlocs; i++) {
         const struct zc_merge_loc *l = &src->locs[i];

@@ -21,6 +21,16 @@ void zc_wbuf_put(struct zc_wbuf *b, uint64_t v);
 /* length with the NUL, then the bytes with their NUL, zero-padded to whole words */
 void zc_wbuf_put_str(struct zc_wbuf *b, const char *s);
 
+/* Definitions [from, n) of one kind, element by element: the one encoding shared by the
+ * unification message (zc_merge_serialize) and the salvage journal (zc_journal.c). */
+struct zc_defs;
+void zc_wbuf_put_strings(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+void zc_wbuf_put_regions(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+void zc_wbuf_put_devices(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+void zc_wbuf_put_groups(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+void zc_wbuf_put_comms(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+void zc_wbuf_put_metrics(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+
 /* Reading such words back, bounds-checked: past the end, or a string whose length does not fit or
  * whose NUL is not where its length says, sets bad (and returns 0, "" or NULL). */
 struct zc_rbuf {
