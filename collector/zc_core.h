@@ -103,6 +103,14 @@ static inline uint64_t zc_tick(void) {
 #endif
     return zc_now();
 }
+/* zc_tick() on a path taken only while zc_tsc is set (the MPI fast paths): one rdtsc */
+static inline uint64_t zc_tick_tsc(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return zc_now();
+#endif
+}
 void zc_clock_init(void); /* constructor, before anything is recorded */
 /* Converts ticks to ns, mostly in increasing order; zc_tickconv_begin first takes an anchor if
  * the newest is stale, so every tick read before it converts between two anchors. */

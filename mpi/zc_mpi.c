@@ -45,9 +45,10 @@ _Atomic size_t zc_mpi_nfollowed;
  * while recording are pending (it is then recorded if it takes one of them: zc_mpi_closed_taken). */
 bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode) {
     (void)fn;
-    if (!zc_mpi_ready() || zc_mpi_tls.depth > 0) return false;
+    if (!zc_mpi_ready() || zc_mpi_nested()) return false;
     if (mode == ZC_MPI_DONE && !zc_mpi_closed_pending()) return false;
     zc_mpi_tls.depth = 1;
+    zc_mpi_tls.fast = NULL;
     zc_mpi_tls.err = &errno; /* the thread's first tracked call may be this one */
     c->closed = true;
     c->papi = false;
@@ -85,6 +86,22 @@ static void papi_enter(struct zc_mpi_call *c, uint32_t fn) {
 
 bool zc_mpi_open_slowly;
 
+bool zc_mpi_fast_start, zc_mpi_fast_done;
+/* The fast paths need: MPI ready, the writer matching requests (zc_mpi_deferred), TSC ticks,
+ * owners that need no lock, MPI recording on and PAPI off; completions also an empty request
+ * table. All of these are settled by the time MPI is ready, and change afterwards only towards
+ * the general path (PAPI failing off is ignored: the general path still records right). */
+static void fast_update(void) {
+    bool on = zc_mpi_ready() && zc_mpi_deferred && zc_tsc && !zc_own_locked && zc_on(ZC_F_MPI) && !zc_on(ZC_F_PAPI) &&
+              !__atomic_load_n(&zc_mpi_open_slowly, __ATOMIC_RELAXED);
+    __atomic_store_n(&zc_mpi_fast_start, on, __ATOMIC_RELEASE);
+    __atomic_store_n(&zc_mpi_fast_done, on && !zc_mpi_rt_used, __ATOMIC_RELEASE);
+}
+void zc_mpi_set_ready(bool on) {
+    atomic_store_explicit(&zc_mpi_is_ready, on, memory_order_release);
+    fast_update();
+}
+
 /* The thread's first tracked call (registration), and every call while PAPI counts. */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn) {
     zc_mpi_tls.err = &errno;
@@ -101,6 +118,47 @@ bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn) {
     if (zc_on(ZC_F_PAPI)) papi_enter(c, fn);
     else zc_mpi_tls.t = t; /* PAPI off (for good): the inline path from now on; never freed (zc_loc.c) */
     return true;
+}
+
+/* ---------------------------------------------------------------- fast paths' tails */
+/* What the fast path does not finish (zc_mpi_req.h): the general path's open, request and close,
+ * from the ticks the fast path read, errno kept as MPI left it. The fast path cleared
+ * zc_mpi_tls.fast: calls made in here are nested. */
+static void fast_call(struct zc_mpi_call *c, struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1) {
+    c->t = t;
+    c->t0 = t0;
+    c->papi = false;
+    c->closed = false;
+    c->has_pre = false;
+    zc_mpi_tls.depth = 1;
+    zc_mpi_open_at(c, fn, t1);
+}
+
+void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, enum zc_mpi_req_kind kind,
+                          int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, const MPI_Request *request) {
+    int e = errno;
+    struct zc_mpi_call c;
+    fast_call(&c, t, fn, t0, t1);
+    if (rc == MPI_SUCCESS) zc_mpi_req_new(&c, kind, count, dt, peer, tag, comm, *request);
+    zc_mpi_close(&c);
+    errno = e;
+}
+
+void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, int n,
+                          const MPI_Request *before, const MPI_Request *after, const MPI_Status *sts) {
+    int e = errno;
+    struct zc_mpi_call c;
+    fast_call(&c, t, fn, t0, t1);
+    zc_mpi_settle_all(&c, before, NULL, n, after, rc, 1, false, sts);
+    zc_mpi_close(&c);
+    errno = e;
+}
+
+uint64_t zc_mpi_send_bytes(int count, MPI_Datatype t) {
+    int e = errno;
+    uint64_t b = zc_mpi_bytes_of(count, t);
+    errno = e;
+    return b;
 }
 
 /* The buffer is full: out it goes (the caller owns the location); the flush is recorded as the
@@ -416,7 +474,10 @@ struct zc_req *zc_mpi_req_alloc_slow(void) { return calloc(1, sizeof(struct zc_r
 void zc_mpi_req_free_slow(struct zc_req *r) { free(r); }
 
 struct zc_rt_slot *zc_mpi_rt_add(MPI_Request k) {
-    zc_mpi_rt_used = true;
+    if (!zc_mpi_rt_used) {
+        zc_mpi_rt_used = true;
+        __atomic_store_n(&zc_mpi_fast_done, false, __ATOMIC_RELAXED); /* completions look at the table now */
+    }
     if ((zc_mpi_rt.n + 1) * 2 > zc_mpi_rt.mask + 1 && !zc_mpi_rt_grow()) return NULL;
     size_t i = zr_hash(k, zc_mpi_rt.mask);
     while (zc_mpi_rt.s[i].key) i = (i + 1) & zc_mpi_rt.mask;

@@ -130,9 +130,13 @@ struct zc_mpi_last_comm {
 /* Everything the MPI layer keeps per thread, in one TLS block: a wrapper finds it with one load
  * of its offset (initial-exec) instead of one per variable. */
 struct zc_mpi_tls {
-    int depth;                /* 1 inside a tracked MPI call */
+    int depth;                /* 1 inside a tracked MPI call of the general path */
     int nspare;
     struct zc_thread *t;      /* zc_tls_thread once the thread made a tracked call */
+    /* t while no tracked call of this thread is under way, NULL inside one (and while t is):
+     * the fast paths (zc_mpi_fast_begin) need no depth, and a call that finds t set and this
+     * NULL is inside a fast one (zc_mpi_nested) */
+    struct zc_thread *fast;
     int *err;                 /* this thread's errno (saved and restored around our work) */
     /* requests the writer matches (zc_mpi_deferred) whose start was recorded and whose completion
      * (or free) was not yet: while recording is off, completion calls are recorded while it is
@@ -167,13 +171,16 @@ void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn);
 void zc_mpi_more(struct zc_mpi_call *c);
 void zc_mpi_close_slow(struct zc_mpi_call *c);
 static inline bool zc_mpi_ready(void);
+/* Inside a tracked call of this thread: a call MPI makes itself (ROMIO), not tracked. */
+static inline bool zc_mpi_nested(void) { return zc_mpi_tls.depth > 0 || (zc_mpi_tls.t && !zc_mpi_tls.fast); }
 /* Whether the call is tracked; fn is the function (ZC_MPI_*). Whether the collector is still
  * active is checked when the location is opened (zc_own_begin). */
 static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
     if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
         return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
-    if (__builtin_expect(!zc_mpi_ready() || zc_mpi_tls.depth > 0, 0)) return false;
+    if (__builtin_expect(!zc_mpi_ready() || zc_mpi_nested(), 0)) return false;
     zc_mpi_tls.depth = 1;
+    zc_mpi_tls.fast = NULL;
     if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
     /* NULL until the thread's first call, and for good while PAPI counts (every call sampled) */
     struct zc_thread *t = zc_mpi_tls.t;
@@ -186,13 +193,9 @@ static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_cal
 /* errno as MPI left it is restored after our work (valid once zc_mpi_begin said yes) */
 static inline int *zc_mpi_errno(void) { return zc_mpi_tls.err; }
 
-/* Right after the MPI call returned (fn: a constant in every wrapper). */
-static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call *c, uint32_t fn) {
-    if (!c->t) {
-        c->mode = ZC_MPI_SHUT;
-        return;
-    }
-    uint64_t t1 = zc_tick();
+/* Right after the MPI call returned (fn: a constant in every wrapper); t1: the Leave time
+ * (c->t set). */
+static inline __attribute__((always_inline)) void zc_mpi_open_at(struct zc_mpi_call *c, uint32_t fn, uint64_t t1) {
     c->t1 = t1;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     struct zc_loc *l = c->t->loc;
@@ -213,6 +216,13 @@ static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call
     size_t at = l->n;
     l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
     c->at = at + 1;
+}
+static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call *c, uint32_t fn) {
+    if (!c->t) {
+        c->mode = ZC_MPI_SHUT;
+        return;
+    }
+    zc_mpi_open_at(c, fn, zc_tick());
 }
 /* The same for the shapes that may hold an event from before the call (c->has_pre). */
 static inline __attribute__((always_inline)) void zc_mpi_open_pre(struct zc_mpi_call *c, uint32_t fn) {
@@ -235,6 +245,7 @@ static inline __attribute__((always_inline)) void zc_mpi_close(struct zc_mpi_cal
     }
     else if (c->mode != ZC_MPI_SHUT) zc_mpi_close_slow(c);
     zc_mpi_tls.depth = 0;
+    zc_mpi_tls.fast = zc_mpi_tls.t;
 }
 /* A call that records nothing after it (MPI_Pcontrol). */
 static inline void zc_mpi_end(struct zc_mpi_call *c, uint32_t fn) {
@@ -281,6 +292,7 @@ MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
 
 /* zc_mpi_special.c */
 extern atomic_bool zc_mpi_is_ready;
+void zc_mpi_set_ready(bool on); /* and what the fast paths may take (zc_mpi.c) */
 /* MPI initialised by the app, our state set up, not finalizing */
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
 

@@ -454,4 +454,101 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
     }
 }
 
+/* ---------------------------------------------------------------- fast paths */
+/* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
+ * MPI_Irecv, MPI_Waitall) take a path of their own, generated beside the general one
+ * (scripts/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
+ * writer's request events), written with what the general path tests once per call settled in
+ * two global flags, set when MPI becomes ready (zc_mpi.c: fast_update): the writer matches
+ * requests, the TSC ticks, owners do not lock, MPI recording is on and PAPI off (and, for
+ * completions, the request table has never been used). Everything else, before the MPI call,
+ * goes to the general path; after it (an error, a null request, a full buffer, a region not yet
+ * defined, a communicator not the last one, the collector finalizing) to an out-of-line tail
+ * that finishes the call as the general path would. Nothing on the fast path changes errno. */
+extern bool zc_mpi_fast_start, zc_mpi_fast_done;
+/* The thread's record when this call may take the fast path (flag: zc_mpi_fast_start or
+ * zc_mpi_fast_done), NULL otherwise; until zc_mpi_fast_end, calls of this thread are nested. */
+static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin(const bool *flag) {
+    struct zc_thread *t = zc_mpi_tls.fast;
+    if (__builtin_expect(!t || !__atomic_load_n(flag, __ATOMIC_ACQUIRE), 0)) return NULL;
+    zc_mpi_tls.fast = NULL;
+    return t;
+}
+void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, enum zc_mpi_req_kind kind,
+                          int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, const MPI_Request *request);
+uint64_t zc_mpi_send_bytes(int count, MPI_Datatype t); /* zc_mpi_bytes_of, errno kept */
+/* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result): the call and its request. */
+static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc,
+                                                                  enum zc_mpi_req_kind kind, int count, MPI_Datatype dt,
+                                                                  int peer, int tag, MPI_Comm comm,
+                                                                  const MPI_Request *request) {
+    uint64_t t1 = zc_tick_tsc();
+    struct zc_loc *l = t->loc;
+    size_t n = l->n;
+    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
+    MPI_Request h;
+    if (__builtin_expect(rc == MPI_SUCCESS && region != 0 && n + 2 <= l->lim && (h = *request) != MPI_REQUEST_NULL &&
+                             zc_mpi_tls.last_comm.comm == comm &&
+                             zc_mpi_tls.last_comm.epoch ==
+                                 atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire),
+                         1)) {
+        bool send = kind == ZC_MPI_REQ_ISEND;
+        uint64_t bytes = 0;
+        if (send && count > 0) bytes = zc_mpi_send_bytes(count, dt);
+        uint64_t s;
+        if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
+            struct zc_ev *e = &l->buf[n];
+            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+            /* a request starts with the call that starts it (zr_activate) */
+            e[1] = (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, zc_mpi_tls.last_comm.id, bytes,
+                                  zc_mpi_peer_tag(peer, tag), (uint64_t)(uintptr_t)h};
+            zc_loc_publish(l, n + 2);
+            zc_mpi_tls.raw_pending++;
+        }
+        zc_own_end_seq(l, s);
+    } else {
+        zc_mpi_fast_req_slow(t, fn, t0, t1, rc, kind, count, dt, peer, tag, comm, request);
+    }
+    zc_mpi_tls.fast = t;
+}
+void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, int n,
+                          const MPI_Request *before, const MPI_Request *after, const MPI_Status *sts);
+/* Before MPI_Waitall: whether the fast path takes it (n requests, at most n_stack). */
+static inline bool zc_mpi_fast_all_ok(int n, int n_stack, const MPI_Request *r) { return n > 0 && n <= n_stack && r; }
+/* After MPI_Waitall: before[] holds the handles as they were, sts their statuses (never
+ * MPI_STATUSES_IGNORE: the wrapper's own when the application ignores them). */
+static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc, int n,
+                                                                  const MPI_Request *before, const MPI_Request *after,
+                                                                  const MPI_Status *sts) {
+    uint64_t t1 = zc_tick_tsc();
+    struct zc_loc *l = t->loc;
+    size_t at = l->n;
+    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
+    if (__builtin_expect(rc == MPI_SUCCESS && region != 0 && at + 1 + (size_t)n <= l->lim, 1)) {
+        uint64_t s;
+        if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
+            struct zc_ev *e = &l->buf[at];
+            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+            size_t k = 0;
+            for (int i = 0; i < n; i++) {
+                MPI_Request h = before[i];
+                if (h == MPI_REQUEST_NULL) continue;
+#ifdef OMPI_MAJOR_VERSION
+                const MPI_Status *st = &sts[i];
+                e[++k] = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                                        zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+#else
+                e[++k] = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+#endif
+            }
+            zc_loc_publish(l, at + 1 + k);
+            zr_raw_gone(k);
+        }
+        zc_own_end_seq(l, s);
+    } else {
+        zc_mpi_fast_all_slow(t, fn, t0, t1, rc, n, before, after, sts);
+    }
+    zc_mpi_tls.fast = t;
+}
+
 #endif

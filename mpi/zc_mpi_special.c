@@ -96,7 +96,7 @@ __attribute__((constructor)) static void mpi_detect(void) {
 
 /* The child of a fork is not an MPI process of the job. */
 static void mpi_fork_child(void) {
-    atomic_store(&zc_mpi_is_ready, false);
+    zc_mpi_set_ready(false);
     job = false;
 }
 
@@ -110,6 +110,7 @@ static void mpi_thread_exit(void) {
     }
     zc_mpi_tls.nspare = 0;
     zc_mpi_tls.t = NULL;
+    zc_mpi_tls.fast = NULL;
 }
 
 const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
@@ -384,7 +385,7 @@ static void after_init(void) {
     zc_post_mpi_init(); /* opens the job's archive; a failure there is agreed and switches tracing off */
     clock_sync();
     zc_mpi_comms_init(rank, size);
-    atomic_store_explicit(&zc_mpi_is_ready, true, memory_order_release);
+    zc_mpi_set_ready(true);
 }
 
 void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
@@ -407,14 +408,14 @@ void zc_mpi_finalize_prepare(void) {
         if (job_all_true(&ok) != 0) ok = false;
         zc_mpi_special_end(&s);
         record_region(ZC_MPI_MPI_Finalize, &s);
-        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+        zc_mpi_set_ready(false);
         zc_job.closing = ok;
         if (!ok && zc_job.rank == 0)
             ZC_WARN("a rank stopped collecting before MPI_Finalize (signal?): the job's archive is not completed");
         zc_finalize(); /* the collective close, when agreed */
         job = false;
     } else {
-        atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+        zc_mpi_set_ready(false);
     }
     if (have_priv) {
         PMPI_Comm_free(&priv);
@@ -478,7 +479,7 @@ void zc_mpi_abort_prepare(void) {
     zc_mpi_special_end(&sp);
     sp.t1 = sp.t0; /* the call does not return: a region of no duration where it was made */
     record_region(ZC_MPI_MPI_Abort, &sp);
-    atomic_store_explicit(&zc_mpi_is_ready, false, memory_order_release);
+    zc_mpi_set_ready(false);
     pthread_t th;
     if (zc_thread_spawn(&th, abort_finalize, NULL) != 0) return;
     struct timespec dl;

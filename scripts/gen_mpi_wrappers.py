@@ -153,6 +153,40 @@ def closed_mode(shape):
     return "ZC_MPI_KEEP" if shape in KEEP_SHAPES else "ZC_MPI_DONE" if shape in DONE_SHAPES else "ZC_MPI_PASS"
 
 
+# Shapes with a fast path of their own (zc_mpi_req.h, "fast paths"): zc_on_X takes it when it
+# may, and calls the general path, zc_gen_X, when it may not.
+FAST_SHAPES = {"isend", "irecv", "waitall"}
+
+
+def gen_fast(e, gen):
+    n, r, params = e["name"], e["roles"], e["params"]
+    args = call(params)
+    pm = "P" + n
+    lines = []
+    L = lines.append
+    if e["shape"] in ("isend", "irecv"):
+        kind = {"isend": "ZC_MPI_REQ_ISEND", "irecv": "ZC_MPI_REQ_IRECV"}[e["shape"]]
+        L("    struct zc_thread *zc_t = zc_mpi_fast_begin(&zc_mpi_fast_start);")
+        L(f"    if (__builtin_expect(!zc_t, 0)) return {gen}({args});")
+        L("    uint64_t zc_t0 = zc_tick_tsc();")
+        L(f"    int zc_r = {pm}({args});")
+        L(f"    zc_mpi_fast_req(zc_t, ZC_MPI_{n}, zc_t0, zc_r, {kind}, {r['count']}, {r['datatype']}, {r['peer']}, "
+          f"{r['tag']}, {r['comm']}, {r['request']});")
+    else:  # waitall
+        reqs, cnt, sts = r["requests"], r["n"], r["statuses"]
+        L(f"    struct zc_thread *zc_t = zc_mpi_fast_all_ok({cnt}, 16, {reqs}) ? zc_mpi_fast_begin(&zc_mpi_fast_done) : NULL;")
+        L(f"    if (__builtin_expect(!zc_t, 0)) return {gen}({args});")
+        L("    uint64_t zc_t0 = zc_tick_tsc();")
+        L("    MPI_Request zc_before[16]; /* the handles as they were (MPI resets completed ones) */")
+        L(f"    for (int zc_i = 0; zc_i < {cnt}; zc_i++) zc_before[zc_i] = {reqs}[zc_i];")
+        L(f"    MPI_Status zc_sts_stack[16], *zc_sts = {sts} != MPI_STATUSES_IGNORE ? {sts} : zc_sts_stack;")
+        pass_args = re.sub(rf"\b{sts}\b", "zc_sts", args)
+        L(f"    int zc_r = {pm}({pass_args});")
+        L(f"    zc_mpi_fast_all(zc_t, ZC_MPI_{n}, zc_t0, zc_r, {cnt}, zc_before, {reqs}, zc_sts);")
+    L("    return zc_r;")
+    return lines
+
+
 def gen_body(e):
     n, r, params = e["name"], e["roles"], e["params"]
     shape = e["shape"]
@@ -342,7 +376,9 @@ def main():
         # the recording path: a function of its own, so that passing through while recording is
         # off (below) sets up no stack frame
         c.append(f"static {e['ret']} zc_late_{e['name']}({decl(e['params'])});\n")
-        c.append(f"static __attribute__((noinline)) {e['ret']} zc_on_{e['name']}({decl(e['params'])}) {{\n")
+        fast = e["shape"] in FAST_SHAPES
+        gen = f"zc_{'gen' if fast else 'on'}_{e['name']}"
+        c.append(f"static __attribute__((noinline)) {e['ret']} {gen}({decl(e['params'])}) {{\n")
         c.append("    struct zc_mpi_call c;\n")
         # a pass-through wrapper comes here only while recording is on: no second check
         inner = "ZC_MPI_PASS_ON" if mode == "ZC_MPI_PASS" else mode
@@ -350,6 +386,10 @@ def main():
                  f"        return __builtin_expect({pn} != NULL, 1) ? {pn}({args}) : zc_late_{e['name']}({args});\n")
         c.extend(line + "\n" for line in gen_body(e))
         c.append("}\n\n")
+        if fast:
+            c.append(f"static __attribute__((noinline)) {e['ret']} zc_on_{e['name']}({decl(e['params'])}) {{\n")
+            c.extend(line + "\n" for line in gen_fast(e, gen))
+            c.append("}\n\n")
         c.append(f"static __attribute__((noinline, cold)) {e['ret']} zc_late_{e['name']}({decl(e['params'])}) {{\n")
         c.append(f"    static __typeof__(&{pn}) zc_p; /* MPI loaded after us (dlopen): pass through */\n")
         c.append(f"    __typeof__(&{pn}) zc_q = __atomic_load_n(&zc_p, __ATOMIC_RELAXED);\n")
@@ -360,7 +400,7 @@ def main():
         c.append(f"    if (__builtin_expect(zc_rec_open(), 1)) return zc_on_{e['name']}({args});\n")
         c.append(f"    if (__builtin_expect(!{pn}, 0)) return zc_late_{e['name']}({args});\n")
         c.append(f"    if (!ZC_MPI_CLOSED_WANTS({mode})) return {pn}({args});\n")
-        c.append(f"    return zc_on_{e['name']}({args});\n")
+        c.append(f"    return {gen}({args});\n")
         c.append("}\n\n")
     open(os.path.join(a.out_dir, "zc_mpi_gen.c"), "w").write("".join(c))
     # the functions libzecoll.so must export (tests/collector/check_exports.sh)
