@@ -134,12 +134,19 @@ static void fast_call(struct zc_mpi_call *c, struct zc_thread *t, uint32_t fn, u
     zc_mpi_open_at(c, fn, t1);
 }
 
-void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, enum zc_mpi_req_kind kind,
-                          int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, const MPI_Request *request) {
+void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, bool send, uint64_t bytes,
+                          uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request) {
     int e = errno;
     struct zc_mpi_call c;
     fast_call(&c, t, fn, t0, t1);
-    if (rc == MPI_SUCCESS) zc_mpi_req_new(&c, kind, count, dt, peer, tag, comm, *request);
+    /* zc_mpi_req_new of a request the writer matches (the fast paths run only then) */
+    MPI_Request h = rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL;
+    if (c.t && h != MPI_REQUEST_NULL) {
+        uint32_t comm_id = zc_mpi_comm_id(comm);
+        zc_mpi_tls.raw_pending++;
+        *zc_mpi_slots(&c, 1) = (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id, bytes, peer_tag,
+                                              (uint64_t)(uintptr_t)h};
+    }
     zc_mpi_close(&c);
     errno = e;
 }

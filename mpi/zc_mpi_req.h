@@ -6,7 +6,9 @@
 #ifndef ZC_MPI_REQ_H
 #define ZC_MPI_REQ_H
 
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- events of a call */
 static inline uint64_t zc_mpi_peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer << 32) | (uint32_t)tag; }
@@ -223,6 +225,20 @@ extern bool zc_mpi_rt_used;
 #ifdef OMPI_MAJOR_VERSION
 /* ZC_DONE_STATUS, and Open MPI's cancelled flag above it (any non-zero: cancelled) */
 static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | (uint32_t)st->_cancelled << 1; }
+#endif
+#ifdef OMPI_MAJOR_VERSION
+/* zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG) from one load (the two are adjacent in Open MPI's
+ * status) */
+_Static_assert(offsetof(MPI_Status, MPI_TAG) == offsetof(MPI_Status, MPI_SOURCE) + 4, "MPI_Status layout");
+static inline uint64_t zc_mpi_status_peer_tag(const MPI_Status *st) {
+    uint64_t w;
+    memcpy(&w, &st->MPI_SOURCE, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return w << 32 | w >> 32;
+#else
+    return w;
+#endif
+}
 #endif
 /* k completions (or frees) of the writer's handles recorded (none below 0: a handle started
  * while recording was off may complete in a recorded call) */
@@ -474,14 +490,20 @@ static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin
     zc_mpi_tls.fast = NULL;
     return t;
 }
-void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, enum zc_mpi_req_kind kind,
-                          int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, const MPI_Request *request);
+void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, bool send, uint64_t bytes,
+                          uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request);
 uint64_t zc_mpi_send_bytes(int count, MPI_Datatype t); /* zc_mpi_bytes_of, errno kept */
-/* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result): the call and its request. */
+/* Before MPI_Isend (and its modes): the bytes it sends (the datatype's size asked only for a
+ * non-empty message). */
+static inline __attribute__((always_inline)) uint64_t zc_mpi_fast_bytes(int count, MPI_Datatype t) {
+    return __builtin_expect(count > 0, 1) ? zc_mpi_send_bytes(count, t) : 0;
+}
+/* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result; bytes and peer_tag as in
+ * ZC_EV_MPI_ISEND_H, taken before the call so that fewer values live across it): the call and
+ * its request, as zc_mpi_req_new writes them for the writer to match. */
 static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc,
-                                                                  enum zc_mpi_req_kind kind, int count, MPI_Datatype dt,
-                                                                  int peer, int tag, MPI_Comm comm,
-                                                                  const MPI_Request *request) {
+                                                                  bool send, uint64_t bytes, uint64_t peer_tag,
+                                                                  MPI_Comm comm, const MPI_Request *request) {
     uint64_t t1 = zc_tick_tsc();
     struct zc_loc *l = t->loc;
     size_t n = l->n;
@@ -492,22 +514,19 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
                              zc_mpi_tls.last_comm.epoch ==
                                  atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire),
                          1)) {
-        bool send = kind == ZC_MPI_REQ_ISEND;
-        uint64_t bytes = 0;
-        if (send && count > 0) bytes = zc_mpi_send_bytes(count, dt);
         uint64_t s;
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[n];
             e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
             /* a request starts with the call that starts it (zr_activate) */
             e[1] = (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, zc_mpi_tls.last_comm.id, bytes,
-                                  zc_mpi_peer_tag(peer, tag), (uint64_t)(uintptr_t)h};
+                                  peer_tag, (uint64_t)(uintptr_t)h};
             zc_loc_publish(l, n + 2);
             zc_mpi_tls.raw_pending++;
         }
         zc_own_end_seq(l, s);
     } else {
-        zc_mpi_fast_req_slow(t, fn, t0, t1, rc, kind, count, dt, peer, tag, comm, request);
+        zc_mpi_fast_req_slow(t, fn, t0, t1, rc, send, bytes, peer_tag, comm, request);
     }
     zc_mpi_tls.fast = t;
 }
@@ -529,17 +548,19 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thre
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[at];
             e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+            struct zc_ev *d = e + 1;
             size_t k = 0;
             for (int i = 0; i < n; i++) {
                 MPI_Request h = before[i];
                 if (h == MPI_REQUEST_NULL) continue;
 #ifdef OMPI_MAJOR_VERSION
                 const MPI_Status *st = &sts[i];
-                e[++k] = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
-                                        zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
+                *d++ = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
+                                      zc_mpi_status_peer_tag(st), (uint64_t)(uintptr_t)h};
 #else
-                e[++k] = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+                *d++ = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
 #endif
+                k++;
             }
             zc_loc_publish(l, at + 1 + k);
             zr_raw_gone(k);
