@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The fast paths of MPI_Isend, MPI_Irecv and MPI_Waitall (mpi/zc_mpi_req.h) and every way out of
+ * them, in one MPI_THREAD_SINGLE job (the writer matches requests). Each rank exchanges with its
+ * partner (rank ^ 1; the last of an odd count with itself), ITERS rounds of
+ *   Irecv + Isend (0 to 4 doubles) + an Isend to MPI_PROC_NULL, completed by one MPI_Waitall of 4
+ *   requests with an MPI_REQUEST_NULL among them, statuses asked for every other round
+ *   (checked: source, tag, count) and ignored otherwise;
+ * while the communicator changes every round between MPI_COMM_WORLD and a duplicate (the fast
+ * path's communicator id misses), calls fail (MPI_ERRORS_RETURN: an Isend to a rank that does
+ * not exist, an Irecv with a negative tag: the call is recorded, no request), a Waitall of more
+ * requests than the fast path takes, and halfway a persistent exchange (the request table is
+ * used from then on: Waitall takes the general path). Run with ZECOLL_BUFFER_EVENTS=1024, calls
+ * also meet a full buffer. The trace checker matches every message and request.
+ *
+ * Messages per rank: ITERS + 1 (persistent) + BIG.
+ *
+ * usage: mpirun -np N mpi_fastpath          (N >= 2) */
+#include "mt_common.h"
+
+#define ITERS 400
+#define BIG 10
+
+static double value(int src, int it, int i) { return src * 1e6 + it * 10 + i; }
+
+static void check_status(const MPI_Status *st, int src, int tag, int n) {
+    int count = -1;
+    MT_MPI(MPI_Get_count(st, MPI_DOUBLE, &count));
+    if (st->MPI_SOURCE != src || st->MPI_TAG != tag || count != n)
+        mt_die("status: source %d tag %d count %d, want %d %d %d", st->MPI_SOURCE, st->MPI_TAG, count, src, tag, n);
+}
+
+static void persistent(int peer, int tag) {
+    double s = value(mt_rank, tag, 0), r = 0;
+    MPI_Request rq[2];
+    MT_MPI(MPI_Recv_init(&r, 1, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &rq[0]));
+    MT_MPI(MPI_Send_init(&s, 1, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &rq[1]));
+    MT_MPI(MPI_Startall(2, rq));
+    MT_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    MT_MPI(MPI_Request_free(&rq[0]));
+    MT_MPI(MPI_Request_free(&rq[1]));
+    if (r != value(peer, tag, 0)) mt_die("persistent: got %g", r);
+}
+
+static void big(int peer) {
+    double s[BIG], r[BIG];
+    MPI_Request rq[2 * BIG];
+    for (int i = 0; i < BIG; i++) {
+        s[i] = value(mt_rank, 7000 + i, 0);
+        MT_MPI(MPI_Irecv(&r[i], 1, MPI_DOUBLE, peer, 7000 + i, MPI_COMM_WORLD, &rq[i]));
+        MT_MPI(MPI_Isend(&s[i], 1, MPI_DOUBLE, peer, 7000 + i, MPI_COMM_WORLD, &rq[BIG + i]));
+    }
+    MT_MPI(MPI_Waitall(2 * BIG, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < BIG; i++)
+        if (r[i] != value(peer, 7000 + i, 0)) mt_die("big: message %d got %g", i, r[i]);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    mt_init(argv[0], 2);
+    int peer = mt_rank ^ 1;
+    if (peer >= mt_size) peer = mt_rank;
+    MPI_Comm dup;
+    MT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    double sb[4], rb[8];
+    MPI_Request rq[4];
+    MPI_Status st[4];
+    for (int it = 0; it < ITERS; it++) {
+        MPI_Comm comm = it % 2 ? dup : MPI_COMM_WORLD;
+        int n = it % 5;
+        for (int i = 0; i < n; i++) sb[i] = value(mt_rank, it, i);
+        MT_MPI(MPI_Irecv(rb, 8, MPI_DOUBLE, peer, it, comm, &rq[0]));
+        MT_MPI(MPI_Isend(sb, n, MPI_DOUBLE, peer, it, comm, &rq[1]));
+        MT_MPI(MPI_Isend(sb, 1, MPI_DOUBLE, MPI_PROC_NULL, it, comm, &rq[2]));
+        rq[3] = MPI_REQUEST_NULL;
+        if (it % 4 < 2) {
+            MT_MPI(MPI_Waitall(4, rq, st));
+            check_status(&st[0], peer, it, n);
+        } else {
+            MT_MPI(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+        }
+        for (int i = 0; i < n; i++)
+            if (rb[i] != value(peer, it, i)) mt_die("round %d value %d: got %g", it, i, rb[i]);
+        if (it % 40 == 0) {
+            MPI_Request bad = MPI_REQUEST_NULL;
+            if (MPI_Isend(sb, 1, MPI_DOUBLE, mt_size + 5, 1, MPI_COMM_WORLD, &bad) == MPI_SUCCESS)
+                mt_die("an Isend to rank %d succeeded", mt_size + 5);
+            if (MPI_Irecv(rb, 1, MPI_DOUBLE, peer, -7, MPI_COMM_WORLD, &bad) == MPI_SUCCESS)
+                mt_die("an Irecv with tag -7 succeeded");
+        }
+        if (it == ITERS / 4) big(peer);
+        if (it == ITERS / 2) persistent(peer, 9000);
+    }
+    MT_MPI(MPI_Comm_free(&dup));
+    mt_pass("the fast paths and every way out of them");
+    MPI_Finalize();
+    return 0;
+}
