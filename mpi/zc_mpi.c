@@ -47,8 +47,8 @@ bool zc_mpi_begin_closed(struct zc_mpi_call *c, uint32_t fn, int mode) {
     (void)fn;
     if (!zc_mpi_ready() || zc_mpi_nested()) return false;
     if (mode == ZC_MPI_DONE && !zc_mpi_closed_pending()) return false;
-    zc_mpi_tls.depth = 1;
-    zc_mpi_tls.fast = NULL;
+    c->tok = zc_mpi_tls.fast;
+    zc_mpi_tls.fast = ZC_MPI_INSIDE;
     zc_mpi_tls.err = &errno; /* the thread's first tracked call may be this one */
     c->closed = true;
     c->papi = false;
@@ -116,21 +116,22 @@ bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn) {
     if (zc_own_locked || zc_on(ZC_F_PAPI)) __atomic_store_n(&zc_mpi_open_slowly, true, __ATOMIC_RELAXED);
     /* sampled only when recorded: whatever turns recording off turns sampling off with it */
     if (zc_on(ZC_F_PAPI)) papi_enter(c, fn);
-    else zc_mpi_tls.t = t; /* PAPI off (for good): the inline path from now on; never freed (zc_loc.c) */
+    else /* PAPI off (for good): the inline and fast paths from the next call on; never freed (zc_loc.c) */
+        zc_mpi_tls.t = c->tok = t;
     return true;
 }
 
 /* ---------------------------------------------------------------- fast paths' tails */
 /* What the fast path does not finish (zc_mpi_req.h): the general path's open, request and close,
- * from the ticks the fast path read, errno kept as MPI left it. The fast path cleared
- * zc_mpi_tls.fast: calls made in here are nested. */
+ * from the ticks the fast path read, errno kept as MPI left it. The fast path set
+ * zc_mpi_tls.fast to ZC_MPI_INSIDE: calls made in here are nested. */
 static void fast_call(struct zc_mpi_call *c, struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1) {
     c->t = t;
     c->t0 = t0;
     c->papi = false;
     c->closed = false;
     c->has_pre = false;
-    zc_mpi_tls.depth = 1;
+    c->tok = t;
     zc_mpi_open_at(c, fn, t1);
 }
 

@@ -100,6 +100,7 @@ struct zc_mpi_call {
                                * request (set by zc_mpi_begin for completion calls only) */
     uint32_t region;          /* slow */
     uint64_t f0, f1;          /* slow: a buffer flush (its region is recorded after the call) */
+    struct zc_thread *tok;    /* zc_mpi_tls.fast after the call */
     struct zc_ev pre;
 };
 enum { ZC_MPI_SHUT, ZC_MPI_OPEN, ZC_MPI_OPEN_SLOW /* zc_mpi_close_slow finishes: lock, flush */ };
@@ -130,12 +131,11 @@ struct zc_mpi_last_comm {
 /* Everything the MPI layer keeps per thread, in one TLS block: a wrapper finds it with one load
  * of its offset (initial-exec) instead of one per variable. */
 struct zc_mpi_tls {
-    int depth;                /* 1 inside a tracked MPI call of the general path */
     int nspare;
     struct zc_thread *t;      /* zc_tls_thread once the thread made a tracked call */
-    /* t while no tracked call of this thread is under way, NULL inside one (and while t is):
-     * the fast paths (zc_mpi_fast_begin) need no depth, and a call that finds t set and this
-     * NULL is inside a fast one (zc_mpi_nested) */
+    /* ZC_MPI_INSIDE while a tracked MPI call of this thread is under way (a call MPI makes
+     * itself then, as ROMIO does, is part of it: not tracked); otherwise t, or NULL while t is
+     * (the thread then takes the general path): the fast paths (zc_mpi_fast_ok) test one word */
     struct zc_thread *fast;
     int *err;                 /* this thread's errno (saved and restored around our work) */
     /* requests the writer matches (zc_mpi_deferred) whose start was recorded and whose completion
@@ -171,16 +171,17 @@ void zc_mpi_open_slow(struct zc_mpi_call *c, uint32_t fn);
 void zc_mpi_more(struct zc_mpi_call *c);
 void zc_mpi_close_slow(struct zc_mpi_call *c);
 static inline bool zc_mpi_ready(void);
+#define ZC_MPI_INSIDE ((struct zc_thread *)1)
 /* Inside a tracked call of this thread: a call MPI makes itself (ROMIO), not tracked. */
-static inline bool zc_mpi_nested(void) { return zc_mpi_tls.depth > 0 || (zc_mpi_tls.t && !zc_mpi_tls.fast); }
+static inline bool zc_mpi_nested(void) { return zc_mpi_tls.fast == ZC_MPI_INSIDE; }
 /* Whether the call is tracked; fn is the function (ZC_MPI_*). Whether the collector is still
  * active is checked when the location is opened (zc_own_begin). */
 static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_call *c, uint32_t fn, int mode) {
     if (mode != ZC_MPI_PASS_ON && __builtin_expect(!zc_rec_open(), 0))
         return mode != ZC_MPI_PASS && zc_mpi_begin_closed(c, fn, mode);
     if (__builtin_expect(!zc_mpi_ready() || zc_mpi_nested(), 0)) return false;
-    zc_mpi_tls.depth = 1;
-    zc_mpi_tls.fast = NULL;
+    c->tok = zc_mpi_tls.fast;
+    zc_mpi_tls.fast = ZC_MPI_INSIDE;
     if (mode == ZC_MPI_DONE) c->closed = false; /* read by completion calls only */
     /* NULL until the thread's first call, and for good while PAPI counts (every call sampled) */
     struct zc_thread *t = zc_mpi_tls.t;
@@ -244,8 +245,7 @@ static inline __attribute__((always_inline)) void zc_mpi_close(struct zc_mpi_cal
         zc_own_end_unlocked(c->l);
     }
     else if (c->mode != ZC_MPI_SHUT) zc_mpi_close_slow(c);
-    zc_mpi_tls.depth = 0;
-    zc_mpi_tls.fast = zc_mpi_tls.t;
+    zc_mpi_tls.fast = c->tok;
 }
 /* A call that records nothing after it (MPI_Pcontrol). */
 static inline void zc_mpi_end(struct zc_mpi_call *c, uint32_t fn) {

@@ -482,12 +482,16 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
  * defined, a communicator not the last one, the collector finalizing) to an out-of-line tail
  * that finishes the call as the general path would. Nothing on the fast path changes errno. */
 extern bool zc_mpi_fast_start, zc_mpi_fast_done;
-/* The thread's record when this call may take the fast path (flag: zc_mpi_fast_start or
- * zc_mpi_fast_done), NULL otherwise; until zc_mpi_fast_end, calls of this thread are nested. */
-static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin(const bool *flag) {
+/* Whether this call may take the fast path (flag: zc_mpi_fast_start or zc_mpi_fast_done): the
+ * thread is registered and not inside a tracked call. */
+static inline __attribute__((always_inline)) bool zc_mpi_fast_ok(const bool *flag) {
+    return (uintptr_t)zc_mpi_tls.fast > (uintptr_t)ZC_MPI_INSIDE && __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+/* The fast path's start (zc_mpi_fast_ok said yes): the thread's record; until the fast path
+ * ends (zc_mpi_fast_req, zc_mpi_fast_all), calls of this thread are nested. */
+static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin(void) {
     struct zc_thread *t = zc_mpi_tls.fast;
-    if (__builtin_expect(!t || !__atomic_load_n(flag, __ATOMIC_ACQUIRE), 0)) return NULL;
-    zc_mpi_tls.fast = NULL;
+    zc_mpi_tls.fast = ZC_MPI_INSIDE;
     return t;
 }
 void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, bool send, uint64_t bytes,

@@ -158,17 +158,16 @@ def closed_mode(shape):
 FAST_SHAPES = {"isend", "irecv", "waitall"}
 
 
-def gen_fast(e, gen):
+def gen_fast(e):
     n, r, params = e["name"], e["roles"], e["params"]
     args = call(params)
     pm = "P" + n
     lines = []
     L = lines.append
+    L("    struct zc_thread *zc_t = zc_mpi_fast_begin();")
+    L("    uint64_t zc_t0 = zc_tick_tsc();")
     if e["shape"] in ("isend", "irecv"):
-        L("    struct zc_thread *zc_t = zc_mpi_fast_begin(&zc_mpi_fast_start);")
-        L(f"    if (__builtin_expect(!zc_t, 0)) return {gen}({args});")
         send = e["shape"] == "isend"
-        L("    uint64_t zc_t0 = zc_tick_tsc();")
         L(f"    uint64_t zc_b = {'zc_mpi_fast_bytes(' + r['count'] + ', ' + r['datatype'] + ')' if send else '0'};")
         L(f"    uint64_t zc_pt = zc_mpi_peer_tag({r['peer']}, {r['tag']});")
         L(f"    int zc_r = {pm}({args});")
@@ -176,9 +175,6 @@ def gen_fast(e, gen):
           f"{r['request']});")
     else:  # waitall
         reqs, cnt, sts = r["requests"], r["n"], r["statuses"]
-        L(f"    struct zc_thread *zc_t = zc_mpi_fast_all_ok({cnt}, 16, {reqs}) ? zc_mpi_fast_begin(&zc_mpi_fast_done) : NULL;")
-        L(f"    if (__builtin_expect(!zc_t, 0)) return {gen}({args});")
-        L("    uint64_t zc_t0 = zc_tick_tsc();")
         L("    MPI_Request zc_before[16]; /* the handles as they were (MPI resets completed ones) */")
         # a plain loop: vectorised, it costs more than it saves for the few requests of a call
         L(f"    for (int zc_i = 0; zc_i < {cnt}; zc_i++) {{")
@@ -393,8 +389,9 @@ def main():
         c.extend(line + "\n" for line in gen_body(e))
         c.append("}\n\n")
         if fast:
-            c.append(f"static __attribute__((noinline)) {e['ret']} zc_on_{e['name']}({decl(e['params'])}) {{\n")
-            c.extend(line + "\n" for line in gen_fast(e, gen))
+            # the fast path; the entry below chooses between it and the general one
+            c.append(f"static __attribute__((noinline)) {e['ret']} zc_fast_{e['name']}({decl(e['params'])}) {{\n")
+            c.extend(line + "\n" for line in gen_fast(e))
             c.append("}\n\n")
         c.append(f"static __attribute__((noinline, cold)) {e['ret']} zc_late_{e['name']}({decl(e['params'])}) {{\n")
         c.append(f"    static __typeof__(&{pn}) zc_p; /* MPI loaded after us (dlopen): pass through */\n")
@@ -403,7 +400,17 @@ def main():
         c.append(f"    return zc_q ? zc_q({args}) : {fail};\n")
         c.append("}\n\n")
         c.append(f"__attribute__((visibility(\"default\"))) {e['ret']} {e['name']}({decl(e['params'])}) {{\n")
-        c.append(f"    if (__builtin_expect(zc_rec_open(), 1)) return zc_on_{e['name']}({args});\n")
+        if fast:
+            if e["shape"] == "waitall":
+                ok = f"zc_mpi_fast_ok(&zc_mpi_fast_done) && zc_mpi_fast_all_ok({e['roles']['n']}, 16, {e['roles']['requests']})"
+            else:
+                ok = "zc_mpi_fast_ok(&zc_mpi_fast_start)"
+            c.append("    if (__builtin_expect(zc_rec_open(), 1)) {\n")
+            c.append(f"        if (__builtin_expect({ok}, 1)) return zc_fast_{e['name']}({args});\n")
+            c.append(f"        return {gen}({args});\n")
+            c.append("    }\n")
+        else:
+            c.append(f"    if (__builtin_expect(zc_rec_open(), 1)) return zc_on_{e['name']}({args});\n")
         c.append(f"    if (__builtin_expect(!{pn}, 0)) return zc_late_{e['name']}({args});\n")
         c.append(f"    if (!ZC_MPI_CLOSED_WANTS({mode})) return {pn}({args});\n")
         c.append(f"    return {gen}({args});\n")
