@@ -472,7 +472,7 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 
 /* ---------------------------------------------------------------- fast paths */
 /* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
- * MPI_Irecv, MPI_Waitall) take a path of their own, generated beside the general one
+ * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests) take a path of their own, generated beside the general one
  * (scripts/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
  * writer's request events), written with what the general path tests once per call settled in
  * two global flags, set when MPI becomes ready (zc_mpi.c: fast_update): the writer matches
@@ -538,8 +538,8 @@ void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
                           const MPI_Request *before, const MPI_Request *after, const MPI_Status *sts);
 /* Before MPI_Waitall: whether the fast path takes it (n requests, at most n_stack). */
 static inline bool zc_mpi_fast_all_ok(int n, int n_stack, const MPI_Request *r) { return n > 0 && n <= n_stack && r; }
-/* After MPI_Waitall: before[] holds the handles as they were, sts their statuses (never
- * MPI_STATUSES_IGNORE: the wrapper's own when the application ignores them). */
+/* After MPI_Waitall (or MPI_Wait, n = 1): before[] holds the handles as they were, sts their
+ * statuses (never MPI_STATUSES_IGNORE: the wrapper's own when the application ignores them). */
 static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc, int n,
                                                                   const MPI_Request *before, const MPI_Request *after,
                                                                   const MPI_Status *sts) {

@@ -153,9 +153,9 @@ def closed_mode(shape):
     return "ZC_MPI_KEEP" if shape in KEEP_SHAPES else "ZC_MPI_DONE" if shape in DONE_SHAPES else "ZC_MPI_PASS"
 
 
-# Shapes with a fast path of their own (zc_mpi_req.h, "fast paths"): zc_on_X takes it when it
-# may, and calls the general path, zc_gen_X, when it may not.
-FAST_SHAPES = {"isend", "irecv", "waitall"}
+# Shapes with a fast path of their own (zc_mpi_req.h, "fast paths"): the entry MPI_X jumps to
+# zc_fast_X when it may take it, to the general path zc_gen_X when not.
+FAST_SHAPES = {"isend", "irecv", "waitall", "wait"}
 
 
 def gen_fast(e):
@@ -173,6 +173,13 @@ def gen_fast(e):
         L(f"    int zc_r = {pm}({args});")
         L(f"    zc_mpi_fast_req(zc_t, ZC_MPI_{n}, zc_t0, zc_r, {'true' if send else 'false'}, zc_b, zc_pt, {r['comm']}, "
           f"{r['request']});")
+    elif e["shape"] == "wait":
+        req, st = r["request"], r["status"]
+        L(f"    MPI_Request zc_before = *{req}; /* as it was (MPI resets a completed one) */")
+        L(f"    MPI_Status zc_st_own, *zc_st = {st} != MPI_STATUS_IGNORE ? {st} : &zc_st_own;")
+        pass_args = re.sub(rf"\b{st}\b", "zc_st", args)
+        L(f"    int zc_r = {pm}({pass_args});")
+        L(f"    zc_mpi_fast_all(zc_t, ZC_MPI_{n}, zc_t0, zc_r, 1, &zc_before, {req}, zc_st);")
     else:  # waitall
         reqs, cnt, sts = r["requests"], r["n"], r["statuses"]
         L("    MPI_Request zc_before[16]; /* the handles as they were (MPI resets completed ones) */")
@@ -403,6 +410,8 @@ def main():
         if fast:
             if e["shape"] == "waitall":
                 ok = f"zc_mpi_fast_ok(&zc_mpi_fast_done) && zc_mpi_fast_all_ok({e['roles']['n']}, 16, {e['roles']['requests']})"
+            elif e["shape"] == "wait":
+                ok = "zc_mpi_fast_ok(&zc_mpi_fast_done)"
             else:
                 ok = "zc_mpi_fast_ok(&zc_mpi_fast_start)"
             c.append("    if (__builtin_expect(zc_rec_open(), 1)) {\n")

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The fast paths of MPI_Isend, MPI_Irecv and MPI_Waitall (mpi/zc_mpi_req.h) and every way out of
- * them, in one MPI_THREAD_SINGLE job (the writer matches requests). Each rank exchanges with its
- * partner (rank ^ 1; the last of an odd count with itself), ITERS rounds of
- *   Irecv + Isend (0 to 4 doubles) + an Isend to MPI_PROC_NULL, completed by one MPI_Waitall of 4
- *   requests with an MPI_REQUEST_NULL among them, statuses asked for every other round
- *   (checked: source, tag, count) and ignored otherwise;
+/* The fast paths of MPI_Isend, MPI_Irecv, MPI_Wait and MPI_Waitall (mpi/zc_mpi_req.h) and every
+ * way out of them, in one MPI_THREAD_SINGLE job (the writer matches requests). Each rank
+ * exchanges with its partner (rank ^ 1; the last of an odd count with itself), ITERS rounds of
+ *   Irecv + Isend (0 to 4 doubles) + an Isend to MPI_PROC_NULL, and an MPI_REQUEST_NULL, completed
+ *   by one MPI_Waitall of the 4, by MPI_Wait one at a time, or both; statuses asked for (checked:
+ *   source, tag, count) or ignored;
  * while the communicator changes every round between MPI_COMM_WORLD and a duplicate (the fast
  * path's communicator id misses), calls fail (MPI_ERRORS_RETURN: an Isend to a rank that does
  * not exist, an Irecv with a negative tag: the call is recorded, no request), a Waitall of more
@@ -72,11 +72,24 @@ int main(int argc, char **argv) {
         MT_MPI(MPI_Isend(sb, n, MPI_DOUBLE, peer, it, comm, &rq[1]));
         MT_MPI(MPI_Isend(sb, 1, MPI_DOUBLE, MPI_PROC_NULL, it, comm, &rq[2]));
         rq[3] = MPI_REQUEST_NULL;
-        if (it % 4 < 2) {
+        switch (it % 6) {
+        case 0:
+        case 1:
             MT_MPI(MPI_Waitall(4, rq, st));
             check_status(&st[0], peer, it, n);
-        } else {
-            MT_MPI(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+            break;
+        case 2:
+        case 3: MT_MPI(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE)); break;
+        case 4: /* one at a time, the null handle too */
+            MT_MPI(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
+            MT_MPI(MPI_Wait(&rq[0], &st[0]));
+            check_status(&st[0], peer, it, n);
+            MT_MPI(MPI_Wait(&rq[2], MPI_STATUS_IGNORE));
+            MT_MPI(MPI_Wait(&rq[3], MPI_STATUS_IGNORE));
+            break;
+        default:
+            MT_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+            MT_MPI(MPI_Waitall(3, &rq[1], MPI_STATUSES_IGNORE));
         }
         for (int i = 0; i < n; i++)
             if (rb[i] != value(peer, it, i)) mt_die("round %d value %d: got %g", it, i, rb[i]);
