@@ -204,4 +204,33 @@ if [ -n "$perf" ] && part imm && "$perf" stat -e task-clock true >/dev/null 2>&1
     rm -rf "$work"/t-* "$work/p.data"
   done
 fi
+# The collector's own CPU time on the application thread per Append (perf samples on the CPU
+# clock whose instruction lies in libzecoll.so, inside the timed batches: bench/thread_profile.py),
+# apart from the simulator's reaction to it, which the wall-clock delta of an immediate list
+# mostly measures. Medians of BENCH_REPS runs.
+if [ -n "$perf" ] && "$perf" stat -e task-clock true >/dev/null 2>&1; then
+  tp=$(dirname "${BASH_SOURCE[0]}")/thread_profile.py
+  declare -A own
+  for r in $(seq "$reps"); do
+    for m in "regular $appends" "appends $imm"; do
+      for v in base on; do
+        e=(X=1); [ $v = on ] && e=("${col[@]}")
+        o=$(BENCH_PERF="$perf" "$py" "$tp" --period 50000 -- env "${e[@]}" "$app" $m 2>>"$out/stderr.txt")
+        echo "tp.${m%% *}.$v $o" >>"$raw"
+        own[${m%% *}.$v.own]+="$(field "$o" own_ns) "
+        own[${m%% *}.$v.cpu]+="$(field "$o" cpu_ns) "
+        rm -rf "$work"/t-*
+      done
+    done
+  done
+  {
+    row "app-thread CPU ns per Append (perf, CPU-clock samples)" "without" "with" "delta" ""
+    row "  regular list: all" "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})" \
+      "$(delta "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})")" ""
+    row "  regular list: in libzecoll.so (the collector's own)" "0" "$(median ${own[regular.on.own]})" "+$(median ${own[regular.on.own]})" "<= +100 ns"
+    row "  immediate list: all" "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})" \
+      "$(delta "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})")" ""
+    row "  immediate list: in libzecoll.so (the collector's own)" "0" "$(median ${own[appends.on.own]})" "+$(median ${own[appends.on.own]})" "<= +150 ns"
+  } | tee -a "$out/table.txt"
+fi
 echo "== raw values in $raw"
