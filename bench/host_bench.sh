@@ -6,8 +6,9 @@
 # Every variant of one measure runs once per repetition, alternating, and the median is printed
 # with the target of issue 7. Besides the targets it runs the experiments that locate what scales
 # with cores: the background drainer off, buffers large enough that the writer thread never runs,
-# device or API timing off, the whole process pinned to one core or to two, and (no collector) an
-# application that spends 100 ns more per Append.
+# device or API timing off, the whole process pinned to one core or to two, (no collector) an
+# application that spends 100 ns more per Append, and zesim's engines polling instead of sleeping
+# (ZESIM_POLL_US: submission without a thread wake-up, as on hardware).
 #   usage: bench/host_bench.sh DIR [OUTDIR]      (BENCH_REPS=5 BENCH_APPENDS=1000000 BENCH_IMM=200000
 #                                                 BENCH_ITERS=200000 BENCH_PERF=path/to/perf
 #                                                 BENCH_PARTS="reg imm wall mpi" BENCH_ZESIM=libzesim.so)
@@ -96,6 +97,12 @@ for r in $(seq "$reps"); do
   one imm.pin2.on append_ns taskset -c 2,3 env "${col[@]}" "$app" appends "$imm"
   # no collector: the application busy ~100 ns longer per Append (how the simulator reacts)
   one imm.spin100 append_ns env ZC_BENCH_SPIN_NS=100 "$app" appends "$imm"
+  # zesim's engines poll 50 us before they sleep (a command streamer polls its ring: a submission
+  # is a doorbell write, not a wake-up); needs a spare core per engine
+  one imm.poll.base append_ns env ZESIM_POLL_US=50 "$app" appends "$imm"
+  one imm.poll.on append_ns env ZESIM_POLL_US=50 "${col[@]}" "$app" appends "$imm"
+  one imm.poll.devoff append_ns env ZESIM_POLL_US=50 "${col[@]}" ZECOLL_DEVICE_TIMING=0 "$app" appends "$imm"
+  one imm.poll.nodrain append_ns env ZESIM_POLL_US=50 "${col[@]}" ZECOLL_DRAIN_INTERVAL_US=0 "$app" appends "$imm"
   fi
   if part wall; then
   # wall time and resubmission
@@ -111,6 +118,9 @@ for r in $(seq "$reps"); do
   # the app's own lists (the floor of the design), and the same commands on the copy engine alone
   one cp.pp wall_s env X=1 "$app" execs 2000 copy pingpong
   one cp.local wall_s env X=1 "$app" execs 2000 copy local
+  one cp.poll.base wall_s env ZESIM_POLL_US=50 "$app" execs 2000 copy
+  one cp.poll.on wall_s env ZESIM_POLL_US=50 "${col[@]}" "$app" execs 2000 copy
+  one cp.poll.pp wall_s env ZESIM_POLL_US=50 "$app" execs 2000 copy pingpong
   fi
   if part mpi; then
   # MPI
@@ -145,6 +155,9 @@ done
   row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
   row "  no collector, the app busy 100 ns more per Append" "$(med imm.base)" "$(med imm.spin100)" "$(delta "$(med imm.base)" "$(med imm.spin100)")" "(experiment)"
   row "  recording closed for the whole run" "$(med imm.base)" "$(med imm.closed)" "$(delta "$(med imm.base)" "$(med imm.closed)")" "(issue 8)"
+  row "  zesim engines poll 50 us (no wake-up per submission)" "$(med imm.poll.base)" "$(med imm.poll.on)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.on)")" "(experiment)"
+  row "    … device timing off (no injection)" "$(med imm.poll.base)" "$(med imm.poll.devoff)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.devoff)")" "(experiment)"
+  row "    … background drainer off" "$(med imm.poll.base)" "$(med imm.poll.nodrain)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.nodrain)")" "(experiment)"
   row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
   row "  recording closed for the whole run" "$(med k.base)" "$(med k.closed)" "$(ratio "$(med k.base)" "$(med k.closed)")" "<= x1.01 (issue 8)"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
@@ -153,6 +166,8 @@ done
   row "  no collector, the round trip to a compute engine" "$(med cp.base)" "$(med cp.pp)" "$(ratio "$(med cp.base)" "$(med cp.pp)")" "(floor)"
   row "  no collector, the same commands, copy engine only" "$(med cp.base)" "$(med cp.local)" "$(ratio "$(med cp.base)" "$(med cp.local)")" "(experiment)"
   row "  collector over that floor" "$(med cp.pp)" "$(med cp.on)" "$(ratio "$(med cp.pp)" "$(med cp.on)")" "(info)"
+  row "  zesim engines poll 50 us (no wake-up per submission)" "$(med cp.poll.base)" "$(med cp.poll.on)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.on)")" "(experiment)"
+  row "    … no collector, the round trip (floor, polling)" "$(med cp.poll.base)" "$(med cp.poll.pp)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.pp)")" "(experiment)"
   row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
   row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
   row "  recording closed for the whole run" "$(med mpi.base)" "$(med mpi.closed)" "$(delta "$(med mpi.base)" "$(med mpi.closed)")" "(issue 8)"
@@ -197,5 +212,34 @@ if [ -n "$perf" ] && part imm && "$perf" stat -e task-clock true >/dev/null 2>&1
         >>"$out/profile.imm.$v.txt" ) || echo "perf record failed" >"$out/profile.imm.$v.txt"
     rm -rf "$work"/t-* "$work/p.data"
   done
+fi
+# The collector's own CPU time on the application thread per Append (perf samples on the CPU
+# clock whose instruction lies in libzecoll.so, inside the timed batches: bench/thread_profile.py),
+# apart from the simulator's reaction to it, which the wall-clock delta of an immediate list
+# mostly measures. Medians of BENCH_REPS runs.
+if [ -n "$perf" ] && "$perf" stat -e task-clock true >/dev/null 2>&1; then
+  tp=$(dirname "${BASH_SOURCE[0]}")/thread_profile.py
+  declare -A own
+  for r in $(seq "$reps"); do
+    for m in "regular $appends" "appends $imm"; do
+      for v in base on; do
+        e=(X=1); [ $v = on ] && e=("${col[@]}")
+        o=$(BENCH_PERF="$perf" "$py" "$tp" --period 50000 -- env "${e[@]}" "$app" $m 2>>"$out/stderr.txt")
+        echo "tp.${m%% *}.$v $o" >>"$raw"
+        own[${m%% *}.$v.own]+="$(field "$o" own_ns) "
+        own[${m%% *}.$v.cpu]+="$(field "$o" cpu_ns) "
+        rm -rf "$work"/t-*
+      done
+    done
+  done
+  {
+    row "app-thread CPU ns per Append (perf, CPU-clock samples)" "without" "with" "delta" ""
+    row "  regular list: all" "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})" \
+      "$(delta "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})")" ""
+    row "  regular list: in libzecoll.so (the collector's own)" "0" "$(median ${own[regular.on.own]})" "+$(median ${own[regular.on.own]})" "<= +100 ns"
+    row "  immediate list: all" "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})" \
+      "$(delta "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})")" ""
+    row "  immediate list: in libzecoll.so (the collector's own)" "0" "$(median ${own[appends.on.own]})" "+$(median ${own[appends.on.own]})" "<= +150 ns"
+  } | tee -a "$out/table.txt"
 fi
 echo "== raw values in $raw"

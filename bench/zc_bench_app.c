@@ -65,6 +65,20 @@ static void spin(long ns) {
     while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
 }
 
+/* Start and end of every timed batch of Appends (CLOCK_MONOTONIC_RAW s), printed with
+ * ZC_BENCH_INTERVALS=1: bench/thread_profile.py keeps the samples inside them, so that the
+ * synchronisations between batches (where the collector drains) are not counted as Append time. */
+enum { MAX_IV = 4096 };
+static double iv[MAX_IV][2];
+static int niv;
+static inline void iv_add(double a, double b) {
+    if (niv < MAX_IV) {
+        iv[niv][0] = a;
+        iv[niv][1] = b;
+        niv++;
+    }
+}
+
 static inline __attribute__((always_inline)) double imm_loop(const struct imm_run *r, long n) {
     double in_appends = 0;
     for (long i = 0; i < n;) {
@@ -74,7 +88,9 @@ static inline __attribute__((always_inline)) double imm_loop(const struct imm_ru
             CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
             if (r->spin_ns) spin(r->spin_ns);
         }
-        in_appends += now() - t0;
+        double t1 = now();
+        in_appends += t1 - t0;
+        iv_add(t0, t1);
         i += batch;
         /* wait for the batch, as an application synchronising now and then does */
         CK(zeCommandListAppendBarrier(r->l, r->sync, 0, NULL));
@@ -104,7 +120,9 @@ static inline __attribute__((always_inline)) double reg_loop(const struct reg_ru
         double t0 = now();
         for (long b = 0; b < batch; b++)
             CK(zeCommandListAppendLaunchKernel(r->l, r->k, r->g, r->with_event ? r->evs[b % r->nev] : NULL, 0, NULL));
-        in_appends += now() - t0;
+        double t1 = now();
+        in_appends += t1 - t0;
+        iv_add(t0, t1);
         i += batch;
         CK(zeCommandListReset(r->l));
     }
@@ -162,12 +180,15 @@ int main(int argc, char **argv) {
         CK(zeEventCreate(pool, &ed, i < NEV ? &evs[i] : &ev));
     }
     ze_group_count_t g = {1, 1, 1};
-    double in_appends = 0, in_run = 0;
+    double in_appends = 0, in_run = 0, meas0 = 0, meas1 = 0; /* the measured loop (bench/thread_profile.py) */
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
         struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event, getenv("ZC_BENCH_SPIN_NS") ? atol(getenv("ZC_BENCH_SPIN_NS")) : 0};
         if (n > 0) imm_warm(&ir, n < 8192 ? n : 8192); /* pools and caches warm, as in a running app */
+        niv = 0;
+        meas0 = now();
         in_appends = imm_measured(&ir, n);
+        meas1 = now();
     } else if (!strcmp(mode, "execs")) {
         uint32_t ord = argc > 3 && !strcmp(argv[3], "copy") ? 1 : 0; /* zesim: group 1 is copy-only */
         ze_command_queue_desc_t rq = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ord, 0, 0,
@@ -260,7 +281,10 @@ int main(int argc, char **argv) {
         CK(zeCommandListCreate(ctx, dev, &ld, &rl));
         struct reg_run rr = {rl, k, &g, evs, NEV, with_event};
         if (n > 0) reg_warm(&rr, n < 8192 ? n : 8192);
+        niv = 0;
+        meas0 = now();
         in_appends = reg_measured(&rr, n);
+        meas1 = now();
         CK(zeCommandListDestroy(rl));
     } else {
         double t0 = now();
@@ -278,7 +302,15 @@ int main(int argc, char **argv) {
     CK(zeContextDestroy(ctx));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"run_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld}\n", mode, n,
-           now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss);
+    printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"run_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld,"
+           "\"measured_from\":%.9f,\"measured_to\":%.9f",
+           mode, n, now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss, meas0, meas1);
+    const char *ivs = getenv("ZC_BENCH_INTERVALS");
+    if (ivs && *ivs == '1') {
+        printf(",\"intervals\":[");
+        for (int i = 0; i < niv; i++) printf("%s[%.9f,%.9f]", i ? "," : "", iv[i][0], iv[i][1]);
+        printf("]");
+    }
+    printf("}\n");
     return 0;
 }
