@@ -114,8 +114,13 @@ for r in $(seq "$reps"); do
   one cp.base wall_s env X=1 "$app" execs 2000 copy
   one cp.on wall_s env "${col[@]}" "$app" execs 2000 copy
   one cp.deep wall_s env "${col[@]}" ZECOLL_HARVEST_BUFFERS=4096 "$app" execs 2000 copy
+  # no collector: the harvest's round trip copy engine -> compute engine -> copy engine made by
+  # the app's own lists (the floor of the design), and the same commands on the copy engine alone
+  one cp.pp wall_s env X=1 "$app" execs 2000 copy pingpong
+  one cp.local wall_s env X=1 "$app" execs 2000 copy local
   one cp.poll.base wall_s env ZESIM_POLL_US=50 "$app" execs 2000 copy
   one cp.poll.on wall_s env ZESIM_POLL_US=50 "${col[@]}" "$app" execs 2000 copy
+  one cp.poll.pp wall_s env ZESIM_POLL_US=50 "$app" execs 2000 copy pingpong
   fi
   if part mpi; then
   # MPI
@@ -157,8 +162,12 @@ done
   row "  recording closed for the whole run" "$(med k.base)" "$(med k.closed)" "$(ratio "$(med k.base)" "$(med k.closed)")" "<= x1.01 (issue 8)"
   row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
   row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
-  row "  4096 harvest buffers (the app never waits for one)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
+  row "  4096 harvest buffers (no wait; a slot built per Execute)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
+  row "  no collector, the round trip to a compute engine" "$(med cp.base)" "$(med cp.pp)" "$(ratio "$(med cp.base)" "$(med cp.pp)")" "(floor)"
+  row "  no collector, the same commands, copy engine only" "$(med cp.base)" "$(med cp.local)" "$(ratio "$(med cp.base)" "$(med cp.local)")" "(experiment)"
+  row "  collector over that floor" "$(med cp.pp)" "$(med cp.on)" "$(ratio "$(med cp.pp)" "$(med cp.on)")" "(info)"
   row "  zesim engines poll 50 us (no wake-up per submission)" "$(med cp.poll.base)" "$(med cp.poll.on)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.on)")" "(experiment)"
+  row "    … no collector, the round trip (floor, polling)" "$(med cp.poll.base)" "$(med cp.poll.pp)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.pp)")" "(experiment)"
   row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
   row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
   row "  recording closed for the whole run" "$(med mpi.base)" "$(med mpi.closed)" "$(delta "$(med mpi.base)" "$(med mpi.closed)")" "(issue 8)"

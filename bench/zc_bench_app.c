@@ -8,11 +8,16 @@
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
  *                       one sync at the end; reports the wall time of the whole run (wall_s) and
  *                       of the appends and the sync alone (run_s)
- *   execs N copy|compute [leave]  one regular list (a 64 KiB copy and a barrier) executed N
+ *   execs N copy|compute [leave|pingpong|local]  one regular list (a 64 KiB copy and a barrier) executed N
  *                       times back to back on a queue of the copy-only / compute group, one sync
- *                       at the end: the cost of resubmitting a list while it is in flight. With
+ *                       at the end: the cost of resubmitting a list while it is in flight
+ *                       (append_ns: host ns per Execute call; run_s: the Executes and the sync). With
  *                       "leave" the program exits right after the sync, destroying nothing (as
- *                       many applications do; tests of the collector's exit path)
+ *                       many applications do; tests of the collector's exit path). With
+ *                       "pingpong" each execution is bracketed by lists of the app's own that
+ *                       hand over to a compute queue and back, as the collector's harvest of a
+ *                       copy-only list does (bench/README.md: the floor of that design);
+ *                       "local" runs the same commands on the copy queue alone (no hand-over)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
  * Append. */
@@ -129,7 +134,7 @@ __attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { re
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute [leave]\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute [leave|pingpong|local]\n");
         return 2;
     }
     double t_start = now();
@@ -200,10 +205,73 @@ int main(int argc, char **argv) {
         CK(zeCommandListAppendMemoryCopy(rl, b, a, 65536, NULL, 0, NULL));
         CK(zeCommandListAppendBarrier(rl, NULL, 0, NULL));
         CK(zeCommandListClose(rl));
-        for (long i = 0; i < n; i++) CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+        /* "pingpong" (no collector): each execution is bracketed as the collector brackets a
+         * copy-only list's (collector/ze: copy_harvest), with lists of the app's own: [wait gate,
+         * reset gate] before it, [signal copied] after it on the copy queue, and [wait copied,
+         * reset copied, signal gate] on a compute queue: the round trip between two engines that
+         * any harvest by another engine costs per execution, without a collector */
+        int pp = argc > 4 && !strcmp(argv[4], "pingpong");
+        /* "local": the same six commands around each execution, all on the copy queue (post =
+         * [signal copied, wait copied, reset copied, signal gate]): what the commands cost
+         * without the hand-over to another engine */
+        int local = argc > 4 && !strcmp(argv[4], "local");
+        ze_command_queue_handle_t hq = NULL;
+        ze_command_list_handle_t pre = NULL, post = NULL, hv = NULL;
+        if (pp || local) {
+            /* the engine the collector harvests on: the last of the first group (zesim: compute) */
+            uint32_t ng = 0;
+            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, NULL));
+            ze_command_queue_group_properties_t gp[8];
+            for (uint32_t i = 0; i < 8; i++) gp[i] = (ze_command_queue_group_properties_t){ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, NULL, 0, 0, 0};
+            ng = ng < 8 ? ng : 8;
+            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, gp));
+            ze_command_queue_desc_t hqd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, gp[0].numQueues ? gp[0].numQueues - 1 : 0, 0,
+                                           ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW};
+            CK(zeCommandQueueCreate(ctx, dev, &hqd, &hq));
+            ze_command_list_desc_t hld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+            ze_event_handle_t gate = evs[0], copied = evs[1];
+            CK(zeEventHostSignal(gate)); /* the first execution has no predecessor */
+            CK(zeCommandListCreate(ctx, dev, &ld, &pre));
+            CK(zeCommandListAppendWaitOnEvents(pre, 1, &gate));
+            CK(zeCommandListAppendEventReset(pre, gate));
+            CK(zeCommandListClose(pre));
+            CK(zeCommandListCreate(ctx, dev, &ld, &post));
+            CK(zeCommandListAppendSignalEvent(post, copied));
+            if (local) {
+                CK(zeCommandListAppendWaitOnEvents(post, 1, &copied));
+                CK(zeCommandListAppendEventReset(post, copied));
+                CK(zeCommandListAppendSignalEvent(post, gate));
+            }
+            CK(zeCommandListClose(post));
+            CK(zeCommandListCreate(ctx, dev, &hld, &hv));
+            CK(zeCommandListAppendWaitOnEvents(hv, 1, &copied));
+            CK(zeCommandListAppendEventReset(hv, copied));
+            CK(zeCommandListAppendSignalEvent(hv, gate));
+            CK(zeCommandListClose(hv));
+        }
+        ze_command_list_handle_t three[3] = {pre, rl, post};
+        double t0 = now();
+        for (long i = 0; i < n; i++) {
+            if (!pp && !local) {
+                CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+                continue;
+            }
+            CK(zeCommandQueueExecuteCommandLists(q, 3, three, NULL));
+            if (pp) CK(zeCommandQueueExecuteCommandLists(hq, 1, &hv, NULL));
+        }
+        in_appends = now() - t0; /* append_ns: host time per Execute call */
+        if (pp || local) CK(zeCommandQueueSynchronize(hq, UINT64_MAX));
         CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        in_run = now() - t0;
         if (argc > 4 && !strcmp(argv[4], "leave")) exit(0);
         CK(zeCommandListDestroy(rl));
+        if (pp || local) {
+            CK(zeCommandListDestroy(pre));
+            CK(zeCommandListDestroy(post));
+            CK(zeCommandListDestroy(hv));
+            CK(zeCommandQueueDestroy(hq));
+            for (int e = 0; e < 2; e++) CK(zeEventHostReset(evs[e]));
+        }
         CK(zeCommandQueueDestroy(q));
         CK(zeMemFree(ctx, a));
         CK(zeMemFree(ctx, b));

@@ -405,8 +405,9 @@ static bool rec_poll(struct zc_rec *r) {
         if (sl->buf && x->done) {
             ts = sl->buf[r->slot];
         } else {
-            /* a driver that cannot read our events from the host leaves it to the harvest */
-            if (!zc_ze_real.ze_event.pfnQueryKernelTimestamp || !r->inj) return false;
+            /* a driver that cannot read our events from the host leaves it to the harvest, and
+             * so does a copy-only list harvested on a compute engine (no `started`) */
+            if (!zc_ze_real.ze_event.pfnQueryKernelTimestamp || !r->inj || !sl->started) return false;
             if (!x->started) {
                 if ((q = zc_ze_real.ze_event.pfnQueryStatus(sl->started)) != ZE_RESULT_SUCCESS) {
                     answered(r, "zeEventQueryStatus", q);

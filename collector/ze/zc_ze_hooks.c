@@ -955,9 +955,16 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     if (!inj) return NULL;
     for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
     memset(s, 0, sizeof(*s));
+    /* A copy-only list harvested on a compute engine needs `started` only where the app may ask
+     * its own event for timestamps (zc_ze_uevent_timestamps reads ours from the host as soon as
+     * the app's event is signalled, before the harvest ran); without app events its records
+     * wait for the harvest: one command fewer on the copy engine per execution, one host reset
+     * fewer, and the harvest may open the gate before it signals done */
+    bool want_started = !(l->mode == ZC_REG_DEVICE && l->copy_only);
+    for (uint32_t i = 0; i < n && !want_started; i++) want_started = l->tmpl[i].user_event != NULL;
     s->done = zc_ze_event_get(l->ctx);
-    s->started = zc_ze_event_get(l->ctx);
-    if (!s->done || !s->started) goto fail;
+    if (want_started) s->started = zc_ze_event_get(l->ctx);
+    if (!s->done || (want_started && !s->started)) goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->pre) != ZE_RESULT_SUCCESS) goto fail;
     /* wait until the previous execution's post list ran (gate), then clear our events */
     if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
@@ -966,7 +973,7 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     for (uint32_t i = 0; i < n; i++)
         if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) goto fail;
     /* from here on our events hold this execution's times (see rec_poll) */
-    if (R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) != ZE_RESULT_SUCCESS ||
+    if ((s->started && R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) != ZE_RESULT_SUCCESS) ||
         R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
         goto fail;
     if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
@@ -991,15 +998,19 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
         /* Signals and resets run after the commands before them in a list (Intel's driver
          * encodes them as pipe controls or flushes that wait for the work before; zesim models
          * it), as the compute post list already relies on. copied is reset before done: once
-         * done is seen the slot may be taken for another execution, whose post signals copied
-         * again, and whose Execute resets done. done before the gate, as in the compute post
-         * list: a record read from our event before done was seen is this execution's, since
+         * done is seen the slot may be taken for another execution, whose harvest (queued
+         * behind this one, but nothing says it cannot start before this one ends) must not find
+         * copied still signalled by this execution. The copy engine waits for the gate (every
+         * execution's round trip, bench/README.md), so without `started` it opens before done:
+         * the records then wait for done and never read our events. With `started`, done comes
+         * first: a record read from our event before done was seen is this execution's, since
          * the next pre list resets our events only after the gate (rec_poll). */
+        ze_event_handle_t first = s->started ? s->done : l->gate, second = s->started ? l->gate : s->done;
         if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) !=
                 ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->harvest, s->done) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->harvest, l->gate) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, first) != ZE_RESULT_SUCCESS ||
+            R->ze_command_list.pfnAppendSignalEvent(s->harvest, second) != ZE_RESULT_SUCCESS ||
             R->ze_command_list.pfnClose(s->harvest) != ZE_RESULT_SUCCESS)
             goto fail;
     } else if (l->copy_only) {
@@ -1226,7 +1237,7 @@ static void harvest_on_host(struct zc_list *l, struct zc_slot *s) {
         }
     R->ze_event.pfnHostReset(s->copied);
     R->ze_event.pfnHostSignal(s->done);
-    R->ze_event.pfnHostSignal(l->gate); /* last, as in the harvest list */
+    R->ze_event.pfnHostSignal(l->gate); /* last: it lets the next execution reset our events */
 }
 
 static void harvest_flush(ze_command_queue_handle_t hq, const struct exec_plan *plan, ze_command_list_handle_t *lists,

@@ -435,11 +435,14 @@ struct zc_tmpl {
 /* A prepared pair of helper lists for one in-flight execution of a regular list:
  * pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)],
  * post = [QueryKernelTimestamps(inj... -> buf, signal done, wait inj...), SignalEvent(gate)].
- * Copy engines cannot run QueryKernelTimestamps: there post = [SignalEvent(copied)], and a
+ * Copy engines cannot run QueryKernelTimestamps: there post = [SignalEvent(copied)], pre has
+ * no `started` unless the list signals app events (the records wait for the harvest), and a
  * harvest list of ours, executed on a compute engine of the same device (the app queue's
- * harvest queue, zc_queue), reads the timestamps once the copy execution signalled:
- * harvest = [QueryKernelTimestamps(inj... -> buf, wait copied), EventReset(copied),
- * SignalEvent(gate), SignalEvent(done)] (done last: see slot_build). So the device orders the executions and the host
+ * harvest queue, zc_queue), reads the timestamps once the copy execution signalled: harvest =
+ * [QueryKernelTimestamps(inj... -> buf, wait copied), EventReset(copied), SignalEvent(gate),
+ * SignalEvent(done)] (done before the gate where there is `started`: see slot_build). This
+ * round trip between two engines, once per execution, is the floor of timing a copy-only
+ * regular list with events (bench/README.md). So the device orders the executions and the host
  * never waits for one. A device without a compute engine: post = [SignalEvent(done),
  * SignalEvent(gate)], no buf, and the host reads our events before the next execution (one in
  * flight at a time). */
