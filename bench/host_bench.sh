@@ -54,6 +54,9 @@ med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
 row() { [ "$2" = "" ] || [ "$3" = "" ] || printf '%-58s %10s %10s %10s  %s\n' "$@"; }
 delta() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$1" "$2" 2>/dev/null; }
 ratio() { "$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$1" "$2" 2>/dev/null; }
+# drow / rrow LABEL KEY_WITHOUT KEY_WITH TARGET: the two medians and their difference / ratio
+drow() { local a b; a=$(med "$2"); b=$(med "$3"); row "$1" "$a" "$b" "$(delta "$a" "$b")" "$4"; }
+rrow() { local a b; a=$(med "$2"); b=$(med "$3"); row "$1" "$a" "$b" "$(ratio "$a" "$b")" "$4"; }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
@@ -137,43 +140,43 @@ done
 
 {
   row "measure (median)" "without" "with" "delta" "target"
-  row "ns per Append, regular list, API timing on" "$(med reg.base)" "$(med reg.on)" "$(delta "$(med reg.base)" "$(med reg.on)")" "<= +100 ns"
-  row "  API timing off" "$(med reg.base)" "$(med reg.apioff)" "$(delta "$(med reg.base)" "$(med reg.apioff)")" ""
-  row "  background drainer off" "$(med reg.base)" "$(med reg.nodrain)" "$(delta "$(med reg.base)" "$(med reg.nodrain)")" "(experiment)"
-  row "  8M-event buffers (writer thread idle)" "$(med reg.base)" "$(med reg.bigbuf)" "$(delta "$(med reg.base)" "$(med reg.bigbuf)")" "(experiment)"
-  row "  8192-event buffers (in the L2 cache)" "$(med reg.base)" "$(med reg.smallbuf)" "$(delta "$(med reg.base)" "$(med reg.smallbuf)")" "(experiment)"
-  row "  with an app event (re-signal barrier)" "$(med reg.ev.base)" "$(med reg.ev.on)" "$(delta "$(med reg.ev.base)" "$(med reg.ev.on)")" "(info)"
-  row "  whole process on one core" "$(med reg.pin1.base)" "$(med reg.pin1.on)" "$(delta "$(med reg.pin1.base)" "$(med reg.pin1.on)")" "(experiment)"
-  row "  recording closed for the whole run" "$(med reg.base)" "$(med reg.closed)" "$(delta "$(med reg.base)" "$(med reg.closed)")" "(issue 8)"
-  row "ns per Append, immediate list (executing)" "$(med imm.base)" "$(med imm.on)" "$(delta "$(med imm.base)" "$(med imm.on)")" "<= +150 ns"
-  row "  API timing off" "$(med imm.base)" "$(med imm.apioff)" "$(delta "$(med imm.base)" "$(med imm.apioff)")" ""
-  row "  device timing off (no injection)" "$(med imm.base)" "$(med imm.devoff)" "$(delta "$(med imm.base)" "$(med imm.devoff)")" "(experiment)"
-  row "  background drainer off" "$(med imm.base)" "$(med imm.nodrain)" "$(delta "$(med imm.base)" "$(med imm.nodrain)")" "(experiment)"
-  row "  8M-event buffers (writer thread idle)" "$(med imm.base)" "$(med imm.bigbuf)" "$(delta "$(med imm.base)" "$(med imm.bigbuf)")" "(experiment)"
-  row "  with an app event (re-signal barrier)" "$(med imm.ev.base)" "$(med imm.ev.on)" "$(delta "$(med imm.ev.base)" "$(med imm.ev.on)")" "(info)"
-  row "  whole process on one core" "$(med imm.pin1.base)" "$(med imm.pin1.on)" "$(delta "$(med imm.pin1.base)" "$(med imm.pin1.on)")" "(experiment)"
-  row "  whole process on two cores" "$(med imm.pin2.base)" "$(med imm.pin2.on)" "$(delta "$(med imm.pin2.base)" "$(med imm.pin2.on)")" "(experiment)"
-  row "  no collector, the app busy 100 ns more per Append" "$(med imm.base)" "$(med imm.spin100)" "$(delta "$(med imm.base)" "$(med imm.spin100)")" "(experiment)"
-  row "  recording closed for the whole run" "$(med imm.base)" "$(med imm.closed)" "$(delta "$(med imm.base)" "$(med imm.closed)")" "(issue 8)"
-  row "  zesim engines poll 50 us (no wake-up per submission)" "$(med imm.poll.base)" "$(med imm.poll.on)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.on)")" "(experiment)"
-  row "    … device timing off (no injection)" "$(med imm.poll.base)" "$(med imm.poll.devoff)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.devoff)")" "(experiment)"
-  row "    … background drainer off" "$(med imm.poll.base)" "$(med imm.poll.nodrain)" "$(delta "$(med imm.poll.base)" "$(med imm.poll.nodrain)")" "(experiment)"
-  row "wall s, 20k kernels of 20 us" "$(med k.base)" "$(med k.on)" "$(ratio "$(med k.base)" "$(med k.on)")" "<= x1.01"
-  row "  recording closed for the whole run" "$(med k.base)" "$(med k.closed)" "$(ratio "$(med k.base)" "$(med k.closed)")" "<= x1.01 (issue 8)"
-  row "wall s, 2000 resubmissions of a compute list" "$(med ex.base)" "$(med ex.on)" "$(ratio "$(med ex.base)" "$(med ex.on)")" "(info)"
-  row "wall s, 2000 resubmissions of a copy-only list" "$(med cp.base)" "$(med cp.on)" "$(ratio "$(med cp.base)" "$(med cp.on)")" "<= x1.5"
-  row "  4096 harvest buffers (no wait; a slot built per Execute)" "$(med cp.base)" "$(med cp.deep)" "$(ratio "$(med cp.base)" "$(med cp.deep)")" "(experiment)"
-  row "  no collector, the round trip to a compute engine" "$(med cp.base)" "$(med cp.pp)" "$(ratio "$(med cp.base)" "$(med cp.pp)")" "(floor)"
-  row "  no collector, the same commands, copy engine only" "$(med cp.base)" "$(med cp.local)" "$(ratio "$(med cp.base)" "$(med cp.local)")" "(experiment)"
-  row "  collector over that floor" "$(med cp.pp)" "$(med cp.on)" "$(ratio "$(med cp.pp)" "$(med cp.on)")" "(info)"
-  row "  zesim engines poll 50 us (no wake-up per submission)" "$(med cp.poll.base)" "$(med cp.poll.on)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.on)")" "(experiment)"
-  row "    … no collector, the round trip (floor, polling)" "$(med cp.poll.base)" "$(med cp.poll.pp)" "$(ratio "$(med cp.poll.base)" "$(med cp.poll.pp)")" "(experiment)"
-  row "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" "$(med mpi.base)" "$(med mpi.on)" "$(delta "$(med mpi.base)" "$(med mpi.on)")" "<= +60 ns"
-  row "  ZECOLL_ENABLE=0" "$(med mpi.base)" "$(med mpi.off)" "$(delta "$(med mpi.base)" "$(med mpi.off)")" ""
-  row "  recording closed for the whole run" "$(med mpi.base)" "$(med mpi.closed)" "$(delta "$(med mpi.base)" "$(med mpi.closed)")" "(issue 8)"
-  row "  8M-event buffers (writer thread idle)" "$(med mpi.base)" "$(med mpi.bigbuf)" "$(delta "$(med mpi.base)" "$(med mpi.bigbuf)")" "(experiment)"
-  row "  8192-event buffers (in the L2 cache)" "$(med mpi.base)" "$(med mpi.smallbuf)" "$(delta "$(med mpi.base)" "$(med mpi.smallbuf)")" "(experiment)"
-  row "ns per MPI call, 2 ranks exchanging" "$(med mpi2.base)" "$(med mpi2.on)" "$(delta "$(med mpi2.base)" "$(med mpi2.on)")" "(info)"
+  drow "ns per Append, regular list, API timing on" reg.base reg.on "<= +100 ns"
+  drow "  API timing off" reg.base reg.apioff ""
+  drow "  background drainer off" reg.base reg.nodrain "(experiment)"
+  drow "  8M-event buffers (writer thread idle)" reg.base reg.bigbuf "(experiment)"
+  drow "  8192-event buffers (in the L2 cache)" reg.base reg.smallbuf "(experiment)"
+  drow "  with an app event (re-signal barrier)" reg.ev.base reg.ev.on "(info)"
+  drow "  whole process on one core" reg.pin1.base reg.pin1.on "(experiment)"
+  drow "  recording closed for the whole run" reg.base reg.closed "(issue 8)"
+  drow "ns per Append, immediate list (executing)" imm.base imm.on "<= +150 ns"
+  drow "  API timing off" imm.base imm.apioff ""
+  drow "  device timing off (no injection)" imm.base imm.devoff "(experiment)"
+  drow "  background drainer off" imm.base imm.nodrain "(experiment)"
+  drow "  8M-event buffers (writer thread idle)" imm.base imm.bigbuf "(experiment)"
+  drow "  with an app event (re-signal barrier)" imm.ev.base imm.ev.on "(info)"
+  drow "  whole process on one core" imm.pin1.base imm.pin1.on "(experiment)"
+  drow "  whole process on two cores" imm.pin2.base imm.pin2.on "(experiment)"
+  drow "  no collector, the app busy 100 ns more per Append" imm.base imm.spin100 "(experiment)"
+  drow "  recording closed for the whole run" imm.base imm.closed "(issue 8)"
+  drow "  zesim engines poll 50 us (no wake-up per submission)" imm.poll.base imm.poll.on "(experiment)"
+  drow "    … device timing off (no injection)" imm.poll.base imm.poll.devoff "(experiment)"
+  drow "    … background drainer off" imm.poll.base imm.poll.nodrain "(experiment)"
+  rrow "wall s, 20k kernels of 20 us" k.base k.on "<= x1.01"
+  rrow "  recording closed for the whole run" k.base k.closed "<= x1.01 (issue 8)"
+  rrow "wall s, 2000 resubmissions of a compute list" ex.base ex.on "(info)"
+  rrow "wall s, 2000 resubmissions of a copy-only list" cp.base cp.on "<= x1.5"
+  rrow "  4096 harvest buffers (no wait; a slot built per Execute)" cp.base cp.deep "(experiment)"
+  rrow "  no collector, the round trip to a compute engine" cp.base cp.pp "(floor)"
+  rrow "  no collector, the same commands, copy engine only" cp.base cp.local "(experiment)"
+  rrow "  collector over that floor" cp.pp cp.on "(info)"
+  rrow "  zesim engines poll 50 us (no wake-up per submission)" cp.poll.base cp.poll.on "(experiment)"
+  rrow "    … no collector, the round trip (floor, polling)" cp.poll.base cp.poll.pp "(experiment)"
+  drow "ns per MPI call, 1 rank (Irecv/Isend/Waitall)" mpi.base mpi.on "<= +60 ns"
+  drow "  ZECOLL_ENABLE=0" mpi.base mpi.off ""
+  drow "  recording closed for the whole run" mpi.base mpi.closed "(issue 8)"
+  drow "  8M-event buffers (writer thread idle)" mpi.base mpi.bigbuf "(experiment)"
+  drow "  8192-event buffers (in the L2 cache)" mpi.base mpi.smallbuf "(experiment)"
+  drow "ns per MPI call, 2 ranks exchanging" mpi2.base mpi2.on "(info)"
 } | tee -a "$out/table.txt"
 
 # Hardware counters, where the machine lets perf read them (a KVM guest may not).
@@ -219,27 +222,24 @@ fi
 # mostly measures. Medians of BENCH_REPS runs.
 if [ -n "$perf" ] && "$perf" stat -e task-clock true >/dev/null 2>&1; then
   tp=$(dirname "${BASH_SOURCE[0]}")/thread_profile.py
-  declare -A own
   for r in $(seq "$reps"); do
     for m in "regular $appends" "appends $imm"; do
       for v in base on; do
         e=(X=1); [ $v = on ] && e=("${col[@]}")
         o=$(BENCH_PERF="$perf" "$py" "$tp" --period 50000 -- env "${e[@]}" "$app" $m 2>>"$out/stderr.txt")
         echo "tp.${m%% *}.$v $o" >>"$raw"
-        own[${m%% *}.$v.own]+="$(field "$o" own_ns) "
-        own[${m%% *}.$v.cpu]+="$(field "$o" cpu_ns) "
+        vals[tp.${m%% *}.$v.own]+="$(field "$o" own_ns) "
+        vals[tp.${m%% *}.$v.cpu]+="$(field "$o" cpu_ns) "
         rm -rf "$work"/t-*
       done
     done
   done
   {
     row "app-thread CPU ns per Append (perf, CPU-clock samples)" "without" "with" "delta" ""
-    row "  regular list: all" "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})" \
-      "$(delta "$(median ${own[regular.base.cpu]})" "$(median ${own[regular.on.cpu]})")" ""
-    row "  regular list: in libzecoll.so (the collector's own)" "0" "$(median ${own[regular.on.own]})" "+$(median ${own[regular.on.own]})" "<= +100 ns"
-    row "  immediate list: all" "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})" \
-      "$(delta "$(median ${own[appends.base.cpu]})" "$(median ${own[appends.on.cpu]})")" ""
-    row "  immediate list: in libzecoll.so (the collector's own)" "0" "$(median ${own[appends.on.own]})" "+$(median ${own[appends.on.own]})" "<= +150 ns"
+    drow "  regular list: all" tp.regular.base.cpu tp.regular.on.cpu ""
+    row "  regular list: in libzecoll.so (the collector's own)" "0" "$(med tp.regular.on.own)" "+$(med tp.regular.on.own)" "<= +100 ns"
+    drow "  immediate list: all" tp.appends.base.cpu tp.appends.on.cpu ""
+    row "  immediate list: in libzecoll.so (the collector's own)" "0" "$(med tp.appends.on.own)" "+$(med tp.appends.on.own)" "<= +150 ns"
   } | tee -a "$out/table.txt"
 fi
 echo "== raw values in $raw"
