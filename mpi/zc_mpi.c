@@ -145,8 +145,7 @@ void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
     if (c.t && h != MPI_REQUEST_NULL) {
         uint32_t comm_id = zc_mpi_comm_id(comm);
         zc_mpi_tls.raw_pending++;
-        *zc_mpi_slots(&c, 1) = (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id, bytes, peer_tag,
-                                              (uint64_t)(uintptr_t)h};
+        *zc_mpi_slots(&c, 1) = zc_mpi_start_h(t0, send, comm_id, bytes, peer_tag, h);
     }
     zc_mpi_close(&c);
     errno = e;

@@ -246,20 +246,30 @@ static inline void zr_raw_gone(uint64_t k) {
     uint64_t p = zc_mpi_tls.raw_pending;
     zc_mpi_tls.raw_pending = p > k ? p - k : 0;
 }
+/* The events the writer matches (zc_mpi_resolve.c), built here only: the start of handle h (bytes
+ * and peer_tag as zc_mpi_bytes_of and zc_mpi_peer_tag give them) ... */
+static inline __attribute__((always_inline)) struct zc_ev zc_mpi_start_h(uint64_t t0, bool send, uint32_t comm_id, uint64_t bytes,
+                                                                        uint64_t peer_tag, MPI_Request h) {
+    return (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id, bytes, peer_tag, (uint64_t)(uintptr_t)h};
+}
+/* ... its completion with no status ... */
+static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h(uint64_t t1, MPI_Request h) {
+    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+}
+/* ... and with its status st (an MPI without Open MPI's status fields: as without) */
+static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h_st(uint64_t t1, MPI_Request h, const MPI_Status *st) {
+#ifdef OMPI_MAJOR_VERSION
+    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount, zc_mpi_status_peer_tag(st),
+                          (uint64_t)(uintptr_t)h};
+#else
+    (void)st;
+    return zc_mpi_done_h(t1, h);
+#endif
+}
 static inline void zr_raw_done(struct zc_mpi_call *c, MPI_Request h, const MPI_Status *st) {
     if (!c->t) return;
     zr_raw_gone(1);
-    struct zc_ev *e = zc_mpi_slots(c, 1);
-#ifdef OMPI_MAJOR_VERSION
-    if (st && st != MPI_STATUS_IGNORE) {
-        *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
-                            zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
-        return;
-    }
-#else
-    (void)st;
-#endif
-    *e = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+    *zc_mpi_slots(c, 1) = st && st != MPI_STATUS_IGNORE ? zc_mpi_done_h_st(c->t1, h, st) : zc_mpi_done_h(c->t1, h);
 }
 static inline void zr_raw_test(struct zc_mpi_call *c, MPI_Request h) {
     if (c->t) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_TEST_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
@@ -283,9 +293,8 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
     if (zc_mpi_deferred && (send || kind == ZC_MPI_REQ_IRECV)) {
         zc_mpi_tls.raw_pending++;
         /* a request starts with the call that starts it (zr_activate) */
-        *zc_mpi_slots(c, 1) = (struct zc_ev){c->t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, comm_id,
-                                             send ? zc_mpi_bytes_of(count, t) : 0, zc_mpi_peer_tag(peer, tag),
-                                             (uint64_t)(uintptr_t)req};
+        *zc_mpi_slots(c, 1) = zc_mpi_start_h(c->t0, send, comm_id, send ? zc_mpi_bytes_of(count, t) : 0,
+                                             zc_mpi_peer_tag(peer, tag), req);
         return;
     }
 #ifdef OMPI_MAJOR_VERSION
@@ -446,15 +455,7 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
         for (int i = 0; i < n; i++) {
             MPI_Request h = before[i];
             if (h == MPI_REQUEST_NULL) continue;
-#ifdef OMPI_MAJOR_VERSION
-            if (sts) {
-                const MPI_Status *st = &sts[i];
-                e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
-                                        zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), (uint64_t)(uintptr_t)h};
-                continue;
-            }
-#endif
-            e[k++] = (struct zc_ev){c->t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
+            e[k++] = sts ? zc_mpi_done_h_st(c->t1, h, &sts[i]) : zc_mpi_done_h(c->t1, h);
         }
         c->at -= (size_t)(n - k); /* the slots of null handles back */
         zr_raw_gone((uint64_t)k);
@@ -523,8 +524,7 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
             struct zc_ev *e = &l->buf[n];
             e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
             /* a request starts with the call that starts it (zr_activate) */
-            e[1] = (struct zc_ev){t0, send ? ZC_EV_MPI_ISEND_H : ZC_EV_MPI_IRECV_H, zc_mpi_tls.last_comm.id, bytes,
-                                  peer_tag, (uint64_t)(uintptr_t)h};
+            e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
             zc_loc_publish(l, n + 2);
             zc_mpi_tls.raw_pending++;
         }
@@ -557,13 +557,7 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thre
             for (int i = 0; i < n; i++) {
                 MPI_Request h = before[i];
                 if (h == MPI_REQUEST_NULL) continue;
-#ifdef OMPI_MAJOR_VERSION
-                const MPI_Status *st = &sts[i];
-                *d++ = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount,
-                                      zc_mpi_status_peer_tag(st), (uint64_t)(uintptr_t)h};
-#else
-                *d++ = (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
-#endif
+                *d++ = zc_mpi_done_h_st(t1, h, &sts[i]);
                 k++;
             }
             zc_loc_publish(l, at + 1 + k);
