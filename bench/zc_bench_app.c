@@ -218,17 +218,6 @@ int main(int argc, char **argv) {
         ze_command_queue_handle_t hq = NULL;
         ze_command_list_handle_t pre = NULL, post = NULL, hv = NULL;
         if (pp || local) {
-            /* the engine the collector harvests on: the last of the first group (zesim: compute) */
-            uint32_t ng = 0;
-            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, NULL));
-            ze_command_queue_group_properties_t gp[8];
-            for (uint32_t i = 0; i < 8; i++) gp[i] = (ze_command_queue_group_properties_t){ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, NULL, 0, 0, 0};
-            ng = ng < 8 ? ng : 8;
-            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, gp));
-            ze_command_queue_desc_t hqd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, gp[0].numQueues ? gp[0].numQueues - 1 : 0, 0,
-                                           ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW};
-            CK(zeCommandQueueCreate(ctx, dev, &hqd, &hq));
-            ze_command_list_desc_t hld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
             ze_event_handle_t gate = evs[0], copied = evs[1];
             CK(zeEventHostSignal(gate)); /* the first execution has no predecessor */
             CK(zeCommandListCreate(ctx, dev, &ld, &pre));
@@ -243,10 +232,23 @@ int main(int argc, char **argv) {
                 CK(zeCommandListAppendSignalEvent(post, gate));
             }
             CK(zeCommandListClose(post));
+        }
+        if (pp) {
+            /* the engine the collector harvests on: the last of the first group (zesim: compute) */
+            uint32_t ng = 0;
+            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, NULL));
+            ze_command_queue_group_properties_t gp[8];
+            for (uint32_t i = 0; i < 8; i++) gp[i] = (ze_command_queue_group_properties_t){ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES, NULL, 0, 0, 0};
+            ng = ng < 8 ? ng : 8;
+            CK(zeDeviceGetCommandQueueGroupProperties(dev, &ng, gp));
+            ze_command_queue_desc_t hqd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, gp[0].numQueues ? gp[0].numQueues - 1 : 0, 0,
+                                           ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW};
+            CK(zeCommandQueueCreate(ctx, dev, &hqd, &hq));
+            ze_command_list_desc_t hld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
             CK(zeCommandListCreate(ctx, dev, &hld, &hv));
-            CK(zeCommandListAppendWaitOnEvents(hv, 1, &copied));
-            CK(zeCommandListAppendEventReset(hv, copied));
-            CK(zeCommandListAppendSignalEvent(hv, gate));
+            CK(zeCommandListAppendWaitOnEvents(hv, 1, &evs[1]));
+            CK(zeCommandListAppendEventReset(hv, evs[1]));
+            CK(zeCommandListAppendSignalEvent(hv, evs[0]));
             CK(zeCommandListClose(hv));
         }
         ze_command_list_handle_t three[3] = {pre, rl, post};
@@ -260,16 +262,18 @@ int main(int argc, char **argv) {
             if (pp) CK(zeCommandQueueExecuteCommandLists(hq, 1, &hv, NULL));
         }
         in_appends = now() - t0; /* append_ns: host time per Execute call */
-        if (pp || local) CK(zeCommandQueueSynchronize(hq, UINT64_MAX));
+        if (pp) CK(zeCommandQueueSynchronize(hq, UINT64_MAX));
         CK(zeCommandQueueSynchronize(q, UINT64_MAX));
         in_run = now() - t0;
         if (argc > 4 && !strcmp(argv[4], "leave")) exit(0);
         CK(zeCommandListDestroy(rl));
+        if (pp) {
+            CK(zeCommandListDestroy(hv));
+            CK(zeCommandQueueDestroy(hq));
+        }
         if (pp || local) {
             CK(zeCommandListDestroy(pre));
             CK(zeCommandListDestroy(post));
-            CK(zeCommandListDestroy(hv));
-            CK(zeCommandQueueDestroy(hq));
             for (int e = 0; e < 2; e++) CK(zeEventHostReset(evs[e]));
         }
         CK(zeCommandQueueDestroy(q));
