@@ -17,10 +17,14 @@
 #define ZC_JRN_VERSION 1
 /* A payload longer than this is damage, not data (the largest record is one buffer of events). */
 #define ZC_JRN_MAX_WORDS (UINT64_C(1) << 31)
+/* The checksum's seed holds the type in its top byte only (type << 56), so bits 8-31 of a type
+ * are not covered: a reader must refuse a type above this as a damaged header, or a flipped bit
+ * there would turn a record into an unknown (skipped) type without failing its checksum. */
+#define ZC_JRN_MAX_TYPE 255u
 
 struct zc_jrn_hdr {
     uint32_t magic; /* ZC_JRN_REC_MAGIC */
-    uint32_t type;  /* enum zc_jrn_type */
+    uint32_t type;  /* enum zc_jrn_type: 1..ZC_JRN_MAX_TYPE */
     uint64_t nwords; /* payload length in 64-bit words */
     uint64_t hash;  /* zc_jrn_hash(type, nwords, payload) */
 };
@@ -57,6 +61,7 @@ enum zc_jrn_type {
      * entry, count, count x (time in ns, 1 = recording turned on / 0 = off) */
     ZC_JRN_WINDOWS = 12,
 };
+_Static_assert(ZC_JRN_WINDOWS <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
 /* One record of an EVENTS payload (a struct zc_ev, zc_core.h): its type (one byte), a byte whose

@@ -338,7 +338,7 @@ static bool read_journal(struct rank_j *j, const char *path) {
     while (pos + 3 <= nw) {
         struct zc_jrn_hdr h;
         memcpy(&h, w + pos, sizeof(h));
-        if (h.magic != ZC_JRN_REC_MAGIC || h.nwords > ZC_JRN_MAX_WORDS) {
+        if (h.magic != ZC_JRN_REC_MAGIC || h.type == 0 || h.type > ZC_JRN_MAX_TYPE || h.nwords > ZC_JRN_MAX_WORDS) {
             snprintf(j->damage, sizeof(j->damage), "damaged record header at byte %zu", pos * 8);
             break;
         }
