@@ -436,7 +436,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 }
 
 void zc_mpi_comm_forget(MPI_Comm comm) {
-    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return;
     atomic_fetch_add(&zc_mpi_comm_epoch, 1);
     free(zc_map_del(&comms, comm));
 }

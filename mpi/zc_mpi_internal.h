@@ -193,6 +193,11 @@ static inline __attribute__((always_inline)) bool zc_mpi_begin(struct zc_mpi_cal
 }
 /* errno as MPI left it is restored after our work (valid once zc_mpi_begin said yes) */
 static inline int *zc_mpi_errno(void) { return zc_mpi_tls.err; }
+/* A handle argument read by a wrapper: NULL (an application's error, which MPI reports with
+ * MPI_ERR_REQUEST/MPI_ERR_COMM or its error handler) reads as the null handle, so that the
+ * wrapper never faults where MPI would have returned an error. */
+static inline MPI_Request zc_mpi_req_at(const MPI_Request *p) { return p ? *p : MPI_REQUEST_NULL; }
+static inline MPI_Comm zc_mpi_comm_at(const MPI_Comm *p) { return p ? *p : MPI_COMM_NULL; }
 
 /* Right after the MPI call returned (fn: a constant in every wrapper); t1: the Leave time
  * (c->t set). */
