@@ -9,6 +9,7 @@
 #                      that injected events come back at the same points every run)
 #   mpi_call           one of MPI_Irecv / MPI_Isend / MPI_Waitall(2) of a 0-byte self message (1
 #                      rank): with minus without (deterministic)
+#   mpi_call_64b       the same with a message of 8 doubles (the send's size is then asked of MPI)
 #   *_closed           the same with recording closed for the whole run (a window that never
 #                      opens: ZECOLL_WINDOWS=signal:SIGUSR2, never sent), issue 8's target +30
 # and for information (zesim's worker thread and the drainer make these vary by a few percent):
@@ -77,6 +78,11 @@ if [ -x "$mapp" ]; then
   cg "$work/mpi.0" mpi_measured 0 "$mapp" self "$n_mpi" & pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+if [ -x "$mapp" ]; then
+  cg "$work/mpi.0b" mpi_measured 0 "$mapp" self "$n_mpi" 8 & pids+=($!)
+  cg "$work/mpi.1b" mpi_measured 1 "$mapp" self "$n_mpi" 8 & pids+=($!)
+fi
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
 # recording closed for the whole run: the window never opens (no MPI_Pcontrol in these programs)
 closed=(ZECOLL_WINDOWS=signal:SIGUSR2)
 ZC_EXTRA_ENV="${closed[*]}" cg "$work/reg.c" reg_measured 1 "$app" regular "$n_app" & pids+=($!)
@@ -118,9 +124,11 @@ if [ -x "$mapp" ]; then
   with[mpi_call]=$(per "$(ir "$work/mpi.1" TOTAL)" $((3 * n_mpi)))
   base[mpi_call_closed]=${base[mpi_call]}
   with[mpi_call_closed]=$(per "$(ir "$work/mpi.c" TOTAL)" $((3 * n_mpi)))
-  keys+=(mpi_call mpi_call_closed)
+  base[mpi_call_64b]=$(per "$(ir "$work/mpi.0b" TOTAL)" $((3 * n_mpi)))
+  with[mpi_call_64b]=$(per "$(ir "$work/mpi.1b" TOTAL)" $((3 * n_mpi)))
+  keys+=(mpi_call mpi_call_closed mpi_call_64b)
 fi
-declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150 [append_regular_closed]=30
+declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150 [mpi_call_64b]=150 [append_regular_closed]=30
                    [append_immediate_closed]=30 [mpi_call_closed]=30)
 
 printf 'instructions on the application thread (callgrind, %s build, %s appends / %s MPI iterations)\n' "$btype" "$n_app" "$n_mpi"
@@ -142,7 +150,7 @@ btype, now = sys.argv[2], json.loads(sys.argv[3])
 ref = base.get(btype)
 if ref is None:
     sys.exit(f"ir_guard: {sys.argv[1]} has no figures for build type {btype!r}")
-targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150, "append_regular_closed": 30,
+targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150, "mpi_call_64b": 150, "append_regular_closed": 30,
            "append_immediate_closed": 30, "mpi_call_closed": 30}
 bad = 0
 for k, r in ref.items():

@@ -161,10 +161,21 @@ void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
     errno = e;
 }
 
-uint64_t zc_mpi_send_bytes(int count, MPI_Datatype t) {
-    int e = errno;
-    uint64_t b = zc_mpi_bytes_of(count, t);
-    errno = e;
+uint64_t zc_mpi_type_bytes_slow(int count, MPI_Datatype t, struct zc_mpi_tsz *e) {
+    int err = errno;
+    int sz = 0;
+    uint64_t b = 0;
+    if (PMPI_Type_size(t, &sz) == MPI_SUCCESS && sz >= 0) {
+        b = (uint64_t)count * (uint64_t)sz;
+        if (e->h != (uintptr_t)t || e->sz1 == 0) { /* not known to be derived: is it predefined? */
+            int ni, na, nd, comb = -1;
+            bool named = PMPI_Type_get_envelope && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+                         comb == MPI_COMBINER_NAMED;
+            e->h = (uintptr_t)t;
+            e->sz1 = named ? (int64_t)sz + 1 : -1;
+        }
+    }
+    errno = err;
     return b;
 }
 

@@ -47,6 +47,7 @@
 #pragma weak PMPI_Group_translate_ranks
 #pragma weak PMPI_Group_free
 #pragma weak PMPI_Type_size
+#pragma weak PMPI_Type_get_envelope
 #pragma weak PMPI_Get_count
 #pragma weak PMPI_Test_cancelled
 #pragma weak PMPI_Topo_test
@@ -128,6 +129,11 @@ struct zc_mpi_last_comm {
     uint32_t id;
     uint64_t epoch;
 };
+/* One entry of a thread's datatype size cache (zc_mpi_req.h, zc_mpi_bytes_of). */
+struct zc_mpi_tsz {
+    uintptr_t h; /* the handle */
+    int64_t sz1; /* a predefined datatype: its size + 1; -1: a derived one (asked each time); 0: empty */
+};
 /* Everything the MPI layer keeps per thread, in one TLS block: a wrapper finds it with one load
  * of its offset (initial-exec) instead of one per variable. */
 struct zc_mpi_tls {
@@ -146,6 +152,7 @@ struct zc_mpi_tls {
     /* the last communicator this thread used, valid while no communicator was registered or
      * forgotten since (handles are recycled): most calls use the one of the call before */
     struct zc_mpi_last_comm last_comm;
+    struct zc_mpi_tsz tsz[4]; /* sizes of the predefined datatypes this thread used last */
 };
 extern _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
 extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */

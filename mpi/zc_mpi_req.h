@@ -13,11 +13,17 @@
 /* ---------------------------------------------------------------- events of a call */
 static inline uint64_t zc_mpi_peer_tag(int peer, int tag) { return ((uint64_t)(uint32_t)peer << 32) | (uint32_t)tag; }
 
+/* count elements of t in bytes. A predefined datatype's size comes from the thread's cache: its
+ * handle lives as long as MPI and is never freed (MPI_Type_free of one is erroneous), so the
+ * cache needs no MPI_Type_free wrapper; a derived one is asked of MPI each time, since its
+ * handle may be freed and reused for another type. errno is kept. */
+uint64_t zc_mpi_type_bytes_slow(int count, MPI_Datatype t, struct zc_mpi_tsz *e);
 static inline uint64_t zc_mpi_bytes_of(int count, MPI_Datatype t) {
     if (count <= 0 || t == MPI_DATATYPE_NULL_ZC) return 0;
-    int sz = 0;
-    if (PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0) return 0;
-    return (uint64_t)count * (uint64_t)sz;
+    uint64_t k = (uint64_t)(uintptr_t)t; /* a pointer (Open MPI) or an int (MPICH) */
+    struct zc_mpi_tsz *e = &zc_mpi_tls.tsz[(k * UINT64_C(0x9E3779B97F4A7C15)) >> 62];
+    if (__builtin_expect(e->h == (uintptr_t)t && e->sz1 > 0, 1)) return (uint64_t)count * (uint64_t)(e->sz1 - 1);
+    return zc_mpi_type_bytes_slow(count, t, e);
 }
 
 /* NULL when out of memory: the call then goes untracked */
@@ -497,11 +503,9 @@ static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin
 }
 void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, bool send, uint64_t bytes,
                           uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request);
-uint64_t zc_mpi_send_bytes(int count, MPI_Datatype t); /* zc_mpi_bytes_of, errno kept */
-/* Before MPI_Isend (and its modes): the bytes it sends (the datatype's size asked only for a
- * non-empty message). */
+/* Before MPI_Isend (and its modes): the bytes it sends (errno kept). */
 static inline __attribute__((always_inline)) uint64_t zc_mpi_fast_bytes(int count, MPI_Datatype t) {
-    return __builtin_expect(count > 0, 1) ? zc_mpi_send_bytes(count, t) : 0;
+    return zc_mpi_bytes_of(count, t);
 }
 /* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result; bytes and peer_tag as in
  * ZC_EV_MPI_ISEND_H, taken before the call so that fewer values live across it): the call and

@@ -8,12 +8,12 @@
  * while the communicator changes every round between MPI_COMM_WORLD and a duplicate (the fast
  * path's communicator id misses), calls fail (MPI_ERRORS_RETURN: an Isend to a rank that does
  * not exist, an Irecv with a negative tag: the call is recorded, no request; NULL where a
- * request's address belongs), a Waitall of more
+ * request's address belongs), sends of a derived datatype freed after each use, a Waitall of more
  * requests than the fast path takes, and halfway a persistent exchange (the request table is
  * used from then on: Waitall takes the general path). Run with ZECOLL_BUFFER_EVENTS=1024, calls
  * also meet a full buffer. The trace checker matches every message and request.
  *
- * Messages per rank: ITERS + 1 (persistent) + BIG.
+ * Messages per rank: ITERS + 1 (persistent) + BIG + 2 x ITERS / 40 (datatypes).
  *
  * usage: mpirun -np N mpi_fastpath          (N >= 2) */
 #include "mt_common.h"
@@ -53,6 +53,29 @@ static void big(int peer) {
     MT_MPI(MPI_Waitall(2 * BIG, rq, MPI_STATUSES_IGNORE));
     for (int i = 0; i < BIG; i++)
         if (r[i] != value(peer, 7000 + i, 0)) mt_die("big: message %d got %g", i, r[i]);
+}
+
+/* Sends whose size the wrapper takes from its per-thread cache of predefined datatypes (MPI_INT
+ * beside MPI_DOUBLE) or asks of MPI (a derived type, freed after each use, so that its handle
+ * is reused for one of another size): the checker matches each send's bytes with the receive's,
+ * which come from the status. Two messages per call. */
+static void datatypes(int peer, int round) {
+    int n = 1 + round % 3, ib = round, ir = -1;
+    double s[4], r[8];
+    for (int i = 0; i < n; i++) s[i] = value(mt_rank, round, i);
+    MPI_Datatype t;
+    MT_MPI(MPI_Type_contiguous(n, MPI_DOUBLE, &t));
+    MT_MPI(MPI_Type_commit(&t));
+    MPI_Request rq[4];
+    MPI_Status st[4];
+    MT_MPI(MPI_Irecv(r, 8, MPI_DOUBLE, peer, 8000 + round, MPI_COMM_WORLD, &rq[0]));
+    MT_MPI(MPI_Irecv(&ir, 1, MPI_INT, peer, 8500 + round, MPI_COMM_WORLD, &rq[1]));
+    MT_MPI(MPI_Isend(s, 1, t, peer, 8000 + round, MPI_COMM_WORLD, &rq[2]));
+    MT_MPI(MPI_Isend(&ib, 1, MPI_INT, peer, 8500 + round, MPI_COMM_WORLD, &rq[3]));
+    MT_MPI(MPI_Waitall(4, rq, st));
+    MT_MPI(MPI_Type_free(&t));
+    check_status(&st[0], peer, 8000 + round, n);
+    if (ir != round || r[n - 1] != value(peer, round, n - 1)) mt_die("datatypes round %d: got %d, %g", round, ir, r[n - 1]);
 }
 
 /* NULL where the address of a request belongs: MPI reports it (MPI_ERRORS_RETURN); the wrappers,
@@ -120,6 +143,7 @@ int main(int argc, char **argv) {
             if (MPI_Irecv(rb, 1, MPI_DOUBLE, peer, -7, MPI_COMM_WORLD, &bad) == MPI_SUCCESS)
                 mt_die("an Irecv with tag -7 succeeded");
             null_handles();
+            datatypes(peer, it / 40);
         }
         if (it == ITERS / 4) big(peer);
         if (it == ITERS / 2) persistent(peer, 9000);
