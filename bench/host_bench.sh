@@ -59,11 +59,13 @@ drow() { local a b; a=$(med "$2"); b=$(med "$3"); row "$1" "$a" "$b" "$(delta "$
 rrow() { local a b; a=$(med "$2"); b=$(med "$3"); row "$1" "$a" "$b" "$(ratio "$a" "$b")" "$4"; }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
-mpi() { # mpi <np> <mode> [env...]: one JSON line from rank 0
-  local np=$1 mode=$2; shift 2
+mpi() { # mpi <np> <mode>[:<doubles per message>] [env...]: one JSON line from rank 0
+  local np=$1 mode=${2%%:*} d=0
+  [[ $2 == *:* ]] && d=${2##*:}
+  shift 2
   local xs=()
   for e in "$@"; do xs+=(-x "$e"); done
-  "${mpirun[@]}" -np "$np" "${xs[@]}" "$mapp" "$mode" "$iters"
+  "${mpirun[@]}" -np "$np" "${xs[@]}" "$mapp" "$mode" "$iters" "$d"
 }
 
 echo "== $(nproc) cores, $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null), $reps alternating runs" | tee "$out/table.txt"
@@ -133,6 +135,8 @@ for r in $(seq "$reps"); do
   one mpi.closed call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_WINDOWS=signal:SIGUSR2
   one mpi.bigbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8388608
   one mpi.smallbuf call_ns mpi 1 self ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib" ZECOLL_BUFFER_EVENTS=8192
+  one mpi64.base call_ns mpi 1 self:8
+  one mpi64.on call_ns mpi 1 self:8 ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   one mpi2.base call_ns mpi 2 pair
   one mpi2.on call_ns mpi 2 pair ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0 LD_PRELOAD="$lib"
   fi
@@ -176,6 +180,7 @@ done
   drow "  recording closed for the whole run" mpi.base mpi.closed "(issue 8)"
   drow "  8M-event buffers (writer thread idle)" mpi.base mpi.bigbuf "(experiment)"
   drow "  8192-event buffers (in the L2 cache)" mpi.base mpi.smallbuf "(experiment)"
+  drow "  messages of 8 doubles" mpi64.base mpi64.on "<= +60 ns"
   drow "ns per MPI call, 2 ranks exchanging" mpi2.base mpi2.on "(info)"
 } | tee -a "$out/table.txt"
 
