@@ -446,10 +446,25 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
     comm_register(newcomm, "", key, (size_t)kl, inter != 0, ZC_COMM_MPI, parent_id);
 }
 
-void zc_mpi_comm_forget(MPI_Comm comm) {
-    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return;
+/* MPI_Comm_free/MPI_Comm_disconnect: the entry is taken out before the call, since once the
+ * handle is freed another thread may be given it for a new communicator; if the call fails the
+ * communicator lives on (an attribute's delete callback can refuse, MPI 4.1 §7.7.4) and gets its
+ * entry back, so its later events keep its definition instead of turning into an "unseen" one. */
+void *zc_mpi_comm_forget(MPI_Comm comm) {
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return NULL;
     atomic_fetch_add(&zc_mpi_comm_epoch, 1);
-    free(zc_map_del(&comms, comm));
+    return zc_map_del(&comms, comm);
+}
+
+void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc) {
+    if (!entry) return;
+    if (rc != MPI_SUCCESS) {
+        int err = 0;
+        atomic_fetch_add(&zc_mpi_comm_epoch, 1);
+        void *old = zc_map_put(&comms, comm, entry, &err);
+        if (!err) entry = old; /* no memory: forgotten after all, found again as "unseen" (comm_register too) */
+    }
+    free(entry);
 }
 
 /* ---------------------------------------------------------------- point to point */

@@ -298,7 +298,10 @@ void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI
                   MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req);
 void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent, MPI_Comm newcomm, int tag);
-void zc_mpi_comm_forget(MPI_Comm comm);
+/* Before MPI_Comm_free (and disconnect): takes comm's entry out (returned); after it,
+ * zc_mpi_comm_freed frees the entry, or puts it back if the call failed (rc). */
+void *zc_mpi_comm_forget(MPI_Comm comm);
+void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc);
 /* Statuses/requests for the app's ignored or about-to-be-nulled arrays (malloc above n_stack). */
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
 

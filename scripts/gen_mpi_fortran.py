@@ -136,7 +136,8 @@ def gen_body(e):
     elif shape == "coll":
         L.append("    zc_mpi_coll_begin(&c);")
     elif shape == "comm_free":
-        L.append(f"    zc_mpi_comm_forget(PMPI_Comm_f2c(*{r['comm']}));")
+        L.append(f"    MPI_Comm zc_freed = PMPI_Comm_f2c(*{r['comm']});")
+        L.append("    void *zc_freed_entry = zc_mpi_comm_forget(zc_freed);")
     elif shape == "request_free":
         L.append(f"    zc_mpi_req_forget(&c, PMPI_Request_f2c(*{r['request']}));")
     elif shape == "comm_new":
@@ -228,7 +229,9 @@ def gen_body(e):
         how = r.get("how", "dup").upper()
         parent = "zc_parent" if "comm" in r else "MPI_COMM_NULL_ZC"
         P(f"    if ({ok}) zc_mpi_comm_new(&c, ZC_MPI_HOW_{how}, {parent}, PMPI_Comm_f2c(*{r['newcomm']}), {I('tag')});")
-    elif shape in ("send", "comm_free", "request_free"):
+    elif shape == "comm_free":
+        P("    zc_mpi_comm_freed(zc_freed, zc_freed_entry, (int)*zc_ierr);")
+    elif shape in ("send", "request_free"):
         pass  # recorded before the call
     else:
         sys.exit(f"gen_mpi_fortran: no Fortran template for shape {shape} ({e['name']})")

@@ -245,7 +245,8 @@ def gen_body(e):
     elif shape == "coll":
         L("    zc_mpi_coll_begin(&c);")
     elif shape == "comm_free":
-        L(f"    zc_mpi_comm_forget(zc_mpi_comm_at({r['comm']}));")
+        L(f"    MPI_Comm zc_freed = zc_mpi_comm_at({r['comm']});")
+        L("    void *zc_freed_entry = zc_mpi_comm_forget(zc_freed);")
     elif shape == "request_free":
         L(f"    zc_mpi_req_forget(&c, zc_mpi_req_at({r['request']}));")
     L(f"    {e['ret']} zc_r = {pm}({pass_args});")
@@ -310,7 +311,7 @@ def gen_body(e):
         extra = r.get("tag", "0")
         L(f"    if ({ok}) zc_mpi_comm_new(&c, ZC_MPI_HOW_{how.upper()}, {pexpr}, *{r['newcomm']}, {extra});")
     elif shape == "comm_free":
-        pass
+        L("    zc_mpi_comm_freed(zc_freed, zc_freed_entry, zc_r);")
     L("    zc_mpi_close(&c);")
     if sts:
         L("    if (zc_sts != " + sts + " && zc_sts != zc_sts_stack) free(zc_sts);")

@@ -4,7 +4,8 @@
  * application itself can see and prints one line of facts; the tests judge the archive.
  *
  *   zc_hostile churn THREADS CONCURRENT LAUNCHES   short-lived threads, each with its own
- *       immediate list and kernel, LAUNCHES launches each, CONCURRENT alive at a time
+ *       immediate list and kernel, LAUNCHES launches each, CONCURRENT alive at a time (a batch
+ *       of CONCURRENT threads exits together)
  *   zc_hostile fds REPORT LAUNCHES      some of fds 0-2 closed by the caller: they must stay closed
  *       (the collector may not hand them out) while the archive is written; REPORT gets the facts
  *   zc_hostile sleep nanosleep|poll|read|pause   GPU work (a kernel of 1 s left running), then
@@ -71,11 +72,17 @@ static uint64_t now_ns(void) {
 /* ---------------------------------------------------------------- churn */
 struct churn_arg {
     uint32_t id, launches;
+    pthread_barrier_t *batch;
 };
 
+/* A batch's threads wait for each other before they exit, so that CONCURRENT of them really are
+ * alive at once: otherwise a fast thread may be gone before the next one makes its first call,
+ * which then takes over its slot, and the archive has fewer thread locations than the test
+ * expects (seen on a loaded 2-core machine). */
 static void *churn_thread(void *p) {
     struct churn_arg *a = p;
     gpu_work(a->id, a->launches);
+    pthread_barrier_wait(a->batch);
     return NULL;
 }
 
@@ -86,11 +93,14 @@ static int churn(uint32_t n, uint32_t conc, uint32_t launches) {
     EX_REQUIRE(t && args, "out of memory");
     for (uint32_t base = 0; base < n; base += conc) {
         uint32_t m = n - base < conc ? n - base : conc;
+        pthread_barrier_t batch;
+        if (pthread_barrier_init(&batch, NULL, m) != 0) ex_die("pthread_barrier_init failed");
         for (uint32_t i = 0; i < m; i++) {
-            args[base + i] = (struct churn_arg){base + i, launches};
+            args[base + i] = (struct churn_arg){base + i, launches, &batch};
             if (pthread_create(&t[i], NULL, churn_thread, &args[base + i]) != 0) ex_die("pthread_create failed");
         }
         for (uint32_t i = 0; i < m; i++) pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&batch);
     }
     /* the facts the test compares the archive with, and when main ended (exit time = the
      * process's end minus this, CLOCK_MONOTONIC) */

@@ -3,7 +3,7 @@
 """Check the OTF2 archive of an MPI job traced by zecoll (one archive per job).
 
   check_mpi_trace.py ARCHIVE --ranks N [--expect-region NAME[@r,r...]]... [--expect-comms N]
-                     [--expect-messages N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
+                     [--expect-comm-defs N] [--expect-messages N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
                      [--no-causality] [--causality-tol-ns NS] [--skew-tol-ns NS]
 
 ARCHIVE is the archive directory (holding traces.otf2) or the anchor file itself. Run it with
@@ -21,7 +21,8 @@ Checks (one TAP line each):
                   locations, rank r's in a group whose name contains r ("MPI Rank r")
   communicators   MPI_COMM_WORLD and MPI_COMM_SELF exist; every communicator's group members
                   are world ranks (locations of MPI_COMM_WORLD); ranks only use communicators
-                  they are members of; --expect-comms N: at least N user communicators used
+                  they are members of; --expect-comms N: at least N user communicators used;
+                  --expect-comm-defs N: exactly N definitions (a communicator known twice fails)
   regions         no two global region definitions share name, canonical name, role and
                   paradigm; every MPI event lies inside an MPI-paradigm region that fits it
                   (MpiSend in a *send* region, a BCAST collective in MPI_Bcast, ...), which also
@@ -647,6 +648,9 @@ class Checker:
         notes.append(f"{len(user)} user communicator(s) used, {len(self.comm_info)} communicator definitions")
         if self.a.expect_comms is not None and len(user) < self.a.expect_comms:
             errs.append(f"{len(user)} user communicators used, expected at least {self.a.expect_comms}")
+        if self.a.expect_comm_defs is not None and len(self.comm_info) != self.a.expect_comm_defs:
+            errs.append(f"{len(self.comm_info)} communicator definitions, expected {self.a.expect_comm_defs}: "
+                        + ", ".join(f"'{i['name']}' {i.get('members')}" for i in self.comm_info.values()))
         self.tap.result("communicator definitions (WORLD, SELF, members as world ranks)", errs, notes)
 
     # -- regions ------------------------------------------------------------------------------
@@ -1221,6 +1225,8 @@ def main(argv=None):
     ap.add_argument("--expect-region", action="append", metavar="NAME[@r,r...]",
                     help="region entered on every rank (or on the listed ranks); repeatable")
     ap.add_argument("--expect-comms", type=int, metavar="N", help="at least N user communicators used")
+    ap.add_argument("--expect-comm-defs", type=int, metavar="N",
+                    help="exactly N communicator definitions (WORLD and SELF included)")
     ap.add_argument("--expect-messages", type=int, metavar="N", help="exactly N point-to-point messages matched")
     ap.add_argument("--skew-check", action="store_true",
                     help="a clock skew was injected: raw timestamps must violate causality, corrected ones not")

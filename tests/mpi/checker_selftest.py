@@ -443,6 +443,9 @@ CASES = [
     # received more than it sent
     ("comm-group-wrong", mutate(m_bad_group), [], {C_COMMS, C_COLL, C_BYTES}),
     ("too-few-comms", mutate(None), ["--expect-comms", "3"], {C_COMMS}),
+    ("comm-defs", mutate(None), ["--expect-comm-defs", "4"], set()),
+    # a communicator known twice (the collector forgot one and found it again) is one too many
+    ("comm-defs-extra", mutate(None), ["--expect-comm-defs", "3"], {C_COMMS}),
     # rank 1 records local ids, translated by REGION and COMM mapping tables (as the collector does)
     ("mapping-tables", mutate(m_mapped), ["--expect-region", "MPI_Send", "--expect-messages", "5"], set()),
     # ... and without the tables its events resolve to the wrong regions and communicators

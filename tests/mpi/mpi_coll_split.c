@@ -11,7 +11,8 @@
  *   Reduce_scatter_block
  * with roots spread over the communicator. On `inter` rank i of each half exchanges one
  * message with rank i of the other half (MPI_Sendrecv). World also gets a Barrier and an
- * Allreduce. All communicators are freed with MPI_Comm_free.
+ * Allreduce. All communicators are freed with MPI_Comm_free; one more, a dup of world, first
+ * fails to be freed (an attribute's delete callback refuses) and is used once more.
  *
  * usage: mpirun -np N mpi_coll_split      (N >= 2; 4 in the tests) */
 #include "mt_common.h"
@@ -226,6 +227,17 @@ static int run_collectives(MPI_Comm c, const char *name, int salt)
     return calls;
 }
 
+/* The delete callback of the attribute on `kept`: refuses once (an error fails MPI_Comm_free),
+ * then agrees once refusals is set to -1. */
+static int refusals;
+static int refuse_delete(MPI_Comm c, int keyval, void *attr, void *extra)
+{
+    (void)c, (void)keyval, (void)attr, (void)extra;
+    if (refusals < 0) return MPI_SUCCESS;
+    refusals++;
+    return MPI_ERR_OTHER;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -289,6 +301,28 @@ int main(int argc, char **argv)
     MT_MPI(MPI_Allreduce(&x, &nx, 1, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD));
     MT_REQUIRE(nx == 2 * (ws / 2), "%d ranks exchanged over the intercommunicator, expected %d", nx,
                2 * (ws / 2));
+
+    /* A free that fails: an attribute's delete callback refuses (MPI 4.1 section 7.7.4), the
+     * communicator lives on and is used again, then freed for good. Its later collective must
+     * keep its definition (the checker counts the definitions exactly). */
+    MPI_Comm kept = MPI_COMM_NULL;
+    MT_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &kept));
+    MT_MPI(MPI_Comm_set_errhandler(kept, MPI_ERRORS_RETURN));
+    int keyval = MPI_KEYVAL_INVALID;
+    MT_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, refuse_delete, &keyval, NULL));
+    MT_MPI(MPI_Comm_set_attr(kept, keyval, &refusals));
+    MT_MPI(MPI_Barrier(kept));
+    MPI_Comm before = kept;
+    int rc = MPI_Comm_free(&kept);
+    MT_REQUIRE(rc != MPI_SUCCESS && kept == before && refusals == 1,
+               "MPI_Comm_free with a refusing delete callback: rc %d, handle %s, %d refusals", rc,
+               kept == before ? "kept" : "changed", refusals);
+    int32_t y = wr, ny = -1;
+    MT_MPI(MPI_Allreduce(&y, &ny, 1, MPI_INT32_T, MPI_SUM, kept));
+    MT_REQUIRE(ny == ws * (ws - 1) / 2, "Allreduce on the communicator kept alive: %d", ny);
+    refusals = -1; /* now the callback agrees */
+    MT_MPI(MPI_Comm_free(&kept));
+    MT_MPI(MPI_Comm_free_keyval(&keyval));
 
     MT_MPI(MPI_Comm_free(&inter));
     MT_MPI(MPI_Comm_free(&dup));
