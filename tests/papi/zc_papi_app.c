@@ -4,7 +4,8 @@
  *
  * Each of THREADS threads, on its own asynchronous immediate list: ITERS times { spin SPIN_US
  * microseconds of its own CPU time (CLOCK_THREAD_CPUTIME_ID), launch vector_add signalling an
- * event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }. Then the main thread runs
+ * event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }; the threads exit together
+ * (each its own thread location). Then the main thread runs
  * a regular list on a queue with a fence (zeCommandQueueSynchronize, zeFenceHostSynchronize) and
  * calls zeContextSystemBarrier: every host synchronisation the collector samples.
  * Built twice: zc_papi_app (no MPI) and zc_papi_mpi (-DZC_PAPI_MPI: MPI_Init_thread before the
@@ -34,6 +35,10 @@ struct shared {
     ze_module_handle_t module;
     uint32_t ordinal, engines, iters;
     uint64_t spin_ns;
+    /* the workers wait for each other before they exit: otherwise, under load, one may be gone
+     * before another makes its first call, which then takes over its thread slot (zc_core.h),
+     * and two threads' counters share a location the checks expect to be one thread's */
+    pthread_barrier_t exit_together;
 };
 
 struct worker {
@@ -93,6 +98,7 @@ static void *worker_main(void *arg) {
     EX_CHECK(zeEventPoolDestroy(pool));
     EX_CHECK(zeKernelDestroy(add));
     EX_CHECK(zeCommandListDestroy(list));
+    pthread_barrier_wait(&sh->exit_together);
     return NULL;
 }
 
@@ -182,6 +188,7 @@ int main(int argc, char **argv) {
     sh.module = ex_module_create(&env, sh.dev);
     struct worker *w = calloc(threads, sizeof(*w));
     EX_REQUIRE(w != NULL, "out of memory");
+    EX_REQUIRE(pthread_barrier_init(&sh.exit_together, NULL, threads) == 0, "pthread_barrier_init");
     for (uint32_t t = 0; t < threads; t++) {
         w[t] = (struct worker){&sh, t, 0, 0};
         EX_REQUIRE(pthread_create(&w[t].th, NULL, worker_main, &w[t]) == 0, "pthread_create");
@@ -191,6 +198,7 @@ int main(int argc, char **argv) {
         pthread_join(w[t].th, NULL);
         checked += w[t].checked;
     }
+    pthread_barrier_destroy(&sh.exit_together);
     checked += main_syncs(&sh);
     EX_REQUIRE(checked == threads * sh.iters + 1, "every iteration checked");
 #ifdef ZC_PAPI_MPI
