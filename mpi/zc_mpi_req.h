@@ -503,10 +503,6 @@ static inline __attribute__((always_inline)) struct zc_thread *zc_mpi_fast_begin
 }
 void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, bool send, uint64_t bytes,
                           uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request);
-/* Before MPI_Isend (and its modes): the bytes it sends (errno kept). */
-static inline __attribute__((always_inline)) uint64_t zc_mpi_fast_bytes(int count, MPI_Datatype t) {
-    return zc_mpi_bytes_of(count, t);
-}
 /* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result; bytes and peer_tag as in
  * ZC_EV_MPI_ISEND_H, taken before the call so that fewer values live across it): the call and
  * its request, as zc_mpi_req_new writes them for the writer to match. */

@@ -168,7 +168,7 @@ def gen_fast(e):
     L("    uint64_t zc_t0 = zc_tick_tsc();")
     if e["shape"] in ("isend", "irecv"):
         send = e["shape"] == "isend"
-        L(f"    uint64_t zc_b = {'zc_mpi_fast_bytes(' + r['count'] + ', ' + r['datatype'] + ')' if send else '0'};")
+        L(f"    uint64_t zc_b = {'zc_mpi_bytes_of(' + r['count'] + ', ' + r['datatype'] + ')' if send else '0'};")
         L(f"    uint64_t zc_pt = zc_mpi_peer_tag({r['peer']}, {r['tag']});")
         L(f"    int zc_r = {pm}({args});")
         L(f"    zc_mpi_fast_req(zc_t, ZC_MPI_{n}, zc_t0, zc_r, {'true' if send else 'false'}, zc_b, zc_pt, {r['comm']}, "
