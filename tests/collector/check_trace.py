@@ -281,26 +281,30 @@ def offset_error_bound(archive, rank):
 
 def pair_nearest(c, where, outer, inner, ops_outer, shift, start_tol, missing):
     """Pairs each of outer with the closest unclaimed one of inner (sorted by start) of the same
-    bytes for transfers: distance = start difference (records shifted by `shift`) + duration
-    difference. ops_outer: outer are the operations, inner the records (else the reverse).
-    missing(x): the failure for an outer without a partner. Returns [(operation, record)]."""
+    bytes for transfers: distance = start difference (a record's start less shift[id(record)],
+    0 if absent) + duration difference. ops_outer: outer are the operations, inner the records
+    (else the reverse). missing(x): the failure for an outer without a partner. Returns
+    [(operation, record)]."""
     def o_r(x, y):
         return (x, y) if ops_outer else (y, x)
 
     def start(v, is_op):
-        return v["host_start"] if is_op else v["start"] - shift
+        return v["host_start"] if is_op else v["start"]
 
+    lo_sh, hi_sh = min(shift.values(), default=0), max(shift.values(), default=0)
     starts = [start(y, not ops_outer) for y in inner]
     used = [False] * len(inner)
     pairs = []
     for x in outer:
+        # inner starts that can be near x, whatever the record's shift
         t = start(x, ops_outer)
-        i = bisect.bisect_left(starts, t - 20 * start_tol)
+        lo, hi = (t + lo_sh, t + hi_sh) if ops_outer else (t - hi_sh, t - lo_sh)
+        i = bisect.bisect_left(starts, lo - 20 * start_tol)
         best, bestd = None, None
-        while i < len(inner) and starts[i] <= t + 20 * start_tol:
+        while i < len(inner) and starts[i] <= hi + 20 * start_tol:
             o, r = o_r(x, inner[i])
             if not used[i] and (CLASS[o["kind"]] != "copy" or r["bytes"] == o["bytes"]):
-                d = abs(r["start"] - shift - o["host_start"]) + \
+                d = abs(r["start"] - shift.get(id(r), 0) - o["host_start"]) + \
                     abs((r["end"] - r["start"]) - (o["host_end"] - o["host_start"]))
                 if bestd is None or d < bestd:
                     best, bestd = i, d
@@ -313,13 +317,28 @@ def pair_nearest(c, where, outer, inner, ops_outer, shift, start_tol, missing):
     return pairs
 
 
+# in-order differences around a record that its shift is the median of (see pair_complete)
+SHIFT_WINDOW = 8
+
+
 def pair_complete(c, where, e, g, start_tol):
-    """Every operation with a record. Another rank's records are all shifted by its clock
-    offset's error (up to the bound above): that common shift is taken out before pairing (the
-    median of in-order differences; the device-to-host mapping is monotonic), or two operations
-    closer together than twice the shift could each claim the other's record."""
-    diffs = sorted(r["start"] - o["host_start"] for o, r in zip(e, g))
-    shift = diffs[len(diffs) // 2] if diffs else 0
+    """Every operation with a record. Records are shifted against their operations: another
+    rank's all by its clock offset's error (up to its bound), and records placed from host
+    observations (a driver without global timestamps) each by the offset interval's midpoint at
+    the time it was placed, which moves as observations narrow the interval (up to the printed
+    bound, and not by the same amount for the whole run). That shift is taken out before pairing,
+    or two operations closer together than twice the shift could each claim the other's record:
+    for each record, the median of the in-order differences (the device-to-host mapping is
+    monotonic) of up to SHIFT_WINDOW records on either side, as many on each (so that where the
+    shift steps, every record's own side of the step is the majority of its window; in-order
+    pairing itself is never wrong by more than the best pairing's worst start: uncrossing two
+    pairs on a line does not lengthen the longer). The starts are then checked unshifted."""
+    diffs = [r["start"] - o["host_start"] for o, r in zip(e, g)]
+    shift = {}
+    for k, r in enumerate(g[:len(diffs)]):
+        h = min(SHIFT_WINDOW, k, len(diffs) - 1 - k)
+        w = sorted(diffs[k - h:k + h + 1])
+        shift[id(r)] = w[len(w) // 2]
     return pair_nearest(c, where, e, g, True, shift, start_tol,
                         lambda o: f"{where}: no record near the operation at {o['host_start']} "
                                   f"(cmd {o['cmd']}, exec {o['exec']})")
@@ -329,7 +348,7 @@ def pair_truncated(c, where, e, g, start_tol):
     """A salvaged archive: every record with an operation (none wrong); operations may lack a
     record (how many of those that completed early enough were recovered is counted by the
     caller)."""
-    return pair_nearest(c, where, g, e, False, 0, start_tol,
+    return pair_nearest(c, where, g, e, False, {}, start_tol,
                         lambda r: f"{where}: the record at {r['start']} is no operation zesim executed")
 
 
