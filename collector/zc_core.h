@@ -423,6 +423,8 @@ uint32_t zc_def_accel_group(uint32_t device_def, uint32_t context_index);
 enum zc_comm_kind { ZC_COMM_L0, ZC_COMM_MPI, ZC_COMM_MPI_SELF, ZC_COMM_MPI_INTER };
 uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, const uint64_t *members, uint32_t n,
                      const uint64_t *remote, uint32_t nremote, const char *key, size_t keylen);
+/* The name the application gave communicator id (MPI_Comm_set_name), replacing the one it had. */
+void zc_def_comm_name(uint32_t id, const char *name);
 
 /* ---------------------------------------------------------------- OTF2 writer */
 int zc_otf2_init(void);

@@ -133,7 +133,7 @@ uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, 
     struct zc_defs *d = &zc_defs;
     uint32_t id = ZC_NO_ID, s = string_locked(name ? name : "");
     if (s != ZC_NO_ID && (d->ncomms < d->cap_comms || !grow((void **)&d->comms, &d->cap_comms, sizeof(*d->comms)))) {
-        d->comms[d->ncomms] = (struct zc_def_comm){kind, s, parent, n, nremote, m, k, (uint32_t)keylen};
+        d->comms[d->ncomms] = (struct zc_def_comm){kind, s, parent, n, nremote, m, k, (uint32_t)keylen, 0};
         id = d->ncomms++;
     }
     pthread_mutex_unlock(&defs_lock);
@@ -142,6 +142,17 @@ uint32_t zc_def_comm(enum zc_comm_kind kind, const char *name, uint32_t parent, 
         free(k);
     }
     return id;
+}
+
+void zc_def_comm_name(uint32_t id, const char *name) {
+    pthread_mutex_lock(&defs_lock);
+    struct zc_defs *d = &zc_defs;
+    uint32_t s = id < d->ncomms ? string_locked(name ? name : "") : ZC_NO_ID;
+    if (s != ZC_NO_ID && s != d->comms[id].name) {
+        d->comms[id].name = s;
+        d->comms[id].renamed = ++d->comm_renames;
+    }
+    pthread_mutex_unlock(&defs_lock);
 }
 
 int zc_def_metric_class(const struct zc_def_metric *m, uint32_t n) {

@@ -34,6 +34,7 @@ struct zc_def_comm {
     uint64_t *members; /* n local-group members then nremote remote-group members (world ranks) */
     char *key;
     uint32_t keylen;
+    uint32_t renamed; /* zc_defs.comm_renames when its name last changed (MPI_Comm_set_name), 0: never */
 };
 
 /* The process's PAPI counters (zc_papi.c): one metric class, local metric id 0, of these
@@ -57,6 +58,7 @@ struct zc_defs {
     uint32_t ngroups, cap_groups;
     struct zc_def_comm *comms;
     uint32_t ncomms, cap_comms;
+    uint32_t comm_renames; /* names changed after definition, for the journal (ZC_JRN_COMM_NAMES) */
     struct zc_def_metric *metrics;
     uint32_t nmetrics;
 };

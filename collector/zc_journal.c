@@ -40,7 +40,7 @@ static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
 static int jfd = -1;
 static bool jok; /* open and writable */
 static char jdir[PATH_MAX], jpath[PATH_MAX];
-static uint32_t done_strings, done_regions, done_devices, done_groups, done_comms;
+static uint32_t done_strings, done_regions, done_devices, done_groups, done_comms, done_comm_renames;
 static const struct zc_def_metric *done_metrics; /* the class journaled (it is replaced, not grown) */
 static int done_offsets;
 static struct zc_wbuf stage; /* small records, written before the records that need them */
@@ -155,6 +155,19 @@ static void defs_locked(void) {
         zc_wbuf_put_comms(&stage, d, done_comms);
         rec_end(at);
         done_comms = d->ncomms;
+    }
+    if (d->comm_renames > done_comm_renames) { /* after COMMS: they name communicators it defined */
+        uint64_t cnt = 0;
+        for (uint32_t i = 0; i < d->ncomms; i++) cnt += d->comms[i].renamed > done_comm_renames;
+        at = rec_begin(ZC_JRN_COMM_NAMES);
+        zc_wbuf_put(&stage, cnt);
+        for (uint32_t i = 0; i < d->ncomms; i++)
+            if (d->comms[i].renamed > done_comm_renames) {
+                zc_wbuf_put(&stage, i);
+                zc_wbuf_put(&stage, d->comms[i].name);
+            }
+        rec_end(at);
+        done_comm_renames = d->comm_renames;
     }
     if (d->metrics != done_metrics) {
         at = rec_begin(ZC_JRN_METRICS);

@@ -60,8 +60,12 @@ enum zc_jrn_type {
      * 0: the state at start-up), from which markers are placed (collector/zc_marks.h): first
      * entry, count, count x (time in ns, 1 = recording turned on / 0 = off) */
     ZC_JRN_WINDOWS = 12,
+    /* communicators named after their COMMS record (MPI_Comm_set_name): count, count x (local
+     * communicator id, name string); a later record for the same id replaces the name. A reader
+     * without it keeps the names communicators had when defined. */
+    ZC_JRN_COMM_NAMES = 13,
 };
-_Static_assert(ZC_JRN_WINDOWS <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
+_Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
 /* One record of an EVENTS payload (a struct zc_ev, zc_core.h): its type (one byte), a byte whose

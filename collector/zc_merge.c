@@ -533,7 +533,14 @@ static bool merge(struct rank_defs *R, uint32_t size) {
                                   &added);
             if (id == ZC_NO_ID) return false;
             x->cmap[i] = size + id;
-            if (!added) continue;
+            if (!added) {
+                /* ranks may name a communicator or not, and differently (MPI_Comm_set_name is
+                 * local): it takes the name of the lowest rank that gave it one */
+                struct gcomm *g = &((struct gcomm *)M->comms.v)[id];
+                uint32_t nm = lstr(x, c->name);
+                if (g->name == gstr("") && nm != g->name) g->name = nm;
+                continue;
+            }
             struct gcomm *g = vpush(&M->comms);
             if (!g) return false;
             g->kind = c->kind;

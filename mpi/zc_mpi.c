@@ -467,6 +467,17 @@ void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc) {
     free(entry);
 }
 
+/* The name as MPI now reports it (MPI_Comm_get_name: at most MPI_MAX_OBJECT_NAME characters, a
+ * Fortran name without its trailing blanks), so that C and Fortran callers give the same one. */
+void zc_mpi_comm_named(MPI_Comm comm) {
+    char name[MPI_MAX_OBJECT_NAME + 1];
+    int len = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS) return;
+    name[len < 0 ? 0 : len > MPI_MAX_OBJECT_NAME ? MPI_MAX_OBJECT_NAME : len] = 0;
+    uint32_t id = zc_mpi_comm_id(comm);
+    if (id != ZC_NO_ID) zc_def_comm_name(id, name);
+}
+
 /* ---------------------------------------------------------------- point to point */
 
 /* before the MPI call: held until zc_mpi_open */

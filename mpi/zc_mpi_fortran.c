@@ -100,11 +100,16 @@ typedef void zc_ft_ierr(MPI_Fint *ierror);
 typedef void zc_ft_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 typedef void zc_ft_pcontrol(MPI_Fint *level);
 typedef void zc_ft_abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror);
+/* a CHARACTER argument's length comes after all arguments (gfortran >= 8: size_t) */
+typedef void zc_ft_set_name(MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len);
 /* Open MPI's Fortran profiling entries (libmpi_mpifh.so, libmpi_usempif08.so) */
 extern zc_ft_ierr pmpi_init_, pmpi_init_f08_, pmpi_finalize_, pmpi_finalize_f08_;
 extern zc_ft_init_thread pmpi_init_thread_, pmpi_init_thread_f08_;
 extern zc_ft_pcontrol pmpi_pcontrol_, pmpi_pcontrol_f08_;
 extern zc_ft_abort pmpi_abort_, pmpi_abort_f08_;
+extern zc_ft_set_name pmpi_comm_set_name_, pmpi_comm_set_name_f08_;
+#pragma weak pmpi_comm_set_name_
+#pragma weak pmpi_comm_set_name_f08_
 #pragma weak pmpi_abort_
 #pragma weak pmpi_abort_f08_
 #pragma weak pmpi_init_
@@ -120,6 +125,7 @@ zc_ft_ierr mpi_init_, mpi_init_f08_, mpi_finalize_, mpi_finalize_f08_;
 zc_ft_init_thread mpi_init_thread_, mpi_init_thread_f08_;
 zc_ft_pcontrol mpi_pcontrol_, mpi_pcontrol_f08_;
 zc_ft_abort mpi_abort_, mpi_abort_f08_;
+zc_ft_set_name mpi_comm_set_name_, mpi_comm_set_name_f08_;
 
 /* p (MPI_Init) or pt (MPI_Init_thread), as resolved; both NULL: no Fortran MPI library at all. */
 static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
@@ -246,4 +252,34 @@ __attribute__((visibility("default"))) void mpi_pcontrol_f08_(MPI_Fint *level) {
     zc_ft_pcontrol *p;
     ZC_F_RESOLVE(p, pmpi_pcontrol_f08_);
     f_pcontrol(p, level);
+}
+
+/* MPI_COMM_SET_NAME: hand-written because of its CHARACTER argument (the generator skips those);
+ * the name is read back from MPI (zc_mpi_comm_named), which has taken the blanks off. */
+static void f_set_name(zc_ft_set_name *p, MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len) {
+    if (!p) {
+        if (ierror) *ierror = MPI_ERR_INTERN;
+        return;
+    }
+    /* forwarded as given: mpi_f08's absent ierror stays absent (an error then goes to the
+     * communicator's handler, and the name read back is whatever MPI kept) */
+    p(comm, name, ierror, name_len);
+    if ((ierror && *ierror != MPI_SUCCESS) || !zc_mpi_linked() || !zc_mpi_ready()) return;
+    int saved = errno;
+    zc_mpi_comm_named(PMPI_Comm_f2c(*comm));
+    errno = saved;
+}
+
+__attribute__((visibility("default"))) void mpi_comm_set_name_(MPI_Fint *comm, char *name, MPI_Fint *ierror,
+                                                                size_t name_len) {
+    zc_ft_set_name *p;
+    ZC_F_RESOLVE(p, pmpi_comm_set_name_);
+    f_set_name(p, comm, name, ierror, name_len);
+}
+
+__attribute__((visibility("default"))) void mpi_comm_set_name_f08_(MPI_Fint *comm, char *name, MPI_Fint *ierror,
+                                                                    size_t name_len) {
+    zc_ft_set_name *p;
+    ZC_F_RESOLVE(p, pmpi_comm_set_name_f08_);
+    f_set_name(p, comm, name, ierror, name_len);
 }

@@ -43,6 +43,7 @@
 #pragma weak PMPI_Comm_group
 #pragma weak PMPI_Comm_remote_group
 #pragma weak PMPI_Comm_test_inter
+#pragma weak PMPI_Comm_get_name
 #pragma weak PMPI_Group_size
 #pragma weak PMPI_Group_translate_ranks
 #pragma weak PMPI_Group_free
@@ -302,6 +303,8 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
  * zc_mpi_comm_freed frees the entry, or puts it back if the call failed (rc). */
 void *zc_mpi_comm_forget(MPI_Comm comm);
 void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc);
+/* After a successful MPI_Comm_set_name: the communicator's definition takes its name. */
+void zc_mpi_comm_named(MPI_Comm comm);
 /* Statuses/requests for the app's ignored or about-to-be-nulled arrays (malloc above n_stack). */
 MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
 

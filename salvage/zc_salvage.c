@@ -211,7 +211,17 @@ static bool apply(struct rank_j *j, uint32_t type, const uint64_t *p, uint64_t n
             c.key = (char *)rd_str(&r);
             if (r.bad) return false;
             c.keylen = (uint32_t)strlen(c.key);
+            c.renamed = 0;
             d->comms[d->ncomms++] = c;
+        }
+        return true;
+    case ZC_JRN_COMM_NAMES:
+        cnt = zc_rbuf_get(&r);
+        if (r.bad || cnt > (r.n - r.i) / 2 || cnt * 2 != r.n - r.i) return false;
+        for (uint64_t i = 0; i < cnt; i++) {
+            uint64_t id = zc_rbuf_get(&r), name = zc_rbuf_get(&r);
+            if (id >= d->ncomms || name >= d->nstrings) return false;
+            d->comms[id].name = (uint32_t)name;
         }
         return true;
     case ZC_JRN_LOCATION: {

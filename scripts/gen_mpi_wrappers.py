@@ -31,7 +31,7 @@ REQUIRED = {
     "testsome": ["n", "requests", "outcount", "indices", "statuses"],
     "request_free": ["request"], "cancel": ["request"],
     "coll": ["op", "comm"], "icoll": ["op", "comm", "request"],
-    "comm_new": ["newcomm"], "comm_free": ["comm"],
+    "comm_new": ["newcomm"], "comm_free": ["comm"], "comm_name": ["comm"],
 }
 OPS = ["BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER", "ALLGATHERV", "ALLTOALL",
        "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE", "REDUCE_SCATTER", "SCAN", "EXSCAN", "REDUCE_SCATTER_BLOCK"]
@@ -145,7 +145,7 @@ def call(params):
 
 
 # What a wrapper does while recording is off (zc_mpi_internal.h, zc_mpi_begin)
-KEEP_SHAPES = {"send_init", "recv_init", "request_free", "cancel", "comm_new", "comm_free"}
+KEEP_SHAPES = {"send_init", "recv_init", "request_free", "cancel", "comm_new", "comm_free", "comm_name"}
 DONE_SHAPES = {"wait", "test", "waitall", "testall", "waitany", "testany", "waitsome", "testsome"}
 
 
@@ -312,6 +312,8 @@ def gen_body(e):
         L(f"    if ({ok}) zc_mpi_comm_new(&c, ZC_MPI_HOW_{how.upper()}, {pexpr}, *{r['newcomm']}, {extra});")
     elif shape == "comm_free":
         L("    zc_mpi_comm_freed(zc_freed, zc_freed_entry, zc_r);")
+    elif shape == "comm_name":
+        L(f"    if ({ok}) zc_mpi_comm_named({r['comm']});")
     L("    zc_mpi_close(&c);")
     if sts:
         L("    if (zc_sts != " + sts + " && zc_sts != zc_sts_stack) free(zc_sts);")

@@ -63,6 +63,7 @@ SHAPES = {
     # comm (the parent) is required "if any": see check_line
     "comm_new": (["newcomm"], ["comm", "how"]),
     "comm_free": (["comm"], []),
+    "comm_name": (["comm"], []),
 }
 
 SPECIAL_FUNCS = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol", "MPI_Abort"}

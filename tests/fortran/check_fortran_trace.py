@@ -20,7 +20,8 @@ the job's OTF2 archive (python3-otf2) and checks, knowing exactly what the progr
   - per communicator, the same sequence of collective operations on every member, with the
     bytes mpi/README.md defines for each (op, rank, root); the expected operations on
     MPI_COMM_WORLD, on the even/odd split communicators and on the duplicate;
-  - the split communicators: two of them, members {0, 2} and {1, 3}, children of MPI_COMM_WORLD.
+  - the split communicators: two of them, members {0, 2} and {1, 3}, children of MPI_COMM_WORLD,
+    named (MPI_COMM_SET_NAME) 'even' and 'odd'; the duplicate of MPI_COMM_WORLD named 'world dup'.
 
 Exit status 0 when all checks pass, 1 otherwise (TAP-like "ok"/"not ok" lines).
 """
@@ -183,6 +184,12 @@ def judge(trace, init_region):
          f"found {split}")
     dup = [cm for cm, m in members.items() if cm is not world and cm.parent == world and m == ranks]
     c.ok(len(dup) == 1, "the MPI_Comm_dup communicator", f"found {len(dup)}")
+    # MPI_COMM_SET_NAME (a CHARACTER argument: hand-written entry points), the names set after
+    # the definitions were made, the split's with trailing blanks that MPI takes off
+    names = sorted((m, cm.name) for cm, m in members.items() if cm.parent == world and len(m) == 2 and cm is not world)
+    c.ok([n for _, n in names] == ["even", "odd"] and [cm.name for cm in dup] == ["world dup"],
+         "MPI_Comm_set_name: the split communicators named 'even' and 'odd', the dup 'world dup'",
+         f"found {names}, dup {[cm.name for cm in dup]}")
     for cm, per_rank in colls.items():
         mem = members.get(cm, [])
         label = cm.name or f"communicator {mem}"

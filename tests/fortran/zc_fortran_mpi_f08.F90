@@ -17,6 +17,7 @@ program zc_fortran_mpi_f08
   logical :: flag
   integer :: color, subrank, subsize, peer
   type(MPI_Comm) :: sub, dup
+  character(len=8) :: subname
 
 #ifdef ZC_INIT_THREAD
   call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
@@ -234,6 +235,10 @@ program zc_fortran_mpi_f08
   color = mod(rank, 2)
   call MPI_Comm_split(MPI_COMM_WORLD, color, rank, sub, ierr)
   call check(ierr, 'MPI_Comm_split')
+  ! named with trailing blanks (MPI takes them off: the trace says 'even' and 'odd'); ierror absent
+  subname = 'odd'
+  if (color == 0) subname = 'even'
+  call MPI_Comm_set_name(sub, subname)
   call MPI_Comm_rank(sub, subrank, ierr)
   call MPI_Comm_size(sub, subsize, ierr)
   if (subsize /= 2 .or. subrank /= rank / 2) call fail('MPI_Comm_split: rank/size')
@@ -250,6 +255,7 @@ program zc_fortran_mpi_f08
   if (sub /= MPI_COMM_NULL) call fail('MPI_Comm_free')
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   call MPI_Barrier(dup, ierr)
+  call MPI_Comm_set_name(dup, 'world dup', ierr)
   call MPI_Comm_free(dup)
 
   call MPI_Finalize(ierr)

@@ -3,7 +3,7 @@
 """Check the OTF2 archive of an MPI job traced by zecoll (one archive per job).
 
   check_mpi_trace.py ARCHIVE --ranks N [--expect-region NAME[@r,r...]]... [--expect-comms N]
-                     [--expect-comm-defs N] [--expect-messages N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
+                     [--expect-comm-defs N] [--expect-comm-name NAME=R,...] [--expect-messages N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
                      [--no-causality] [--causality-tol-ns NS] [--skew-tol-ns NS]
 
 ARCHIVE is the archive directory (holding traces.otf2) or the anchor file itself. Run it with
@@ -22,7 +22,8 @@ Checks (one TAP line each):
   communicators   MPI_COMM_WORLD and MPI_COMM_SELF exist; every communicator's group members
                   are world ranks (locations of MPI_COMM_WORLD); ranks only use communicators
                   they are members of; --expect-comms N: at least N user communicators used;
-                  --expect-comm-defs N: exactly N definitions (a communicator known twice fails)
+                  --expect-comm-defs N: exactly N definitions (a communicator known twice fails);
+                  --expect-comm-name NAME=R,...: one definition has that name and those members
   regions         no two global region definitions share name, canonical name, role and
                   paradigm; every MPI event lies inside an MPI-paradigm region that fits it
                   (MpiSend in a *send* region, a BCAST collective in MPI_Bcast, ...), which also
@@ -651,6 +652,15 @@ class Checker:
         if self.a.expect_comm_defs is not None and len(self.comm_info) != self.a.expect_comm_defs:
             errs.append(f"{len(self.comm_info)} communicator definitions, expected {self.a.expect_comm_defs}: "
                         + ", ".join(f"'{i['name']}' {i.get('members')}" for i in self.comm_info.values()))
+        for name, want in self.a.expect_comm_name or []:
+            got = [i for i in self.comm_info.values() if i["name"] == name]
+            if len(got) != 1:
+                errs.append(f"{len(got)} communicator definitions named '{name}', expected 1 (names: "
+                            + ", ".join(sorted(repr(i["name"]) for i in self.comm_info.values())) + ")")
+            elif got[0].get("members") != want:
+                errs.append(f"communicator '{name}': members {got[0].get('members')}, expected world ranks {want}")
+            else:
+                notes.append(f"communicator '{name}': members {want}, as expected")
         self.tap.result("communicator definitions (WORLD, SELF, members as world ranks)", errs, notes)
 
     # -- regions ------------------------------------------------------------------------------
@@ -1218,6 +1228,13 @@ def parse_skews(s):
         raise argparse.ArgumentTypeError(f"not a comma list of integers: {s}")
 
 
+def parse_comm_name(s):
+    name, _, ranks = s.rpartition("=")
+    if not name:
+        raise argparse.ArgumentTypeError(f"'{s}': expected NAME=R,R,...")
+    return name, [int(r) for r in ranks.split(",")]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("archive", help="archive directory (with traces.otf2) or the anchor file")
@@ -1227,6 +1244,9 @@ def main(argv=None):
     ap.add_argument("--expect-comms", type=int, metavar="N", help="at least N user communicators used")
     ap.add_argument("--expect-comm-defs", type=int, metavar="N",
                     help="exactly N communicator definitions (WORLD and SELF included)")
+    ap.add_argument("--expect-comm-name", action="append", type=parse_comm_name, metavar="NAME=R,R,...",
+                    help="exactly one communicator definition has this name (MPI_Comm_set_name), and its "
+                         "members are these world ranks, in this order; repeatable")
     ap.add_argument("--expect-messages", type=int, metavar="N", help="exactly N point-to-point messages matched")
     ap.add_argument("--skew-check", action="store_true",
                     help="a clock skew was injected: raw timestamps must violate causality, corrected ones not")

@@ -12,7 +12,8 @@
  * with roots spread over the communicator. On `inter` rank i of each half exchanges one
  * message with rank i of the other half (MPI_Sendrecv). World also gets a Barrier and an
  * Allreduce. All communicators are freed with MPI_Comm_free; one more, a dup of world, first
- * fails to be freed (an attribute's delete callback refuses) and is used once more.
+ * fails to be freed (an attribute's delete callback refuses) and is used once more. The halves
+ * are named "even" and "odd", the dup of world by every rank but 0, each differently.
  *
  * usage: mpirun -np N mpi_coll_split      (N >= 2; 4 in the tests) */
 #include "mt_common.h"
@@ -312,6 +313,13 @@ int main(int argc, char **argv)
     MT_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, refuse_delete, &keyval, NULL));
     MT_MPI(MPI_Comm_set_attr(kept, keyval, &refusals));
     MT_MPI(MPI_Barrier(kept));
+    /* named after its definition was made, differently per rank and not at all on rank 0: the
+     * trace takes the lowest naming rank's name ("kept_by_rank_1") */
+    if (wr > 0) {
+        char name[32];
+        snprintf(name, sizeof(name), "kept_by_rank_%d", wr);
+        MT_MPI(MPI_Comm_set_name(kept, name));
+    }
     MPI_Comm before = kept;
     int rc = MPI_Comm_free(&kept);
     MT_REQUIRE(rc != MPI_SUCCESS && kept == before && refusals == 1,

@@ -219,7 +219,7 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
             run.fail(f"rank {r}: recovered {got} of {total} ({100 * frac:.2f}%) operations {what}; target {TARGET:.0%}")
     if mpi:
         c = subprocess.run([PY, os.path.join(HERE, "..", "mpi", "check_mpi_trace.py"), trace, "--ranks", str(np_),
-                            "--truncated"], capture_output=True, text=True, timeout=300)
+                            "--truncated"] + a.mpi_check, capture_output=True, text=True, timeout=300)
         if c.returncode != 0:
             run.fail("check_mpi_trace.py --truncated: " + " | ".join(
                 l for l in c.stdout.splitlines() if l.startswith("not ok") or l.startswith("#   "))[:1500])
@@ -329,6 +329,8 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--victims", choices=["one", "all"], default="one")
     ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
+    ap.add_argument("--mpi-check", action="append", default=[], metavar="ARG",
+                    help="one more argument for check_mpi_trace.py of an MPI run's archive (repeatable)")
     ap.add_argument("--drop-journal", type=int, action="append", default=[], metavar="RANK",
                     help="delete this rank's journal before salvaging (a lost file): the job keeps the rank")
     a = ap.parse_args()
