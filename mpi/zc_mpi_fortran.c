@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fortran entry points of MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Pcontrol, MPI_Abort and
- * MPI_Comm_set_name (both
- * manglings: mpi_<name>_ for mpif.h and `use mpi`, mpi_<name>_f08_ for `use mpi_f08`), and the
+ * MPI_Comm_set_name (both manglings: mpi_<name>_ for mpif.h and `use mpi`, mpi_<name>_f08_ for
+ * `use mpi_f08`), and the
  * helpers of the generated Fortran entry points (zc_mpi_fortran_gen.c). Open MPI's Fortran layer
  * calls PMPI_* directly, so without these a Fortran program reaches none of the C wrappers
  * (mpi/fortran.md). The init/finalize steps are the ones the C MPI_Init/MPI_Finalize take
