@@ -496,6 +496,10 @@ void zc_jrn_offsets(void); /* zc_job.offsets grew (MPI thread, clock_sync) */
 /* At the end: complete = the archive is whole, the journal goes; otherwise everything recorded is
  * in it and it stays for `zecoll salvage`. Returns whether a journal is left behind. */
 bool zc_jrn_close(bool complete);
+/* Whether a journal is open, so that zc_jrn_close(false) will leave one behind: a rank that
+ * cannot complete the archive says so before that close, whose last flush and fdatasync a busy
+ * disk can make take longer than a rank stopped by mpirun (SIGTERM, then SIGKILL) is given. */
+bool zc_jrn_exists(void);
 void zc_jrn_start(void); /* a location exists: the flusher starts (once) */
 /* Writes definitions at close (zc_unify.c): unifies them across the job, writes mapping tables
  * and clock offsets into each location's local definitions, and on rank 0 the global ones.

@@ -348,6 +348,13 @@ void zc_jrn_offsets(void) {
     pthread_mutex_unlock(&jlock);
 }
 
+bool zc_jrn_exists(void) {
+    pthread_mutex_lock(&jlock);
+    bool open = jfd >= 0;
+    pthread_mutex_unlock(&jlock);
+    return open;
+}
+
 bool zc_jrn_close(bool complete) {
     pthread_mutex_lock(&jlock);
     bool kept = false;
@@ -386,6 +393,7 @@ static pthread_t fthread;
 static atomic_bool fonce;
 /* one pass at a time (the flusher's, or the one at the start of finalize): scratch is theirs */
 static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool passes_stopped; /* pass_lock: finalize began, the flusher makes no more passes */
 static struct zc_ev *scratch;
 static size_t scratch_cap;
 
@@ -422,8 +430,12 @@ static void flush_loc(struct zc_loc *l) {
 }
 
 /* One pass: every location's records not yet in the journal, then a FLUSH record with the time
- * the pass began. */
-static void flush_pass(void) {
+ * the pass began (pass_lock held). Returns the journal's descriptor for the caller to make the
+ * pass durable with (ZECOLL_FLUSH_SYNC) after releasing pass_lock, or -1: an fdatasync can take
+ * seconds on a busy disk, and the finalize's own pass (a SIGTERM, MPI_Abort) must not wait for
+ * it behind the lock (it waited up to the abort's time limit and lost the aborting rank's last
+ * records). The descriptor stays open meanwhile: it is closed only after the flusher stopped. */
+static int flush_pass(void) {
     uint64_t t0 = zc_now();
     if (!journal_open()) {
         /* a process alone opens its archive on its first full buffer: open it now instead if
@@ -432,7 +444,7 @@ static void flush_pass(void) {
         for (struct zc_loc *l = zc_loc_list(); l && !any; l = l->next)
             any = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE) != 0;
         if (any) zc_otf2_open_for_journal();
-        if (!journal_open()) return;
+        if (!journal_open()) return -1;
     }
     /* devices first: a device record is put after its Append (on a thread location), so every
      * device record copied here has its Append in the threads' copies that follow */
@@ -450,9 +462,7 @@ static void flush_pass(void) {
         fd = jok ? jfd : -1;
     }
     pthread_mutex_unlock(&jlock);
-    /* outside the lock: the writer keeps appending meanwhile; the file is closed only after this
-     * thread has stopped */
-    if (fd >= 0 && zc_knobs.FLUSH_SYNC) (void)fdatasync(fd);
+    return zc_knobs.FLUSH_SYNC ? fd : -1;
 }
 
 static void *flusher_main(void *arg) {
@@ -470,8 +480,10 @@ static void *flusher_main(void *arg) {
         if (fstop) break;
         pthread_mutex_unlock(&flock);
         pthread_mutex_lock(&pass_lock);
-        flush_pass();
+        int fd = passes_stopped ? -1 : flush_pass();
         pthread_mutex_unlock(&pass_lock);
+        /* outside both locks: the writer keeps appending, a finalize's pass can run */
+        if (fd >= 0) (void)fdatasync(fd);
         pthread_mutex_lock(&flock);
         /* a pass that overran its interval (a loaded machine) does not queue up more */
         struct timespec now;
@@ -503,28 +515,36 @@ static int jrn_init(void) {
 
 /* The first step of finalize (a signal, exit, MPI_Abort): everything recorded so far goes into
  * the journal at once, before the slower steps (waiting for the GPU, writing the archive) that a
- * SIGKILL following the SIGTERM (mpirun stopping a job) may cut short. */
+ * SIGKILL following the SIGTERM (mpirun stopping a job) may cut short. Written is enough for
+ * that (the page cache outlives the process); it is not made durable here, which would put an
+ * fdatasync in front of those steps: the journal's close does it (ZECOLL_FLUSH_SYNC). */
 static void jrn_pre_finalize(void) {
     if (!journal_open()) return;
     pthread_mutex_lock(&pass_lock);
-    flush_pass();
+    (void)flush_pass();
     pthread_mutex_unlock(&pass_lock);
 }
 
-/* Before the archive's writer writes the last buffers: the flusher must not copy from them. */
+/* Before the archive's writer writes the last buffers: the flusher must not copy from them. A
+ * pass in progress is waited for, not the fdatasync the flusher may then be in (seconds on a busy
+ * disk, which a rank stopped by mpirun or an MPI_Abort within its time limit does not have: the
+ * rank's last words, its journal's final record and the notice to run `zecoll salvage`, come
+ * after this). The flusher ends by itself after that call, detached; the journal's descriptor
+ * may be closed under it (an fdatasync keeps its file). */
 static void jrn_finalize(void) {
     pthread_mutex_lock(&flock);
     fstop = true;
-    bool join = fstarted;
+    bool started = fstarted;
     fstarted = false;
     pthread_cond_broadcast(&fcond);
     pthread_mutex_unlock(&flock);
-    if (join) pthread_join(fthread, NULL);
     pthread_mutex_lock(&pass_lock);
+    passes_stopped = true;
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
     pthread_mutex_unlock(&pass_lock);
+    if (started) pthread_detach(fthread);
 }
 
 /* The child of a fork runs untraced: it has no flusher and must not write the parent's file. */

@@ -492,10 +492,11 @@ void zc_otf2_finalize(void) {
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
         if (!zc_job.closing) {
             if (archive) {
-                bool kept = zc_jrn_close(false);
+                bool kept = zc_jrn_exists(); /* said first (zc_core.h) */
                 ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s%s%s",
                         zc_job.rank, archive_dir, kept ? "; after the job, run `zecoll salvage " : "",
                         kept ? archive_dir : "", kept ? "`" : "");
+                (void)zc_jrn_close(false);
             }
             archive_dir[0] = 0;
         } else if (archive) {
@@ -512,9 +513,13 @@ void zc_otf2_finalize(void) {
         otf2_leave();
         return;
     }
-    if (zc_on(ZC_F_TRACE) && open_locked() == 0) close_locked();
-    else if (zc_jrn_close(false))
-        ZC_WARN("the archive %s could not be completed; its journal holds what was recorded: run `zecoll salvage %s`",
-                archive_dir, archive_dir);
+    if (zc_on(ZC_F_TRACE) && open_locked() == 0) {
+        close_locked();
+    } else {
+        if (zc_jrn_exists()) /* said first (zc_core.h) */
+            ZC_WARN("the archive %s could not be completed; its journal holds what was recorded: run `zecoll salvage %s`",
+                    archive_dir, archive_dir);
+        (void)zc_jrn_close(false);
+    }
     otf2_leave();
 }

@@ -13,6 +13,8 @@ def add_run_args(ap):
     ap.add_argument("--work", required=True)
     ap.add_argument("--env", action="append", default=[], metavar="K=V")
     ap.add_argument("--preload-first", help="library to preload before libzecoll.so (sanitizer runtime)")
+    ap.add_argument("--preload", action="append", default=[],
+                    help="a test library to preload after --preload-first, before libzecoll.so (repeatable)")
 
 
 def absolute(a):
@@ -24,7 +26,7 @@ def collector_env(a, trace, extra):
     """The environment of a program under the collector on zesim writing to `trace`, strict, with
     `extra` and then the --env settings (a sanitizer's *_OPTIONS add to what the caller set)."""
     env = dict(os.environ)
-    preload = ([a.preload_first] if a.preload_first else []) + [os.path.join(a.libdir, "libzecoll.so")]
+    preload = ([a.preload_first] if a.preload_first else []) + a.preload + [os.path.join(a.libdir, "libzecoll.so")]
     env.update({"ZE_ENABLE_ALT_DRIVERS": a.zesim, "ZECOLL_OUTPUT": trace, "ZECOLL_STRICT": "1",
                 "LD_PRELOAD": ":".join(preload)})
     env.update(extra)
