@@ -434,7 +434,8 @@ static void flush_loc(struct zc_loc *l) {
  * pass durable with (ZECOLL_FLUSH_SYNC) after releasing pass_lock, or -1: an fdatasync can take
  * seconds on a busy disk, and the finalize's own pass (a SIGTERM, MPI_Abort) must not wait for
  * it behind the lock (it waited up to the abort's time limit and lost the aborting rank's last
- * records). The descriptor stays open meanwhile: it is closed only after the flusher stopped. */
+ * records). The journal's close may close the descriptor meanwhile (jrn_finalize): that
+ * fdatasync then fails, or syncs whatever file took the number, which harms nothing. */
 static int flush_pass(void) {
     uint64_t t0 = zc_now();
     if (!journal_open()) {
