@@ -55,9 +55,8 @@ int main(int argc, char **argv)
         EX_REQUIRE(all == 4.0 * size, "step %u: checksum %g, expected %g", s, all, 4.0 * size);
     }
     /* every rank but 0 names it now, each differently: its definition was journaled during the
-     * steps, the name comes after it (ZC_JRN_COMM_NAMES); the salvaged archive of a job whose
-     * ranks all flush at their end (nofinalize) names it as a finished one would, after the
-     * lowest naming rank ("steps_rank_1") */
+     * steps, the name comes after it (ZC_JRN_COMM_NAMES); the salvaged archive names it as a
+     * finished one would, after the lowest naming rank ("steps_rank_1", the rank that aborts) */
     if (rank > 0) {
         char name[32];
         snprintf(name, sizeof(name), "steps_rank_%d", rank);
