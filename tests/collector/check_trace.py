@@ -335,7 +335,7 @@ def pair_complete(c, where, e, g, start_tol):
     pairs on a line does not lengthen the longer). The starts are then checked unshifted."""
     diffs = [r["start"] - o["host_start"] for o, r in zip(e, g)]
     shift = {}
-    for k, r in enumerate(g[:len(diffs)]):
+    for k, r in enumerate(g):  # as many as e (the caller's check)
         h = min(SHIFT_WINDOW, k, len(diffs) - 1 - k)
         w = sorted(diffs[k - h:k + h + 1])
         shift[id(r)] = w[len(w) // 2]

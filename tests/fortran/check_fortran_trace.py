@@ -179,17 +179,17 @@ def judge(trace, init_region):
     world = [cm for cm in members if cm.name == "MPI_COMM_WORLD"]
     c.ok(len(world) == 1 and members[world[0]] == ranks, "MPI_COMM_WORLD with ranks 0..3")
     world = world[0] if world else None
-    split = sorted((m for cm, m in members.items() if cm.parent == world and len(m) == 2 and cm is not world))
+    halves = sorted((m, cm.name) for cm, m in members.items() if cm.parent == world and len(m) == 2 and cm is not world)
+    split = [m for m, _ in halves]
     c.ok(split == [[0, 2], [1, 3]], "split communicators {0, 2} and {1, 3}, children of MPI_COMM_WORLD",
          f"found {split}")
     dup = [cm for cm, m in members.items() if cm is not world and cm.parent == world and m == ranks]
     c.ok(len(dup) == 1, "the MPI_Comm_dup communicator", f"found {len(dup)}")
     # MPI_COMM_SET_NAME (a CHARACTER argument: hand-written entry points), the names set after
     # the definitions were made, the split's with trailing blanks that MPI takes off
-    names = sorted((m, cm.name) for cm, m in members.items() if cm.parent == world and len(m) == 2 and cm is not world)
-    c.ok([n for _, n in names] == ["even", "odd"] and [cm.name for cm in dup] == ["world dup"],
+    c.ok([n for _, n in halves] == ["even", "odd"] and [cm.name for cm in dup] == ["world dup"],
          "MPI_Comm_set_name: the split communicators named 'even' and 'odd', the dup 'world dup'",
-         f"found {names}, dup {[cm.name for cm in dup]}")
+         f"found {halves}, dup {[cm.name for cm in dup]}")
     for cm, per_rank in colls.items():
         mem = members.get(cm, [])
         label = cm.name or f"communicator {mem}"
