@@ -40,6 +40,13 @@ static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
 static int jfd = -1;
 static bool jok; /* open and writable */
 static char jdir[PATH_MAX], jpath[PATH_MAX];
+/* ZECOLL_FLUSH_SYNC: the file's name (its entry in jdir, jdir's in the archive) is not durable
+ * yet. The flusher's first pass makes it so, not zc_jrn_open: that runs in MPI_Init on every
+ * rank, and two directory fsyncs per rank there, at once, are a metadata storm on a parallel
+ * file system. Until then only a node crash could lose the name, and with it an interval's
+ * records at most. */
+static bool names_unsynced;
+static char adir[PATH_MAX]; /* the archive's directory */
 static uint32_t done_strings, done_regions, done_devices, done_groups, done_comms, done_comm_renames;
 static const struct zc_def_metric *done_metrics; /* the class journaled (it is replaced, not grown) */
 static int done_offsets;
@@ -240,6 +247,14 @@ static void fsync_dir(const char *path) {
     close(fd);
 }
 
+/* the file's name survives a node crash too (names_unsynced); jlock held */
+static void sync_names_locked(void) {
+    if (!names_unsynced) return;
+    names_unsynced = false;
+    fsync_dir(jdir);
+    fsync_dir(adir);
+}
+
 void zc_jrn_open(const char *dir) {
     if (!zc_on(ZC_F_JOURNAL)) return;
     pthread_mutex_lock(&jlock);
@@ -287,10 +302,9 @@ void zc_jrn_open(const char *dir) {
     rec_end(at);
     offsets_locked();
     stage_write_locked();
-    if (jok && zc_knobs.FLUSH_SYNC) { /* the file's name must survive a crash too */
-        (void)fdatasync(jfd);
-        fsync_dir(jdir);
-        fsync_dir(dir);
+    if (jok && zc_knobs.FLUSH_SYNC) {
+        names_unsynced = true;
+        snprintf(adir, sizeof(adir), "%s", dir); /* fits: jdir, longer, did */
     }
 out:
     pthread_mutex_unlock(&jlock);
@@ -369,6 +383,7 @@ bool zc_jrn_close(bool complete) {
                 flush_rec_locked(zc_now(), ZC_JRN_FINAL);
                 stage_write_locked();
                 if (jok && zc_knobs.FLUSH_SYNC) (void)fdatasync(jfd);
+                sync_names_locked();
             }
             close(jfd);
             kept = true;
@@ -484,7 +499,17 @@ static void *flusher_main(void *arg) {
         int fd = passes_stopped ? -1 : flush_pass();
         pthread_mutex_unlock(&pass_lock);
         /* outside both locks: the writer keeps appending, a finalize's pass can run */
-        if (fd >= 0) (void)fdatasync(fd);
+        if (fd >= 0) {
+            (void)fdatasync(fd);
+            pthread_mutex_lock(&jlock);
+            bool names = names_unsynced;
+            names_unsynced = false;
+            pthread_mutex_unlock(&jlock);
+            if (names) { /* jdir and adir do not change once set */
+                fsync_dir(jdir);
+                fsync_dir(adir);
+            }
+        }
         pthread_mutex_lock(&flock);
         /* a pass that overran its interval (a loaded machine) does not queue up more */
         struct timespec now;
@@ -556,6 +581,7 @@ static void jrn_fork_child(void) {
     if (jfd >= 0) close(jfd);
     jfd = -1;
     jok = false;
+    names_unsynced = false;
     fstarted = false;
     atomic_store(&fonce, true);
 }

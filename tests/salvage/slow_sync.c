@@ -1,29 +1,72 @@
 /* SPDX-License-Identifier: MIT */
-/* A test library (LD_PRELOAD): fdatasync takes ZC_TEST_SYNC_MS milliseconds more, as on a busy
- * disk, where one can take seconds; the first ZC_TEST_SYNC_SKIP calls (the journal's creation in
- * MPI_Init) are not slowed. salvage.mpi.abort_slow_sync: the aborting rank's finalize must still
- * put its records into the journal within MPI_Abort's time limit. */
+/* A test library (LD_PRELOAD, before libzecoll.so): a busy disk, and where syncs happen.
+ *   ZC_TEST_SYNC_MS=N       each fdatasync and fsync takes N milliseconds more, as on a busy disk,
+ *                           where one can take seconds (salvage.mpi.abort_slow_sync: the aborting
+ *                           rank's finalize must still put its records into the journal within
+ *                           MPI_Abort's time limit);
+ *   ZC_TEST_NO_SYNC_IN_INIT=1   a sync inside MPI_Init or MPI_Init_thread is a defect: it says so
+ *                           and aborts the process. MPI_Init runs on every rank at once; the
+ *                           journal's syncs belong on the flusher's thread (docs/salvage.md).
+ * Its MPI_Init and MPI_Init_thread are the ones the program calls (first in LD_PRELOAD); they
+ * call the next ones (libzecoll.so's wrappers) with the same arguments and return their result. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+static atomic_int in_init;
 
 static long env_long(const char *name) {
     const char *v = getenv(name);
     return v ? strtol(v, NULL, 10) : 0;
 }
 
-int fdatasync(int fd) {
-    static atomic_long calls;
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+static void before_sync(const char *fn) {
+    if (atomic_load(&in_init) && env_long("ZC_TEST_NO_SYNC_IN_INIT")) {
+        fprintf(stderr, "slow_sync: %s inside MPI_Init (pid %ld)\n", fn, (long)getpid());
+        abort();
+    }
     long ms = env_long("ZC_TEST_SYNC_MS");
-    if (ms > 0 && atomic_fetch_add(&calls, 1) >= env_long("ZC_TEST_SYNC_SKIP")) {
+    if (ms > 0) {
         struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
         while (nanosleep(&t, &t) != 0) {
         }
     }
+}
+
+int fdatasync(int fd) {
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+    before_sync("fdatasync");
     return real ? real(fd) : 0;
+}
+
+int fsync(int fd) {
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    before_sync("fsync");
+    return real ? real(fd) : 0;
+}
+
+/* (MPI's prototypes without mpi.h: this library does not link MPI) */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+
+int MPI_Init(int *argc, char ***argv) {
+    int (*next)(int *, char ***) = (int (*)(int *, char ***))dlsym(RTLD_NEXT, "MPI_Init");
+    atomic_fetch_add(&in_init, 1);
+    int rc = next(argc, argv);
+    atomic_fetch_sub(&in_init, 1);
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int (*next)(int *, char ***, int, int *) = (int (*)(int *, char ***, int, int *))dlsym(RTLD_NEXT, "MPI_Init_thread");
+    atomic_fetch_add(&in_init, 1);
+    int rc = next(argc, argv, required, provided);
+    atomic_fetch_sub(&in_init, 1);
+    return rc;
 }
