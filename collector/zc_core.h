@@ -211,18 +211,25 @@ struct zc_loc {
     uint64_t otf2_events;  /* as the writer counted them, read before it closes */
     uint64_t rma_match;    /* matching ids of RMA operations on this location (drainers, locked) */
     void *writer;          /* OTF2_EvtWriter */
-    struct zc_ev *spare;   /* the second buffer: one is filled while the writer thread converts the other */
-    struct zc_ev *inflight_buf; /* handed to the writer thread (inflight_n events) */
-    size_t inflight_n;
-    bool inflight;
-    struct zc_loc *wq_next; /* the writer thread's queue */
+    /* the writer threads' side (zc_loc.c, under its queue lock): buffers handed to them, at
+     * most ZC_LOC_FLIGHT at a time, and the empty ones they gave back */
+    struct zc_wbatch {
+        struct zc_loc *loc;
+        struct zc_ev *buf;
+        size_t n;
+        uint64_t first;          /* stream index of buf[0] */
+        struct zc_wbatch *next;  /* in a writer's queue */
+        bool busy;
+    } wb[2];
+    struct zc_ev *spare[2];
+    uint8_t nspare, nflight, nconv; /* nconv: in flight and not yet converted and journaled */
     /* measurement windows (loc_emit, zc_marks.h); mk0: its first entry of the window log (the
      * salvage journal's copy of the location places the markers the same way) */
     struct zc_marks marks;
     uint64_t mk0;
     /* the salvage journal: a location's records are numbered in the order they were put (its
      * stream index); buf[0] is record jbase (changed with buf, under the writer queue's lock) */
-    uint64_t jbase, inflight_base;
+    uint64_t jbase;
     uint64_t jdone;        /* records below this stream index are in the journal (its lock) */
     bool jknown;           /* its definition is in the journal (its lock) */
     struct zc_ev *held;    /* events written before the job's archive exists (zc_otf2.c) */
@@ -431,6 +438,12 @@ int zc_otf2_init(void);
 /* Writes a full buffer of loc to its event writer (called with loc held); first = the stream
  * index of ev[0] (for the journal). */
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+/* The same in two steps, for the writer threads' pipeline (zc_loc.c): _begin decides what
+ * becomes of the batch (held before MPI_Init, dropped, or written) and journals it; if it returns
+ * true the batch is to be written, in order, by zc_otf2_write_end, while the next batch is
+ * converted. zc_otf2_write is _begin + _end in one. */
+bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* Measurement markers (recording windows): written, not journaled. */
 void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* The journal's flusher found records while no archive is open: a process alone opens its

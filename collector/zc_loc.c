@@ -5,16 +5,16 @@
  * still be writing. Buffers are allocated when the location is created, so the hot path never
  * allocates.
  *
- * A full buffer is converted to OTF2 by a writer thread while the location fills its second
- * buffer (allocated when the first one fills: only busy locations have two). Converting is
- * about a third of the cost of a recorded call (50 of 150 ns for an MPI call, measured): the
- * application thread now only swaps buffers. One buffer per location is in flight at a time,
- * so a location's events reach the archive in order; a location that fills its second buffer
- * before the writer is done waits (shown by its "zecoll buffer flush" region). Without the
- * thread (it could not be started, or after fork) buffers are converted in place as before.
+ * A full buffer is converted and written to OTF2 by the writer threads (two stages, see "writer
+ * threads" below) while the location fills another (allocated when the first one fills: only
+ * busy locations have more than one). Converting is about a third of the cost of a recorded
+ * call (50 of 150 ns for an MPI call, measured): the application thread now only swaps buffers.
+ * A location's buffers reach the archive in order; a location that fills a buffer while its
+ * others are all in flight waits (shown by its "zecoll buffer flush" region). Without the
+ * threads (they could not be started, or after fork) buffers are converted in place as before.
  *
  * Recording costs the application thread a copy into its own buffer and nothing else: timestamps
- * stay TSC ticks, clamping and counting wait for the writer (loc_emit), and a thread writes its
+ * stay TSC ticks, clamping and counting wait for the writer (loc_convert), and a thread writes its
  * own location without a lock or atomic instruction. That last part needs the finalizer, which
  * takes every buffer, to know that no owner is still writing: the owner marks itself busy with
  * a plain store (an odd sequence number) before it checks that the collector is active; the
@@ -184,94 +184,194 @@ static void loc_resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t
 
 /* Converts a buffer for the writer: thread locations' ticks to ns, then clamps (OTF2 drops an
  * event older than its predecessor; it is clamped instead and counted) and counts the events.
- * One buffer per location at a time (the writer thread's, or the in-place writer's). With
- * windows, the measurement markers due are written between the items (see above). */
-static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
+ * One buffer per location at a time (the converter's, or the in-place writer's). */
+static void loc_convert(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
     if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
     if (ticks) zc_tickconv_begin(&tc);
-    uint64_t last = loc->last_ts;
     zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
                      &loc->nclamped);
-    if (__builtin_expect(zc_marks_due(&loc->marks, &zc_win_marks_log), 0)) {
-        struct marks_out o = {loc, first};
-        zc_marks_emit(&loc->marks, &zc_win_marks_log, ev, n, last, marks_out, &o);
-    } else {
-        zc_otf2_write(loc, ev, n, first);
-    }
+}
+
+/* With windows, the measurement markers due are written between the items (see above). `last`:
+ * the location's last time before the batch. */
+static void loc_write_marked(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first, uint64_t last) {
+    struct marks_out o = {loc, first};
+    zc_marks_emit(&loc->marks, &zc_win_marks_log, ev, n, last, marks_out, &o);
+}
+
+/* Converts and writes a buffer in place (no writer threads, finalize). */
+static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t first) {
+    uint64_t last = loc->last_ts;
+    loc_convert(loc, ev, n, first);
+    if (__builtin_expect(zc_marks_due(&loc->marks, &zc_win_marks_log), 0)) loc_write_marked(loc, ev, n, first, last);
+    else zc_otf2_write(loc, ev, n, first);
     atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
 }
 
-/* ---------------------------------------------------------------- writer thread */
+/* ---------------------------------------------------------------- writer threads */
+/* A full buffer goes through two threads, a pipeline: the converter resolves, converts and
+ * journals it (zc_otf2_write_begin), then the emitter hands it to OTF2 (zc_otf2_write_end) while
+ * the converter goes on with the next. OTF2's encoding is ~60% of the writing (callgrind): one
+ * thread doing all of it could not keep up with a thread making MPI calls back to back, which
+ * then waited for it (bench/README.md). A location has at most ZC_LOC_FLIGHT buffers in flight,
+ * each in one stage; both queues are in order, so its buffers reach OTF2 in order. With
+ * ZECOLL_WRITER_STAGES=1, or if the emitter cannot be started, the converter writes too and one
+ * buffer per location is in flight, as before. */
+#define ZC_LOC_FLIGHT 2
 static pthread_mutex_t wq_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wq_work = PTHREAD_COND_INITIALIZER, wq_done = PTHREAD_COND_INITIALIZER;
-static struct zc_loc *wq_head, *wq_tail;
+static pthread_cond_t conv_work = PTHREAD_COND_INITIALIZER, emit_work = PTHREAD_COND_INITIALIZER,
+                      wq_done = PTHREAD_COND_INITIALIZER;
+struct wqueue {
+    struct zc_wbatch *head, *tail;
+};
+static struct wqueue conv_q, emit_q;
 static enum { WQ_NONE, WQ_RUNNING, WQ_FAILED } wq_state;
+static bool emitter; /* the emitter thread runs (wq_lock) */
 
-static void *writer_main(void *arg) {
+static void wq_push(struct wqueue *q, struct zc_wbatch *b) {
+    b->next = NULL;
+    if (q->tail) q->tail->next = b;
+    else q->head = b;
+    q->tail = b;
+}
+
+static struct zc_wbatch *wq_pop_wait(struct wqueue *q, pthread_cond_t *cv) {
+    while (!q->head) pthread_cond_wait(cv, &wq_lock);
+    struct zc_wbatch *b = q->head;
+    q->head = b->next;
+    if (!q->head) q->tail = NULL;
+    return b;
+}
+
+/* wq_lock held: the batch's buffer is empty again */
+static void batch_done_locked(struct zc_wbatch *b) {
+    struct zc_loc *l = b->loc;
+    l->spare[l->nspare++] = b->buf;
+    b->buf = NULL;
+    b->busy = false;
+    l->nflight--;
+    pthread_cond_broadcast(&wq_done);
+}
+
+/* wq_lock held: until none of loc's buffers is in a writer's hands before its conversion (its
+ * records are then converted and journaled), or in anyone's (all) */
+static void wait_converted_locked(struct zc_loc *loc) {
+    while (loc->nconv) pthread_cond_wait(&wq_done, &wq_lock);
+}
+static void wait_written_locked(struct zc_loc *loc) {
+    while (loc->nflight) pthread_cond_wait(&wq_done, &wq_lock);
+}
+
+static void *converter_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&wq_lock);
     for (;;) {
-        while (!wq_head) pthread_cond_wait(&wq_work, &wq_lock);
-        struct zc_loc *l = wq_head;
-        wq_head = l->wq_next;
-        if (!wq_head) wq_tail = NULL;
-        struct zc_ev *buf = l->inflight_buf;
-        size_t n = l->inflight_n;
-        uint64_t first = l->inflight_base;
+        struct zc_wbatch *b = wq_pop_wait(&conv_q, &conv_work);
+        struct zc_loc *l = b->loc;
+        bool two = emitter;
         pthread_mutex_unlock(&wq_lock);
-        loc_emit(l, buf, n, first); /* the OTF2 writer has its own lock */
+        uint64_t last = l->last_ts;
+        loc_convert(l, b->buf, b->n, b->first);
+        bool emit = false;
+        if (__builtin_expect(zc_marks_due(&l->marks, &zc_win_marks_log), 0)) {
+            /* markers go between the records: written here, once the location's earlier buffer
+             * is written (the emitter has none of its buffers: the others in flight, this one
+             * and a later one, are unconverted) */
+            pthread_mutex_lock(&wq_lock);
+            while (l->nflight != l->nconv) pthread_cond_wait(&wq_done, &wq_lock);
+            pthread_mutex_unlock(&wq_lock);
+            loc_write_marked(l, b->buf, b->n, b->first, last);
+        } else if (two) {
+            emit = zc_otf2_write_begin(l, b->buf, b->n, b->first);
+        } else {
+            zc_otf2_write(l, b->buf, b->n, b->first); /* the OTF2 writer has its own lock */
+        }
+        atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         pthread_mutex_lock(&wq_lock);
-        l->spare = buf;
-        l->inflight_buf = NULL;
-        l->inflight = false;
-        pthread_cond_broadcast(&wq_done);
+        l->nconv--;
+        if (emit) {
+            wq_push(&emit_q, b);
+            pthread_cond_signal(&emit_work);
+            pthread_cond_broadcast(&wq_done); /* converted: a snapshot may go on */
+        } else {
+            batch_done_locked(b);
+        }
     }
     return NULL;
+}
+
+static void *emitter_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&wq_lock);
+    for (;;) {
+        struct zc_wbatch *b = wq_pop_wait(&emit_q, &emit_work);
+        pthread_mutex_unlock(&wq_lock);
+        zc_otf2_write_end(b->loc, b->buf, b->n);
+        atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
+        pthread_mutex_lock(&wq_lock);
+        batch_done_locked(b);
+    }
+    return NULL;
+}
+
+static int spawn_detached(void *(*fn)(void *)) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the application's */
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, fn, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) pthread_detach(t);
+    return rc;
+}
+
+/* ZECOLL_WRITER_STAGES, 0 (auto): two stages only where they can run beside the application's
+ * thread. Measured on the 16-core host (bench/README.md): with the process on 3 or 4 CPUs the
+ * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
+ * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. */
+static unsigned writer_stages(void) {
+    if (zc_knobs.WRITER_STAGES) return (unsigned)zc_knobs.WRITER_STAGES;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    return CPU_COUNT(&set) >= 3 ? 2 : 1;
 }
 
 /* wq_lock held */
 static bool writer_start_locked(void) {
     if (wq_state != WQ_NONE) return wq_state == WQ_RUNNING;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the application's */
-    pthread_t t;
-    int rc = pthread_create(&t, NULL, writer_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0) pthread_detach(t);
-    wq_state = rc == 0 ? WQ_RUNNING : WQ_FAILED;
-    return rc == 0;
-}
-
-/* wq_lock held: until the writer is done with loc's previous buffer */
-static void wait_inflight_locked(struct zc_loc *loc) {
-    while (loc->inflight) pthread_cond_wait(&wq_done, &wq_lock);
+    wq_state = spawn_detached(converter_main) == 0 ? WQ_RUNNING : WQ_FAILED;
+    if (wq_state == WQ_RUNNING && writer_stages() > 1) emitter = spawn_detached(emitter_main) == 0;
+    return wq_state == WQ_RUNNING;
 }
 
 /* The buffer changes (and its count restarts) under wq_lock, so that the journal's flusher,
- * which copies from it under that lock, never sees a buffer that the writer converts in place
+ * which copies from it under that lock, never sees a buffer that the converter converts in place
  * (zc_loc_snapshot); written in place, it stays under the lock for the same reason. */
 void zc_loc_write_out(struct zc_loc *loc) {
     if (!loc->n) return;
     pthread_mutex_lock(&wq_lock);
-    wait_inflight_locked(loc);
-    if (!loc->spare && wq_state != WQ_FAILED) loc->spare = malloc(loc->cap * sizeof(*loc->spare));
+    unsigned flight = emitter ? ZC_LOC_FLIGHT : 1;
+    while (loc->nflight >= flight) {
+        pthread_cond_wait(&wq_done, &wq_lock);
+        flight = emitter ? ZC_LOC_FLIGHT : 1;
+    }
+    if (!loc->nspare && wq_state != WQ_FAILED) {
+        struct zc_ev *b = malloc(loc->cap * sizeof(*b));
+        if (b) loc->spare[loc->nspare++] = b;
+    }
     size_t n = loc->n;
-    if (loc->spare && zc_active() && writer_start_locked()) {
-        loc->inflight_buf = loc->buf;
-        loc->inflight_n = n;
-        loc->inflight_base = loc->jbase;
-        loc->inflight = true;
-        loc->buf = loc->spare;
-        loc->spare = NULL;
-        loc->wq_next = NULL;
-        if (wq_tail) wq_tail->wq_next = loc;
-        else wq_head = loc;
-        wq_tail = loc;
-        pthread_cond_signal(&wq_work);
+    if (loc->nspare && zc_active() && writer_start_locked()) {
+        struct zc_wbatch *b = loc->wb[0].busy ? &loc->wb[1] : &loc->wb[0];
+        *b = (struct zc_wbatch){loc, loc->buf, n, loc->jbase, NULL, true};
+        loc->nflight++;
+        loc->nconv++;
+        loc->buf = loc->spare[--loc->nspare];
+        wq_push(&conv_q, b);
+        pthread_cond_signal(&conv_work);
     } else {
+        wait_written_locked(loc); /* in order: after the buffers in flight */
         loc_emit(loc, loc->buf, n, loc->jbase);
     }
     loc->jbase += n;
@@ -281,7 +381,7 @@ void zc_loc_write_out(struct zc_loc *loc) {
 
 size_t zc_loc_snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, uint64_t *first) {
     pthread_mutex_lock(&wq_lock);
-    wait_inflight_locked(loc);
+    wait_converted_locked(loc);
     /* the owner only appends beyond n (acquire: the records below it are complete); it cannot
      * change buf, n's restart or jbase while we hold wq_lock */
     size_t n = __atomic_load_n(&loc->n, __ATOMIC_ACQUIRE);
@@ -301,11 +401,16 @@ size_t zc_loc_snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, siz
 /* After fork the child has no writer thread (and runs untraced): never wait for it. */
 void zc_loc_fork_child(void) {
     pthread_mutex_init(&wq_lock, NULL);
-    pthread_cond_init(&wq_work, NULL);
+    pthread_cond_init(&conv_work, NULL);
+    pthread_cond_init(&emit_work, NULL);
     pthread_cond_init(&wq_done, NULL);
-    wq_head = wq_tail = NULL;
+    conv_q = emit_q = (struct wqueue){NULL, NULL};
     wq_state = WQ_FAILED;
-    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) l->inflight = false;
+    emitter = false;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        l->nflight = l->nconv = 0;
+        l->wb[0].busy = l->wb[1].busy = false;
+    }
 }
 
 void zc_loc_put_slow(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
@@ -322,7 +427,7 @@ void zc_loc_put_slow(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     zc_loc_write_out(loc);
     if (loc->kind == ZC_LOC_THREAD) {
         uint64_t f1 = zc_tick();
-        /* the collector's own region: not counted as the application's (loc_emit counts calls) */
+        /* the collector's own region: not counted as the application's (loc_convert counts calls) */
         struct zc_ev f = {f0, ZC_EV_CALL, zc_region_flush, f1, 0, 0};
         put_events(loc, &f, 1);
     }
@@ -347,7 +452,7 @@ void zc_loc_flush_all(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         zc_loc_lock(l);
         pthread_mutex_lock(&wq_lock);
-        wait_inflight_locked(l);
+        wait_written_locked(l);
         pthread_mutex_unlock(&wq_lock);
         if (l->n) loc_emit(l, l->buf, l->n, l->jbase);
         l->jbase += l->n;

@@ -354,25 +354,26 @@ static void write_held_locked(void) {
     held_bytes = 0;
 }
 
-static void write_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
+/* What becomes of a batch: held (before an MPI job's archive exists), dropped, or written
+ * (true). */
+static bool decide_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (closed || !zc_on(ZC_F_TRACE)) {
         loc->ndropped += n;
-        return;
+        return false;
     }
     if (!opened && !holding_done && zc_mpi_expected()) {
         hold_locked(loc, ev, n);
-        return;
+        return false;
     }
     if (zc_job.mpi && !opened) { /* cannot happen: an MPI job opens in MPI_Init */
         loc->ndropped += n;
-        return;
+        return false;
     }
     if (open_locked() != 0 || zc_otf2_io_damaged()) { /* after a failed write: nothing more to disk */
         loc->ndropped += n;
-        return;
+        return false;
     }
-    write_events_locked(loc, ev, n);
-    zc_jrn_events(loc, first, ev, n);
+    return true;
 }
 
 static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
@@ -397,7 +398,30 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return;
     otf2_enter();
-    write_locked(loc, ev, n, first);
+    if (decide_locked(loc, ev, n)) {
+        write_events_locked(loc, ev, n);
+        zc_jrn_events(loc, first, ev, n);
+    }
+    otf2_leave();
+}
+
+/* The journal is written outside the OTF2 lock (it has its own), so that it is encoded while the
+ * previous batch is written (zc_otf2_write_end holds the lock for a whole buffer). */
+bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
+    if (n == 0) return false;
+    otf2_enter();
+    bool write = decide_locked(loc, ev, n);
+    otf2_leave();
+    if (write) zc_jrn_events(loc, first, ev, n);
+    return write;
+}
+
+/* The archive cannot close meanwhile: finalize waits for the writer threads first (zc_loc.c). A
+ * write that failed since _begin still hands OTF2 the events, as zc_otf2_write does. */
+void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    otf2_enter();
+    if (closed) loc->ndropped += n;
+    else write_events_locked(loc, ev, n);
     otf2_leave();
 }
 
