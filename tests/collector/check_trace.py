@@ -674,7 +674,7 @@ def run(args):
         "ZECOLL_STRICT": "1",
         "ZC_SCEN_OUT": os.path.join(args.work, "facts.json"),
         # a sanitizer runtime must come first in the initial library list
-        "LD_PRELOAD": ":".join(([args.preload_first] if args.preload_first else [])
+        "LD_PRELOAD": ":".join(([args.preload_first] if args.preload_first else []) + (args.preload or [])
                                + [os.path.join(args.libdir, "libzecoll.so")]),
     })
     for kv in args.env or []:
@@ -719,6 +719,8 @@ def main():
     r.add_argument("--env", action="append")
     r.add_argument("--timeout", type=int, default=120)
     r.add_argument("--preload-first", help="library to preload before libzecoll.so (sanitizer runtime)")
+    r.add_argument("--preload", action="append",
+                   help="a test library to preload after --preload-first, before libzecoll.so (repeatable)")
     k = sub.add_parser("check")
     k.add_argument("--truth", required=True)
     k.add_argument("--trace", required=True)

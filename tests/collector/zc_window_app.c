@@ -13,9 +13,14 @@
  *                          flight when recording stops, one appended while off that runs while on)
  *   zc_window_app kernel   ZECOLL_WINDOWS=kernel:k_*@3+2
  *   zc_window_app filter   ZECOLL_KERNELS_INCLUDE=keep_* ZECOLL_KERNELS_EXCLUDE=*_drop
- *   zc_window_app time     ZECOLL_WINDOWS=time:150ms-350ms (runs 600 ms) */
+ *   zc_window_app time     ZECOLL_WINDOWS=time:150ms-350ms (runs 600 ms)
+ *   zc_window_app burst    examples/signal.yaml: 8 times { on, 3000 recorded calls, off, 10 calls
+ *                          not recorded } on two threads in step (with small buffers and a slowed
+ *                          writer: markers due in a buffer while the one before it is still
+ *                          being written, or waits behind the other thread's) */
 #include "zt.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 
 static const char MODULE[] = "ZESIM-MODULE\n"
@@ -218,6 +223,55 @@ static void scen_time(void) {
     free(extra);
 }
 
+/* Two threads record in step (so that the writer threads' queues hold both locations' buffers,
+ * and one location's buffer may wait behind the other's); the main thread toggles between the
+ * phases, while the other waits. */
+#define BURST_PHASES 8u
+#define BURST_ON 3000u
+#define BURST_OFF 10u
+static pthread_barrier_t burst_step;
+
+static void burst_calls(ze_event_handle_t ev, unsigned n) {
+    for (unsigned i = 0; i < n; i++) REQUIRE_ZE(zeEventQueryStatus(ev));
+}
+
+static void *burst_other(void *arg) {
+    ze_event_handle_t ev = arg;
+    for (unsigned p = 0; p < BURST_PHASES; p++) {
+        pthread_barrier_wait(&burst_step); /* on */
+        burst_calls(ev, BURST_ON);
+        pthread_barrier_wait(&burst_step);
+        pthread_barrier_wait(&burst_step); /* off */
+        burst_calls(ev, BURST_OFF);
+        pthread_barrier_wait(&burst_step);
+    }
+    return NULL;
+}
+
+static void scen_burst(void) {
+    ze_event_pool_handle_t pool = zt_pool(&E, 1, ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
+    ze_event_handle_t ev = zt_event(pool, 0);
+    REQUIRE_ZE(zeEventHostSignal(ev));
+    if (pthread_barrier_init(&burst_step, NULL, 2) != 0) zt_bail("pthread_barrier_init");
+    pthread_t other;
+    if (pthread_create(&other, NULL, burst_other, ev) != 0) zt_bail("pthread_create");
+    for (unsigned p = 0; p < BURST_PHASES; p++) {
+        toggle("ON");
+        pthread_barrier_wait(&burst_step);
+        burst_calls(ev, BURST_ON);
+        pthread_barrier_wait(&burst_step);
+        toggle("OFF");
+        pthread_barrier_wait(&burst_step);
+        burst_calls(ev, BURST_OFF);
+        pthread_barrier_wait(&burst_step);
+    }
+    pthread_join(other, NULL);
+    pthread_barrier_destroy(&burst_step);
+    char regions[64];
+    snprintf(regions, sizeof(regions), "\"zeEventQueryStatus\": %u", 2 * BURST_PHASES * BURST_ON);
+    facts("", regions, NULL);
+}
+
 int main(int argc, char **argv) {
     const char *s = argc > 1 ? argv[1] : "";
     zt_setup(&E);
@@ -226,7 +280,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(s, "kernel")) scen_kernel();
     else if (!strcmp(s, "filter")) scen_filter();
     else if (!strcmp(s, "time")) scen_time();
-    else zt_bail("usage: zc_window_app signal|kernel|filter|time");
+    else if (!strcmp(s, "burst")) scen_burst();
+    else zt_bail("usage: zc_window_app signal|kernel|filter|time|burst");
     zt_teardown(&E);
     return zt_failures() ? 1 : 0;
 }
