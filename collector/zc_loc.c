@@ -330,19 +330,29 @@ static int spawn_detached(void *(*fn)(void *)) {
 /* ZECOLL_WRITER_STAGES, 0 (auto): two stages only where they can run beside the application's
  * thread. Measured on the 16-core host (bench/README.md): with the process on 3 or 4 CPUs the
  * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
- * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. */
-static unsigned writer_stages(void) {
+ * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The mask is the calling
+ * thread's (the first to fill a buffer), which an MPI launcher's binding gives every thread. */
+static unsigned writer_stages(int *cpus) {
+    *cpus = 0;
     if (zc_knobs.WRITER_STAGES) return (unsigned)zc_knobs.WRITER_STAGES;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-    return CPU_COUNT(&set) >= 3 ? 2 : 1;
+    *cpus = CPU_COUNT(&set);
+    return *cpus >= 3 ? 2 : 1;
 }
 
 /* wq_lock held */
 static bool writer_start_locked(void) {
     if (wq_state != WQ_NONE) return wq_state == WQ_RUNNING;
     wq_state = spawn_detached(converter_main) == 0 ? WQ_RUNNING : WQ_FAILED;
-    if (wq_state == WQ_RUNNING && writer_stages() > 1) emitter = spawn_detached(emitter_main) == 0;
+    int cpus;
+    unsigned stages = writer_stages(&cpus);
+    if (wq_state == WQ_RUNNING && stages > 1) emitter = spawn_detached(emitter_main) == 0;
+    if (wq_state == WQ_RUNNING) {
+        if (cpus) ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=0: %u, this process may run on %d CPUs)",
+                          emitter ? 2u : 1u, stages, cpus);
+        else ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=%u)", emitter ? 2u : 1u, stages);
+    }
     return wq_state == WQ_RUNNING;
 }
 
