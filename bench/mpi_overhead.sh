@@ -4,7 +4,9 @@
 # a loop of 0-byte MPI_Irecv + MPI_Isend + MPI_Waitall(2) per iteration, ns per MPI call
 #   self: 1 rank messaging itself (per-call cost without another process)   target <= +60 ns (issue 7)
 #   pair: 2 ranks exchanging                                                 (for reference)
-# without the collector, with it (MPI events recorded), with it and one PAPI event
+# without the collector, with it (MPI events recorded; ZECOLL_WRITER_STAGES auto: two writer
+# threads where the process may run on 3 CPUs or more), with it and one writer thread (for
+# comparison: the same where it has fewer CPUs), with it and one PAPI event
 # (ZECOLL_PAPI_EVENTS=perf::TASK-CLOCK: two counter reads per recorded call), with it but
 # ZECOLL_ENABLE=0, and with recording closed for the whole run (a window that never opens;
 # issue 8: ns for information, the target is in instructions, bench/ir_counts.sh
@@ -31,6 +33,8 @@ run() { # run <np> <mode> <variant>
   case $v in
     base) out=$("${mpirun[@]}" -np "$np" "$app" "$mode" "$iters") ;;
     on) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_OUTPUT="$work/t-%p" -x ZECOLL_SUMMARY=0 "$app" "$mode" "$iters") ;;
+    w1) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_OUTPUT="$work/t-%p" -x ZECOLL_SUMMARY=0 \
+              -x ZECOLL_WRITER_STAGES=1 "$app" "$mode" "$iters") ;;
     papi) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_OUTPUT="$work/t-%p" -x ZECOLL_SUMMARY=0 \
                 -x ZECOLL_PAPI_EVENTS=perf::TASK-CLOCK "$app" "$mode" "$iters") ;;
     off) out=$("${mpirun[@]}" -np "$np" -x LD_PRELOAD="$lib" -x ZECOLL_ENABLE=0 "$app" "$mode" "$iters") ;;
@@ -41,19 +45,22 @@ run() { # run <np> <mode> <variant>
 }
 
 echo "zecoll MPI wrapper cost ($(nproc) cores, median of $reps alternating runs, $iters iterations, $(date -u +%F))"
-printf '%-44s %10s %10s %10s %10s %10s %10s %10s %s\n' "ns per MPI call (Irecv/Isend/Waitall)" "without" "with" "delta" \
-  "+1 PAPI" "PAPI cost" "disabled" "closed" "target"
+printf '%-44s %10s %10s %10s %10s %10s %10s %10s %10s %s\n' "ns per MPI call (Irecv/Isend/Waitall)" "without" "with" "delta" \
+  "1 writer" "+1 PAPI" "PAPI cost" "disabled" "closed" "target"
 for cfg in "1 self" "2 pair"; do
   set -- $cfg
-  b=() w=() p=() o=() cl=()
+  b=() w=() w1=() p=() o=() cl=()
   for _ in $(seq "$reps"); do
-    b+=("$(run "$1" "$2" base)"); w+=("$(run "$1" "$2" on)"); p+=("$(run "$1" "$2" papi)"); o+=("$(run "$1" "$2" off)")
-    cl+=("$(run "$1" "$2" closed)")
+    b+=("$(run "$1" "$2" base)"); w+=("$(run "$1" "$2" on)"); w1+=("$(run "$1" "$2" w1)"); p+=("$(run "$1" "$2" papi)")
+    o+=("$(run "$1" "$2" off)"); cl+=("$(run "$1" "$2" closed)")
   done
-  mb=$(median "${b[@]}") mw=$(median "${w[@]}") mp=$(median "${p[@]}") mo=$(median "${o[@]}") mc=$(median "${cl[@]}")
+  mb=$(median "${b[@]}") mw=$(median "${w[@]}") m1=$(median "${w1[@]}") mp=$(median "${p[@]}") mo=$(median "${o[@]}")
+  mc=$(median "${cl[@]}")
   delta=$(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$mb" "$mw")
   pcost=$(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$mw" "$mp")
   tgt=$([ "$2" = self ] && echo "<= +60 ns" || echo "(reference)")
-  printf '%-44s %10s %10s %10s %10s %10s %10s %10s %s\n' "$2 ($1 rank(s))" "$mb" "$mw" "$delta" "$mp" "$pcost" "$mo" "$mc" "$tgt"
+  printf '%-44s %10s %10s %10s %10s %10s %10s %10s %10s %s\n' "$2 ($1 rank(s))" "$mb" "$mw" "$delta" "$m1" "$mp" "$pcost" "$mo" "$mc" \
+    "$tgt"
 done
+echo "1 writer: the collector with ZECOLL_WRITER_STAGES=1 (what 'with' is where a rank has fewer than 3 CPUs)"
 echo "+1 PAPI: the collector with one PAPI event (perf::TASK-CLOCK); PAPI cost = +1 PAPI - with, per recorded MPI call"
