@@ -327,18 +327,39 @@ static int spawn_detached(void *(*fn)(void *)) {
     return rc;
 }
 
+/* The job's ranks on this node, as the launcher says (Open MPI, PMIx, MPICH's Hydra, Slurm: the
+ * first node's count of "2(x3),1"); 1 where none does. */
+static unsigned local_ranks(void) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "PMIX_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                       "SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || *v < '0' || *v > '9') continue;
+        unsigned long n = strtoul(v, NULL, 10);
+        if (n > 0 && n < (1ul << 20)) return (unsigned)n;
+    }
+    return 1;
+}
+
 /* ZECOLL_WRITER_STAGES, 0 (auto): two stages only where they can run beside the application's
  * thread. Measured on the 16-core host (bench/README.md): with the process on 3 or 4 CPUs the
  * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
- * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The mask is the calling
- * thread's (the first to fill a buffer), which an MPI launcher's binding gives every thread. */
-static unsigned writer_stages(int *cpus) {
+ * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The CPUs a process has
+ * to itself: its affinity mask (the calling thread's, the first to fill a buffer: an MPI
+ * launcher's binding applies to every thread), but no more than its share of the node's CPUs
+ * among the job's ranks there, whose masks may overlap (Open MPI binds to a socket for more than
+ * two ranks: every rank's mask is then the whole socket). */
+static unsigned writer_stages(int *cpus, unsigned *ranks) {
     *cpus = 0;
+    *ranks = 0;
     if (zc_knobs.WRITER_STAGES) return (unsigned)zc_knobs.WRITER_STAGES;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
     *cpus = CPU_COUNT(&set);
-    return *cpus >= 3 ? 2 : 1;
+    *ranks = local_ranks();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    long share = online > 0 ? online / (long)*ranks : *cpus;
+    return (*cpus < share ? *cpus : share) >= 3 ? 2 : 1;
 }
 
 /* wq_lock held */
@@ -346,11 +367,13 @@ static bool writer_start_locked(void) {
     if (wq_state != WQ_NONE) return wq_state == WQ_RUNNING;
     wq_state = spawn_detached(converter_main) == 0 ? WQ_RUNNING : WQ_FAILED;
     int cpus;
-    unsigned stages = writer_stages(&cpus);
+    unsigned ranks, stages = writer_stages(&cpus, &ranks);
     if (wq_state == WQ_RUNNING && stages > 1) emitter = spawn_detached(emitter_main) == 0;
     if (wq_state == WQ_RUNNING) {
-        if (cpus) ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=0: %u, this process may run on %d CPUs)",
-                          emitter ? 2u : 1u, stages, cpus);
+        if (cpus)
+            ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=0: %u, this process may run on %d of %ld CPUs, %u rank(s) "
+                    "of the job on this node)",
+                    emitter ? 2u : 1u, stages, cpus, sysconf(_SC_NPROCESSORS_ONLN), ranks);
         else ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=%u)", emitter ? 2u : 1u, stages);
     }
     return wq_state == WQ_RUNNING;

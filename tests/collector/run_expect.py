@@ -5,7 +5,7 @@
   run_expect.py --work DIR --libdir DIR --zesim LIB [--env K=V]... [--rc N | --signal SIG]
                 [--stderr REGEX]... [--no-stderr REGEX]... [--count REGEX=N]...
                 [--archive valid|none] [--device-records MIN:MAX] [--max-seconds S]
-                [--kill-after S] [--no-preload] [--preload-first LIB] -- program args...
+                [--kill-after S] [--no-preload] [--preload-first LIB] [--preload LIB]... -- program args...
 
 The collector is preloaded (unless --no-preload) and the loader pointed at zesim. Checks: exit
 code or signal, stderr patterns (and exact counts of a pattern), wall time, and the archive:
@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--kill-after", type=float)
     ap.add_argument("--no-preload", action="store_true")
     ap.add_argument("--preload-first")
+    ap.add_argument("--preload", action="append", default=[],
+                    help="a test library to preload after --preload-first, before libzecoll.so (repeatable)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -57,7 +59,8 @@ def main():
     env.update({"ZE_ENABLE_ALT_DRIVERS": a.zesim, "ZECOLL_OUTPUT": os.path.join(a.work, "trace"),
                 "ZESIM_TRUTH": os.path.join(a.work, "truth.jsonl")})
     if not a.no_preload:
-        env["LD_PRELOAD"] = ":".join(([a.preload_first] if a.preload_first else []) + [os.path.join(a.libdir, "libzecoll.so")])
+        env["LD_PRELOAD"] = ":".join(([a.preload_first] if a.preload_first else []) + a.preload
+                                     + [os.path.join(a.libdir, "libzecoll.so")])
     for kv in a.env:
         k, v = kv.split("=", 1)
         env[k] = v.replace("@LIBDIR@", a.libdir).replace("@ZESIM@", a.zesim)
