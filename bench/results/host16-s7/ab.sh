@@ -18,13 +18,4 @@ for r in $(seq ${REPS:-11}); do
   for s in $o; do echo "reg.s$s $(reg $C ZECOLL_WRITER_STAGES=$s)"; done
   rm -rf /tmp/t-*
 done > $OUT/ab_raw.txt
-python3 - $OUT/ab_raw.txt <<'PY' | tee $OUT/ab.txt
-import collections, statistics, sys
-d = collections.defaultdict(list)
-for l in open(sys.argv[1]):
-    k, v = l.split(); d[k].append(float(v))
-for p in ("mpi0", "mpi8", "reg"):
-    b = statistics.median(d[p + ".base"])
-    pd = statistics.median(a - x for a, x in zip(d[p + '.s2'], d[p + '.s1']))
-    print(f"{p:5s} base {b:7.1f}  stages=1 {statistics.median(d[p+'.s1'])-b:+7.1f}  stages=2 {statistics.median(d[p+'.s2'])-b:+7.1f}  paired s2-s1 {pd:+7.1f}  (n={len(d[p+'.s1'])})")
-PY
+/usr/bin/python3 "$PWD/bench/paired.py" $OUT/ab_raw.txt s1 s2 mpi0 mpi8 reg | tee $OUT/ab.txt

@@ -26,15 +26,5 @@ for r in $(seq ${REPS:-11}); do
   done
   rm -rf /tmp/t-*
 done > $OUT/final_raw.txt
-python3 - $OUT/final_raw.txt <<'PY' | tee $OUT/final.txt
-import collections, statistics, sys
-d = collections.defaultdict(list)
-for l in open(sys.argv[1]):
-    k, v = l.split(); d[k].append(float(v))
-for c in ("4-7", "4,5"):
-    p = "c" + c
-    b = statistics.median(d[p + ".base"])
-    pd = statistics.median(a - x for a, x in zip(d[p + '.auto'], d[p + '.s1']))
-    print(f"CPUs {c:4s} base {b:6.1f}  one stage {statistics.median(d[p+'.s1'])-b:+6.1f}  auto {statistics.median(d[p+'.auto'])-b:+6.1f}  paired auto-one {pd:+6.1f}  (n={len(d[p+'.s1'])})")
-PY
+/usr/bin/python3 "$PWD/bench/paired.py" $OUT/final_raw.txt s1 auto c4-7 c4,5 | tee $OUT/final.txt
 cat $OUT/auto.txt
