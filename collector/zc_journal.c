@@ -6,7 +6,8 @@
  *
  * Two writers feed it, both off the application's threads:
  *   - the archive's writer: every batch of records written to the OTF2 archive (a full buffer,
- *     converted to ns and clamped) is appended too, with the stream index of its first record;
+ *     converted to ns and clamped) is appended too, with the stream index of its first record
+ *     (with two writer threads, by the converting one, before the other hands it to OTF2);
  *   - the flusher, a thread that wakes every ZECOLL_FLUSH_INTERVAL_MS and copies what still sits
  *     in each location's current buffer (zc_loc_snapshot: the owner keeps recording, lock-free),
  *     then writes a FLUSH record: every record put before its time is now in the file.
@@ -35,7 +36,8 @@
 _Static_assert(sizeof(struct zc_jrn_hdr) == 24, "journal headers are 3 words");
 
 /* jlock: the file, the staged records and what of the definitions is in the file. Taken inside
- * the OTF2 writer's lock (zc_jrn_events) and with nothing else held by the flusher. */
+ * the OTF2 writer's lock (zc_jrn_events from zc_otf2_write, the held records at MPI_Init), and
+ * with nothing else held by the flusher and by the converting writer thread (zc_otf2_write_begin). */
 static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
 static int jfd = -1;
 static bool jok; /* open and writable */

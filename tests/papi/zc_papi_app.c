@@ -3,8 +3,8 @@
  * Level Zero synchronisations, so that each thread's counters can be judged on their own.
  *
  * Each of THREADS threads, on its own asynchronous immediate list: ITERS times { spin SPIN_US
- * microseconds of its own CPU time (own_ns: a task-clock of the thread's own), launch vector_add signalling an
- * event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }; the threads exit together
+ * microseconds of its own CPU time (own_ns: a task-clock of the thread's own), launch vector_add
+ * signalling an event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }; the threads exit together
  * (each its own thread location). Then the main thread runs
  * a regular list on a queue with a fence (zeCommandQueueSynchronize, zeFenceHostSynchronize) and
  * calls zeContextSystemBarrier: every host synchronisation the collector samples.
