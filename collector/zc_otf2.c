@@ -40,6 +40,10 @@ static void otf2_leave(void) {
 }
 static OTF2_Archive *archive;
 static bool opened, closed;
+/* opened, with an archive, and not closed (set and cleared under otf2_lock): a batch is then
+ * written unless tracing is off or a write failed, which zc_otf2_write_begin checks without the
+ * lock, as decide_locked would with it */
+static atomic_bool writable;
 static char archive_dir[PATH_MAX];
 static uint64_t ts_min = UINT64_MAX, ts_max;
 
@@ -239,6 +243,7 @@ static int open_locked(void) {
     }
     zc_jrn_open(archive_dir);
     write_held_locked();
+    atomic_store_explicit(&writable, true, memory_order_release);
     return 0;
 }
 
@@ -288,6 +293,7 @@ int zc_otf2_start_job(void) {
     if (all) {
         zc_jrn_open(archive_dir);
         write_held_locked();
+        atomic_store_explicit(&writable, true, memory_order_release);
     } else {
         /* no collective close is possible any more: the handle is left behind, the trace is off */
         archive = NULL;
@@ -405,13 +411,19 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_
     otf2_leave();
 }
 
-/* The journal is written outside the OTF2 lock (it has its own), so that it is encoded while the
- * previous batch is written (zc_otf2_write_end holds the lock for a whole buffer). */
+/* Neither the decision, once the archive is open, nor the journal (it has its own lock) waits
+ * for the OTF2 lock, which zc_otf2_write_end holds while it writes a whole buffer: the converting
+ * thread decides and journals a batch while the other writes the one before. */
 bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return false;
-    otf2_enter();
-    bool write = decide_locked(loc, ev, n);
-    otf2_leave();
+    bool write;
+    if (atomic_load_explicit(&writable, memory_order_acquire) && zc_on(ZC_F_TRACE) && !zc_otf2_io_damaged()) {
+        write = true;
+    } else {
+        otf2_enter();
+        write = decide_locked(loc, ev, n);
+        otf2_leave();
+    }
     if (write) zc_jrn_events(loc, first, ev, n);
     return write;
 }
@@ -511,6 +523,7 @@ void zc_otf2_finalize(void) {
     zc_loc_flush_all();
     otf2_enter();
     closed = true;
+    atomic_store_explicit(&writable, false, memory_order_relaxed);
     if (zc_job.mpi) {
         /* The job's archive closes collectively, and only MPI_Finalize guarantees that every
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */

@@ -29,7 +29,8 @@ static _Thread_local bool in_ours __attribute__((tls_model("initial-exec"))); /*
 static OTF2_ErrorCallback prev_cb;
 static void *prev_ud;
 static atomic_uint_fast64_t io_errors;
-static bool damaged;        /* a write failed: no more event data goes to disk */
+static _Atomic bool damaged; /* a write failed: no more event data goes to disk (read without the
+                              * OTF2 lock by zc_otf2_write_begin) */
 static uint64_t damaged_at; /* zc_now() of the first failure */
 static char first_error[256];
 static int flushing_type = -1; /* the file OTF2 is flushing (pre_flush), -1 none */
