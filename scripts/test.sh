@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The test command: installs missing dependencies, then builds and runs the whole ctest suite three
-# times: a -Werror build, an ASan+UBSan build, and a TSan build (threaded tests, label "tsan").
+# times: a -Werror build, an ASan+UBSan build, and a TSan build (threaded tests, label "tsan"); the
+# TSan build's tests run twice, the second time through both writer threads
+# (ZECOLL_WRITER_STAGES=2: a 2-CPU machine otherwise runs one, collector/zc_loc.c).
 # Usage: scripts/test.sh [extra ctest args]   (ZC_TEST_BUILDS="default asan tsan" picks builds)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,6 +31,13 @@ for b in $builds; do
   if ! ctest --test-dir "$dir" --output-on-failure -j"$jobs" "${sel[@]}" "$@"; then
     status=1
     echo "=== FAILED: $b build"
+  fi
+  if [ "$b" = tsan ]; then
+    echo "=== zecoll tests: $b build, ZECOLL_WRITER_STAGES=2"
+    if ! ZECOLL_WRITER_STAGES=2 ctest --test-dir "$dir" --output-on-failure -j"$jobs" "${sel[@]}" "$@"; then
+      status=1
+      echo "=== FAILED: $b build, ZECOLL_WRITER_STAGES=2"
+    fi
   fi
 done
 exit $status
