@@ -212,7 +212,8 @@ struct zc_loc {
     uint64_t rma_match;    /* matching ids of RMA operations on this location (drainers, locked) */
     void *writer;          /* OTF2_EvtWriter */
     /* the writer threads' side (zc_loc.c, under its queue lock): buffers handed to them, at
-     * most ZC_LOC_FLIGHT at a time, and the empty ones they gave back */
+     * most ZC_LOC_FLIGHT at a time (one per writer stage), and the empty ones they gave back */
+#define ZC_LOC_FLIGHT 2
     struct zc_wbatch {
         struct zc_loc *loc;
         struct zc_ev *buf;
@@ -220,8 +221,8 @@ struct zc_loc {
         uint64_t first;          /* stream index of buf[0] */
         struct zc_wbatch *next;  /* in a writer's queue */
         bool busy;
-    } wb[2];
-    struct zc_ev *spare[2];
+    } wb[ZC_LOC_FLIGHT];
+    struct zc_ev *spare[ZC_LOC_FLIGHT];
     uint8_t nspare, nflight, nconv; /* nconv: in flight and not yet converted and journaled */
     /* measurement windows (loc_emit, zc_marks.h); mk0: its first entry of the window log (the
      * salvage journal's copy of the location places the markers the same way) */

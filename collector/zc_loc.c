@@ -219,7 +219,6 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t fi
  * each in one stage; both queues are in order, so its buffers reach OTF2 in order. With
  * ZECOLL_WRITER_STAGES=1, or if the emitter cannot be started, the converter writes too and one
  * buffer per location is in flight, as before. */
-#define ZC_LOC_FLIGHT 2
 static pthread_mutex_t wq_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t conv_work = PTHREAD_COND_INITIALIZER, emit_work = PTHREAD_COND_INITIALIZER,
                       wq_done = PTHREAD_COND_INITIALIZER;
@@ -396,7 +395,8 @@ void zc_loc_write_out(struct zc_loc *loc) {
     }
     size_t n = loc->n;
     if (loc->nspare && zc_active() && writer_start_locked()) {
-        struct zc_wbatch *b = loc->wb[0].busy ? &loc->wb[1] : &loc->wb[0];
+        struct zc_wbatch *b = loc->wb; /* a free one: fewer than ZC_LOC_FLIGHT are in flight */
+        while (b->busy) b++;
         *b = (struct zc_wbatch){loc, loc->buf, n, loc->jbase, NULL, true};
         loc->nflight++;
         loc->nconv++;
@@ -442,7 +442,7 @@ void zc_loc_fork_child(void) {
     emitter = false;
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         l->nflight = l->nconv = 0;
-        l->wb[0].busy = l->wb[1].busy = false;
+        for (int i = 0; i < ZC_LOC_FLIGHT; i++) l->wb[i].busy = false;
     }
 }
 
