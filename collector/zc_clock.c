@@ -211,7 +211,7 @@ static size_t find(size_t n, uint64_t t) {
     return lo ? lo - 1 : SIZE_MAX;
 }
 
-static void seg_set(struct zc_tickconv *c, uint64_t t) {
+void zc_tickconv_seg(struct zc_tickconv *c, uint64_t t) {
     size_t i = find(c->n, t);
     double r = rate();
     if (i == SIZE_MAX) { /* before the first anchor */
@@ -233,14 +233,6 @@ void zc_tickconv_begin(struct zc_tickconv *c) {
     c->n = zc_tsc ? atomic_load_explicit(&nanchors, memory_order_acquire) : 0;
     c->lo = 1;
     c->hi = 0; /* empty: the first conversion finds its segment */
-}
-
-uint64_t zc_tickconv(struct zc_tickconv *c, uint64_t t) {
-    if (!c->n) return t; /* ticks are ns */
-    if (t < c->lo || t >= c->hi) seg_set(c, t);
-    int64_t d = (int64_t)(t - c->base);
-    double off = (double)d * c->slope;
-    return c->base_ns + (uint64_t)(int64_t)(off < 0 ? off - 0.5 : off + 0.5);
 }
 
 uint64_t zc_tick_to_ns(uint64_t t) {

@@ -121,7 +121,15 @@ struct zc_tickconv {
     double slope;     /* ns per tick */
 };
 void zc_tickconv_begin(struct zc_tickconv *c);
-uint64_t zc_tickconv(struct zc_tickconv *c, uint64_t tick);
+void zc_tickconv_seg(struct zc_tickconv *c, uint64_t tick); /* the segment holding tick */
+/* Inline: the writer converts one or two ticks per record, and the call was a third of it. */
+static inline uint64_t zc_tickconv(struct zc_tickconv *c, uint64_t t) {
+    if (!c->n) return t; /* ticks are ns */
+    if (__builtin_expect(t < c->lo || t >= c->hi, 0)) zc_tickconv_seg(c, t);
+    int64_t d = (int64_t)(t - c->base);
+    double off = (double)d * c->slope;
+    return c->base_ns + (uint64_t)(int64_t)(off < 0 ? off - 0.5 : off + 0.5);
+}
 uint64_t zc_tick_to_ns(uint64_t tick); /* one conversion */
 double zc_clock_error_bound_ns(void);  /* half the widest anchor read window (tests, docs) */
 
@@ -338,7 +346,10 @@ bool zc_mpi_linked(void); /* mpi/: the program links libmpi */
 struct zc_thread {
     struct zc_loc *loc;
     uint64_t callsite;  /* the last callsite id given: unique per process, thread index + 1 in bits 40+ */
-    uint64_t requests;  /* MPI request ids given by the table (unique per location) */
+    /* MPI requests the table gave ids (zc_mpi_req.h): the k-th has id 2k - 1. The writer's
+     * resolver (zc_mpi_resolve.c) gives the even ids on the same location: unique per location,
+     * and small, so OTF2 and the salvage journal write them in few bytes. */
+    uint64_t requests;
     uint32_t index;
     uint32_t comm_rank; /* loc->comm_rank */
     void *papi;         /* the thread's PAPI event set (zc_papi.c), created when it first samples */

@@ -189,9 +189,12 @@ static void loc_convert(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t
     struct zc_tickconv tc;
     bool ticks = loc->kind == ZC_LOC_THREAD;
     if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
-    if (ticks) zc_tickconv_begin(&tc);
-    zc_evt_normalize(ev, n, ticks, zc_region_flush, ticks ? tick_conv : NULL, &tc, &loc->last_ts, &loc->nevents,
-                     &loc->nclamped);
+    if (ticks) { /* two calls, so that each inlines its own conversion (none, or the ticks') */
+        zc_tickconv_begin(&tc);
+        zc_evt_normalize(ev, n, true, zc_region_flush, tick_conv, &tc, &loc->last_ts, &loc->nevents, &loc->nclamped);
+    } else {
+        zc_evt_normalize(ev, n, false, zc_region_flush, NULL, NULL, &loc->last_ts, &loc->nevents, &loc->nclamped);
+    }
 }
 
 /* With windows, the measurement markers due are written between the items (see above). `last`:

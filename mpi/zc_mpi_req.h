@@ -191,7 +191,7 @@ static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == Z
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
     /* unique per location: a thread slot's counter continues where the slot's previous thread
      * left it (zc_core.h); only recorded calls (c->t) start requests */
-    ri->id = ++c->t->requests;
+    ri->id = 2 * ++c->t->requests - 1; /* odd: zc_core.h */
     ri->active = true;
     ri->cancelled = false;
     uint32_t type;
@@ -312,7 +312,7 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
         zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
         return;
     }
-    uint64_t id = ++c->t->requests;
+    uint64_t id = 2 * ++c->t->requests - 1; /* odd: zc_core.h */
     struct zc_rt_slot *f = zr_find(req);
     if (__builtin_expect(!f || f->v || id >> (64 - ZR_V_ID_SHIFT), 0)) {
         --c->t->requests;
