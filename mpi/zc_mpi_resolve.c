@@ -25,7 +25,8 @@ struct rstate {
 
 /* Ids of their own: even, 2, 4, ... The table's requests (persistent, collective, and all of
  * them under MPI_THREAD_MULTIPLE) on the same location have the odd ones (zc_thread.requests).
- * Ids from 2^62, as before, took 9 bytes in the journal and 8 in OTF2 each. */
+ * Small ids take 1-3 bytes in the journal and in OTF2; counted from 2^62, as they once were,
+ * each took 9 and 8. */
 static uint64_t next_id(struct rstate *s) { return s->next_id += 2; }
 
 static size_t rhash(uint64_t h, size_t mask) { return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & mask; }
