@@ -79,9 +79,8 @@ if [ -n "$value" ]; then
 fi
 echo "instructions per MPI call (callgrind, slope between $loops and $((2 * loops)) iterations of 3 calls):"
 echo "  all threads, with minus without the collector (every record is converted and written once,"
-echo "  whichever thread does it), and each writer thread's share in"
-echo "  the longer run (varies: buffers with window markers due, and the last ones at finalize, are"
-echo "  written by other threads)"
+echo "  whichever thread does it), and each writer thread's share in the longer run (varies: buffers"
+echo "  with window markers due, and the last ones at finalize, are written by other threads)"
 printf '%-50s %10s %10s | %10s %10s %10s\n' library "1 stage" "2 stages" "writer(1)" converter emitter
 for i in "${!libs[@]}"; do
   l=$work/l$i

@@ -130,6 +130,8 @@ static inline uint64_t zc_tickconv(struct zc_tickconv *c, uint64_t t) {
     double off = (double)d * c->slope;
     return c->base_ns + (uint64_t)(int64_t)(off < 0 ? off - 0.5 : off + 0.5);
 }
+/* zc_tickconv as the conversion callback of zc_evt_normalize (c: its struct zc_tickconv) */
+static inline uint64_t zc_tickconv_cb(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
 uint64_t zc_tick_to_ns(uint64_t tick); /* one conversion */
 double zc_clock_error_bound_ns(void);  /* half the widest anchor read window (tests, docs) */
 

@@ -414,8 +414,6 @@ static bool passes_stopped; /* pass_lock: finalize began, the flusher makes no m
 static struct zc_ev *scratch;
 static size_t scratch_cap;
 
-static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
-
 static bool journal_open(void) {
     pthread_mutex_lock(&jlock);
     bool ok = jok;
@@ -441,7 +439,7 @@ static void flush_loc(struct zc_loc *l) {
         struct zc_tickconv tc;
         uint64_t last = 0, events = 0, clamped = 0;
         zc_tickconv_begin(&tc);
-        zc_evt_normalize(scratch, n, true, zc_region_flush, tick_conv, &tc, &last, &events, &clamped);
+        zc_evt_normalize(scratch, n, true, zc_region_flush, zc_tickconv_cb, &tc, &last, &events, &clamped);
     }
     zc_jrn_events(l, first, scratch, n);
 }

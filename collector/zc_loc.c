@@ -168,8 +168,6 @@ void zc_loc_marks_end(struct zc_loc *loc) {
     loc->last_ts = last;
 }
 
-static uint64_t tick_conv(void *c, uint64_t tick) { return zc_tickconv(c, tick); }
-
 void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
 
 /* Records of a thread location from stream index `first` on (n of them, in place) made final by
@@ -191,7 +189,7 @@ static void loc_convert(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t
     if (ticks && zc_loc_resolver) loc_resolve(loc, ev, n, first);
     if (ticks) { /* two calls, so that each inlines its own conversion (none, or the ticks') */
         zc_tickconv_begin(&tc);
-        zc_evt_normalize(ev, n, true, zc_region_flush, tick_conv, &tc, &loc->last_ts, &loc->nevents, &loc->nclamped);
+        zc_evt_normalize(ev, n, true, zc_region_flush, zc_tickconv_cb, &tc, &loc->last_ts, &loc->nevents, &loc->nclamped);
     } else {
         zc_evt_normalize(ev, n, false, zc_region_flush, NULL, NULL, &loc->last_ts, &loc->nevents, &loc->nclamped);
     }
