@@ -10,6 +10,8 @@
 #   mpi_call           one of MPI_Irecv / MPI_Isend / MPI_Waitall(2) of a 0-byte self message (1
 #                      rank): with minus without (deterministic)
 #   mpi_call_64b       the same with a message of 8 doubles (the send's size is then asked of MPI)
+#   mpi_call_floor     mpi_call's loop with bench/zc_mpi_floor.c preloaded instead: two rdtsc and
+#                      one 64-byte record per call and nothing else (for reference, not guarded)
 #   mpi_call_all_threads  mpi_call's loop on all the process's threads with one writer stage: the
 #                      writer's conversion, journal and OTF2 work per call too (bench/writer_ir.sh;
 #                      slope between N and 2N iterations, deterministic; no target, guarded)
@@ -96,6 +98,12 @@ if [ -x "$mapp" ]; then
   ZC_EXTRA_ENV="${closed[*]}" cg "$work/mpi.c" mpi_measured 1 "$mapp" self "$n_mpi" & pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+# the bare recorder (bench/zc_mpi_floor.c: two rdtsc and one record per call, nothing else), for
+# reference: what any tracer of this loop spends at least
+floor_lib=$build/bench/libzc_mpi_floor.so
+if [ -x "$mapp" ] && [ -f "$floor_lib" ]; then
+  ZC_EXTRA_ENV="LD_PRELOAD=$floor_lib" cg "$work/mpi.f" mpi_measured 0 "$mapp" self "$n_mpi" || fail=1
+fi
 [ $fail = 0 ] || exit 2
 
 per() { "$py" -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$1" "$2"; }
@@ -130,6 +138,11 @@ if [ -x "$mapp" ]; then
   base[mpi_call_64b]=$(per "$(ir "$work/mpi.0b" TOTAL)" $((3 * n_mpi)))
   with[mpi_call_64b]=$(per "$(ir "$work/mpi.1b" TOTAL)" $((3 * n_mpi)))
   keys+=(mpi_call mpi_call_closed mpi_call_64b)
+  if [ -f "$floor_lib" ]; then
+    base[mpi_call_floor]=${base[mpi_call]}
+    with[mpi_call_floor]=$(per "$(ir "$work/mpi.f" TOTAL)" $((3 * n_mpi)))
+    keys+=(mpi_call_floor)
+  fi
   # the same loop's cost on all the process's threads, its writer's work included (one writer
   # stage, the journal's flusher idle: bench/writer_ir.sh), per call
   if read -r b w < <("$(dirname "$0")/writer_ir.sh" "$build" --loops "$n_w" --value) && [ -n "$w" ]; then
