@@ -34,16 +34,21 @@ static inline void floor_keep(struct floor_rec *r) { __asm__ volatile("" ::"r"(r
 
 #define FLOOR_EXPORT __attribute__((visibility("default")))
 
+/* The record of a call that starts a request (kind 1: receive, 2: send). */
+static inline void floor_start(uint64_t kind, uint64_t t0, uint64_t t1, int count, MPI_Datatype type, int peer, int tag,
+                               MPI_Comm comm, const MPI_Request *req) {
+    struct floor_rec *r = floor_next();
+    *r = (struct floor_rec){t0, t1, {kind, (uint64_t)count, (uint64_t)(uintptr_t)type,
+                                     (uint64_t)(uint32_t)peer << 32 | (uint32_t)tag, (uint64_t)(uintptr_t)comm,
+                                     (uint64_t)(uintptr_t)*req}};
+    floor_keep(r);
+}
+
 FLOOR_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                            MPI_Request *req) {
     uint64_t t0 = floor_tick();
     int rc = PMPI_Irecv(buf, count, type, src, tag, comm, req);
-    uint64_t t1 = floor_tick();
-    struct floor_rec *r = floor_next();
-    *r = (struct floor_rec){t0, t1, {1, (uint64_t)count, (uint64_t)(uintptr_t)type,
-                                     (uint64_t)(uint32_t)src << 32 | (uint32_t)tag, (uint64_t)(uintptr_t)comm,
-                                     (uint64_t)(uintptr_t)*req}};
-    floor_keep(r);
+    floor_start(1, t0, floor_tick(), count, type, src, tag, comm, req);
     return rc;
 }
 
@@ -51,12 +56,7 @@ FLOOR_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype type, int ds
                            MPI_Request *req) {
     uint64_t t0 = floor_tick();
     int rc = PMPI_Isend(buf, count, type, dst, tag, comm, req);
-    uint64_t t1 = floor_tick();
-    struct floor_rec *r = floor_next();
-    *r = (struct floor_rec){t0, t1, {2, (uint64_t)count, (uint64_t)(uintptr_t)type,
-                                     (uint64_t)(uint32_t)dst << 32 | (uint32_t)tag, (uint64_t)(uintptr_t)comm,
-                                     (uint64_t)(uintptr_t)*req}};
-    floor_keep(r);
+    floor_start(2, t0, floor_tick(), count, type, dst, tag, comm, req);
     return rc;
 }
 
