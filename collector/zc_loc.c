@@ -385,11 +385,7 @@ static bool writer_start_locked(void) {
 void zc_loc_write_out(struct zc_loc *loc) {
     if (!loc->n) return;
     pthread_mutex_lock(&wq_lock);
-    unsigned flight = emitter ? ZC_LOC_FLIGHT : 1;
-    while (loc->nflight >= flight) {
-        pthread_cond_wait(&wq_done, &wq_lock);
-        flight = emitter ? ZC_LOC_FLIGHT : 1;
-    }
+    while (loc->nflight >= (emitter ? ZC_LOC_FLIGHT : 1)) pthread_cond_wait(&wq_done, &wq_lock);
     if (!loc->nspare && wq_state != WQ_FAILED) {
         struct zc_ev *b = malloc(loc->cap * sizeof(*b));
         if (b) loc->spare[loc->nspare++] = b;

@@ -186,12 +186,16 @@ static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed
 
 static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
 
+/* A new id from the table: the k-th request of the thread's location has 2k - 1. Odd, because
+ * the writer's resolver gives the even ones (zc_core.h: zc_thread.requests). */
+static inline uint64_t zr_new_id(struct zc_thread *t) { return 2 * ++t->requests - 1; }
+
 /* Only with events (c->t): a request started untraced stays inactive, so its completion is
  * not recorded either. */
 static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
     /* unique per location: a thread slot's counter continues where the slot's previous thread
      * left it (zc_core.h); only recorded calls (c->t) start requests */
-    ri->id = 2 * ++c->t->requests - 1; /* odd: zc_core.h */
+    ri->id = zr_new_id(c->t);
     ri->active = true;
     ri->cancelled = false;
     uint32_t type;
@@ -312,10 +316,10 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
         zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
         return;
     }
-    uint64_t id = 2 * ++c->t->requests - 1; /* odd: zc_core.h */
+    uint64_t id = zr_new_id(c->t);
     struct zc_rt_slot *f = zr_find(req);
     if (__builtin_expect(!f || f->v || id >> (64 - ZR_V_ID_SHIFT), 0)) {
-        --c->t->requests;
+        --c->t->requests; /* the id back */
         zc_mpi_req_new_rec(c, kind, count, t, peer, tag, comm_id, req);
         return;
     }
