@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The report model: sorted rows built once from the merged statistics, with every derived
- * floating-point number computed here and nowhere else. Text, CSV, JSON and HTML print it. */
+ * floating-point number computed here and nowhere else. The report is a table of sections
+ * (zc_agg_report.c): each section builds its rows and prints them in text, CSV, JSON and HTML,
+ * all in its own file (zc_agg_sec_*.c); the format writers walk the table. */
 #ifndef ZC_AGG_REPORT_H
 #define ZC_AGG_REPORT_H
 
 #include "zc_agg.h"
+
+#include <stddef.h>
+#include <string.h>
 
 struct r_kernel {
     uint32_t region;
@@ -178,11 +183,183 @@ struct agg_report {
     uint64_t dq_flush_ns, dq_no_offsets;
     uint64_t dq_m_unpaired, dq_m_decreasing, dq_m_one_sided; /* A19: see docs/report-schema.md */
     bool dq_props;
+    /* every allocation of the build (rep_alloc), freed with the report */
+    void **mem;
+    uint32_t nmem, capmem;
 };
 
+/* ================================================================ sections */
+/* One part of the report, in every format. The report's order is the table's order in every
+ * format (agg_sections in zc_agg_report.c), except the HTML overview (title, cards and charts),
+ * which the job section composes from the other sections' figures. A hook may be NULL. */
+struct agg_text;
+struct agg_csv;
+struct agg_section {
+    const char *name;
+    /* rows and derived numbers from the merged statistics; 0, or -1 when out of memory (a
+     * section may read what the sections before it built) */
+    int (*build)(struct agg_report *r, const struct agg_stats *s);
+    void (*text)(const struct agg_report *r, struct agg_text *t);
+    int (*csv)(const struct agg_report *r, struct agg_csv *c); /* one file per table; -1: c->e set */
+    void (*json)(const struct agg_report *r, FILE *f);          /* its members, no separator around */
+    void (*html)(const struct agg_report *r, FILE *f);
+};
+extern const struct agg_section *const agg_sections[];
+extern const size_t agg_nsections;
+
+/* ================================================================ building (zc_agg_report.c) */
+/* Zeroed room for n + 1 elements (never NULL for n = 0), freed with the report; NULL when out of
+ * memory. */
+void *rep_alloc(struct agg_report *r, size_t n, size_t size);
+#define REP_ALLOC(r, p, n) (((p) = rep_alloc((r), (n), sizeof(*(p)))) != NULL)
+uint32_t rep_count(const struct agg_stats *s, uint32_t table); /* keys of one table */
+double rep_mean(const struct agg_acc *a);
+double rep_sd(const struct agg_acc *a);
+double rep_ratio(uint64_t a, uint64_t b); /* 0 when b is 0 */
+uint64_t rep_quantile(const struct agg_acc *a, double p); /* from its sketch, clamped into [min, max] */
+int rep_cmp_u64_desc(uint64_t a, uint64_t b);
+/* The rows of a table of plain durations by region (barriers, MPI functions, host API), sorted by
+ * total; regions of host class `skip` (AGG_NONE: none) are left out. Returns the summed total. */
+uint64_t rep_simple_rows(struct agg_report *r, const struct agg_stats *s, uint32_t table, uint32_t skip,
+                         struct r_simple **rows, uint32_t *n);
+void rep_shares(struct r_simple *v, uint32_t n, uint64_t total);
+
 /* names used by every writer */
+const char *rep_region_name(const struct agg_report *r, uint32_t region);
 const char *rep_host_of_rank(const struct agg_report *r, uint32_t rank);
 const char *rep_node_name(const struct agg_report *r, uint32_t node);
 const char *rep_loc_name(const struct agg_report *r, uint32_t li);
+/* "4 KiB" for a power of two (agg_fmt_bytes without its ".00") */
+void rep_pow2_bytes(char *out, size_t n, double b);
+/* "[4 KiB, 8 KiB)": a log2 size class */
+void rep_size_class(char *out, size_t n, uint32_t cls);
+/* time since the job's first tick of a timestamp (0 before it) */
+uint64_t rep_since_start(const struct agg_report *r, uint64_t t);
+
+/* ================================================================ column tables */
+/* A text or HTML table is a list of columns over an array of row structs: what a column shows
+ * is a field of the row (at `off`) printed the way its kind says, or what `fn` makes of the row. */
+enum rep_kind {
+    RK_STR,   /* const char * */
+    RK_STRA,  /* char array in the row */
+    RK_U32,   /* uint32_t, "%u" */
+    RK_U64,   /* uint64_t, "%llu" */
+    RK_NS,    /* uint64_t ns, "1.23 ms" */
+    RK_NSF,   /* double ns */
+    RK_PCT,   /* double fraction, "12.3%" */
+    RK_F,     /* double with prec decimals */
+    RK_BYTES, /* uint64_t, "4.00 MiB" */
+    RK_COUNT, /* uint64_t counter value in the unit at `aux` (a const char *): ns as a time */
+    RK_MEAN,  /* double counter value (a mean, one decimal) in the unit at `aux` */
+    RK_FN,    /* fn */
+};
+#define REP_OFF(type, field) offsetof(struct type, field)
+/* a row's field at a column's offset: rep_str_at, rep_u32_at, rep_u64_at, rep_f64_at */
+#define REP_FIELD_AT(name, type)                                                                                       \
+    static inline type name(const void *row, size_t off) {                                                             \
+        type v;                                                                                                        \
+        memcpy(&v, (const char *)row + off, sizeof(v));                                                                \
+        return v;                                                                                                      \
+    }
+REP_FIELD_AT(rep_str_at, const char *)
+REP_FIELD_AT(rep_u32_at, uint32_t)
+REP_FIELD_AT(rep_u64_at, uint64_t)
+REP_FIELD_AT(rep_f64_at, double)
+
+/* ================================================================ text (zc_agg_text.c) */
+struct txt_col {
+    const char *head;
+    int width; /* 0 = the flexible name column */
+    bool left;
+    uint8_t kind; /* enum rep_kind */
+    size_t off, aux;
+    int prec; /* RK_F */
+    /* RK_FN: the cell's text, in buf (n bytes) or any string that outlives the row */
+    const char *(*fn)(const struct agg_report *r, const void *row, char *buf, size_t n);
+};
+#define TXT_COL(h, w, k, o) {.head = (h), .width = (w), .kind = (k), .off = (o)}
+#define TXT_LEFT(h, w, k, o) {.head = (h), .width = (w), .left = true, .kind = (k), .off = (o)}
+#define TXT_F(h, w, o, p) {.head = (h), .width = (w), .kind = RK_F, .off = (o), .prec = (p)}
+#define TXT_FN(h, w, l, f) {.head = (h), .width = (w), .left = (l), .kind = RK_FN, .fn = (f)}
+#define TXT_UNIT(h, w, k, o, u) {.head = (h), .width = (w), .kind = (k), .off = (o), .aux = (u)} /* RK_COUNT, RK_MEAN */
+struct agg_text {
+    FILE *f;
+    const struct agg_report *r;
+    uint32_t width, top;
+    /* the table being written */
+    const struct txt_col *c;
+    int n, namew;
+    bool hide[16];
+};
+/* "\n== heading\n" */
+void txt_heading(struct agg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The header of a table at most maxw wide: columns that do not fit are left out, from the right
+ * (the name column and the first two value columns always stay). */
+void txt_table_start(struct agg_text *t, const struct txt_col *c, int n, uint32_t maxw);
+void txt_table_row(struct agg_text *t, const void *row);
+/* start, then the first nrows rows of the array */
+void txt_table(struct agg_text *t, const struct txt_col *c, int n, uint32_t maxw, const void *rows, size_t stride,
+               uint32_t nrows);
+#define TXT_TABLE(t, cols, maxw, rows, nrows) txt_table((t), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (maxw), (rows), sizeof(*(rows)), (nrows))
+/* cells in text lines: the buffer, returned */
+const char *txt_ns(char *buf, size_t n, double ns);
+const char *txt_pct(char *buf, size_t n, double fraction);
+#define TXT_NS(buf, v) txt_ns((buf), sizeof(buf), (double)(v))
+#define TXT_PCT(buf, v) txt_pct((buf), sizeof(buf), (v))
+uint32_t txt_min(uint32_t a, uint32_t b);
+/* a counter's value: ns counters as times, others as integers (means with one decimal) */
+const char *txt_count(char *buf, size_t n, const char *unit, double v, bool integer);
+
+/* ================================================================ CSV (zc_agg_csv.c) */
+struct agg_csv {
+    const char *dir;
+    struct agg_err *e;
+};
+/* DIR/name.csv with its header line; NULL with c->e set when it cannot be written */
+FILE *csv_open(struct agg_csv *c, const char *name, const char *header);
+void csv_str(FILE *f, const char *s); /* quoted when it holds a comma, quote or newline */
+/* name.csv: the header, then one line per row of the array (row() writes it, with its newline) */
+int csv_table(struct agg_csv *c, const char *name, const char *header, const struct agg_report *r, const void *rows,
+              size_t stride, uint32_t n, void (*row)(FILE *f, const struct agg_report *r, const void *row));
+#define CSV_TABLE(c, name, header, r, rows, n, fn) csv_table((c), (name), (header), (r), (rows), sizeof(*(rows)), (n), (fn))
+/* name.csv of barriers, MPI functions or host API calls; 0, or -1 with c->e set */
+int csv_simple(struct agg_csv *c, const char *name, const struct r_simple *v, uint32_t n);
+#define LLU(x) ((unsigned long long)(x))
+
+/* ================================================================ JSON (zc_agg_json.c) */
+void json_kv(FILE *f, const char *k, const char *v, bool comma); /* "k":"v" */
+void json_row(FILE *f, uint32_t i);                              /* the i-th object of an array opens */
+/* [{"name":..., "calls":..., ...}] of barriers, MPI functions or host API calls */
+void json_simple_rows(FILE *f, const struct r_simple *v, uint32_t n, bool bytes);
+
+/* ================================================================ HTML (zc_agg_html.c) */
+struct html_col {
+    const char *head;
+    uint8_t kind; /* enum rep_kind (not RK_F) */
+    size_t off, aux;
+    void (*fn)(FILE *f, const struct agg_report *r, const void *row); /* RK_FN: the whole <td> */
+};
+#define HTML_COL(h, k, o) {.head = (h), .kind = (k), .off = (o)}
+#define HTML_FN(h, f) {.head = (h), .kind = RK_FN, .fn = (f)}
+#define HTML_UNIT(h, k, o, u) {.head = (h), .kind = (k), .off = (o), .aux = (u)} /* RK_COUNT, RK_MEAN */
+void html_esc(FILE *f, const char *s);
+void html_table(FILE *f, const struct agg_report *r, const struct html_col *c, int n, const void *rows, size_t stride,
+                uint32_t nrows);
+#define HTML_TABLE(f, r, cols, rows, nrows) html_table((f), (r), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (rows), sizeof(*(rows)), (nrows))
+void html_table_head(FILE *f, const struct html_col *c, int n);
+void html_table_end(FILE *f);
+/* <td data-s="sort key">text</td> cells */
+void html_td_ns(FILE *f, double ns);
+void html_td_u(FILE *f, uint64_t v);
+void html_td_pct(FILE *f, double v);
+void html_td_s(FILE *f, const char *s);
+void html_td_count(FILE *f, const char *unit, double v, bool integer); /* as txt_count */
+void html_card(FILE *f, const char *label, const char *value, const char *note);
+/* charts (zc_agg_charts.c): inline SVG */
+#define HTML_MAXROWS 96 /* ranks beyond this are grouped into rows */
+void html_chart_kernels(const struct agg_report *r, FILE *f);
+void html_chart_imbalance(const struct agg_report *r, FILE *f);
+void html_chart_util(const struct agg_report *r, FILE *f);
+void html_chart_bandwidth(const struct agg_report *r, FILE *f);
 
 #endif
