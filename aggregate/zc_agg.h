@@ -143,8 +143,8 @@ int agg_defs_probe(const char *archive, int stall_s, struct agg_err *e);
 void agg_defs_free(struct agg_defs *d);
 const char *agg_str(const struct agg_defs *d, uint32_t s);
 uint32_t agg_loc_index(const struct agg_defs *d, uint64_t id);
-/* anchor file path of an archive argument */
-void agg_anchor_path(const char *archive, char *out, size_t n);
+/* the anchor file (traces.otf2) and the archive's directory of an archive argument (either) */
+void agg_archive_paths(const char *archive, char anchor[PATH_MAX], char dir[PATH_MAX]);
 /* transfer letters as text: "H2D", "D" (fills) */
 void agg_xfer_name(uint32_t xfer, char *out, size_t n);
 const char *agg_xfer_kind(uint32_t xfer);
@@ -326,6 +326,15 @@ struct agg_diff_opts {
 int agg_diff(const char *a, const char *b, const struct agg_diff_opts *o, FILE *out);
 
 /* ---------------------------------------------------------------- small helpers */
+/* A 64-bit mix (murmur3's finalizer) for the open-addressing tables of ids. */
+static inline uint64_t agg_hash64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
 void agg_fmt_ns(char *out, size_t n, double ns);      /* "1.23 ms" */
 void agg_fmt_bytes(char *out, size_t n, double b);    /* "4.00 MiB" */
 void agg_fmt_rate(char *out, size_t n, double bps);   /* "12.3 GB/s" */

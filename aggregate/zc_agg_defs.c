@@ -327,28 +327,23 @@ const char *agg_str(const struct agg_defs *d, uint32_t s) {
     return s < d->nstrings && d->strings[s] ? d->strings[s] : "";
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 uint32_t agg_loc_index(const struct agg_defs *d, uint64_t id) {
     if (!d->loc_ht_cap) return AGG_NONE;
     size_t m = d->loc_ht_cap - 1;
-    for (size_t j = mix64(id) & m;; j = (j + 1) & m) {
+    for (size_t j = agg_hash64(id) & m;; j = (j + 1) & m) {
         if (d->loc_ht_val[j] == AGG_NONE) return AGG_NONE;
         if (d->loc_ht_key[j] == id) return d->loc_ht_val[j];
     }
 }
 
-void agg_anchor_path(const char *archive, char *out, size_t n) {
+void agg_archive_paths(const char *archive, char anchor[PATH_MAX], char dir[PATH_MAX]) {
     size_t len = strlen(archive);
-    if (len >= 5 && strcmp(archive + len - 5, ".otf2") == 0) snprintf(out, n, "%s", archive);
-    else snprintf(out, n, "%s%straces.otf2", archive, len && archive[len - 1] == '/' ? "" : "/");
+    if (len >= 5 && strcmp(archive + len - 5, ".otf2") == 0) snprintf(anchor, PATH_MAX, "%s", archive);
+    else snprintf(anchor, PATH_MAX, "%s%straces.otf2", archive, len && archive[len - 1] == '/' ? "" : "/");
+    snprintf(dir, PATH_MAX, "%s", anchor);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, PATH_MAX, ".");
 }
 
 static char mem_letter(char c) { return strchr("HDSMI", c) && c ? c : 0; }
@@ -425,7 +420,8 @@ static uint32_t proc_group_of(const struct agg_defs *d, uint32_t g) {
     return AGG_NONE;
 }
 
-static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, struct agg_err *e) {
+/* regions' classes (A9, A10); which system tree nodes are devices and hosts (A6) */
+static void classify_all(struct agg_defs *d) {
     for (uint32_t i = 0; i < d->nregions; i++) classify(d, &d->regions[i]);
     for (uint32_t i = 0; i < d->nnodes; i++) {
         struct agg_node *n = &d->nodes[i];
@@ -435,26 +431,34 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
         if (n->device) d->ndevices++;
         if (n->host) d->nhosts++;
     }
-    /* location hash */
+}
+
+/* location id -> index (agg_loc_index); a location defined twice is an error */
+static int hash_locations(struct agg_defs *d, struct agg_err *e) {
     size_t cap = 16;
     while (cap < 2 * (size_t)d->nlocs + 2) cap *= 2;
     d->loc_ht_key = malloc(cap * sizeof(uint64_t));
     d->loc_ht_val = malloc(cap * sizeof(uint32_t));
-    if (!d->loc_ht_key || !d->loc_ht_val) goto oom;
+    if (!d->loc_ht_key || !d->loc_ht_val) return -1;
     memset(d->loc_ht_val, 0xff, cap * sizeof(uint32_t));
     d->loc_ht_cap = cap;
     for (uint32_t i = 0; i < d->nlocs; i++) {
-        size_t j = mix64(d->locs[i].id) & (cap - 1);
+        size_t j = agg_hash64(d->locs[i].id) & (cap - 1);
         while (d->loc_ht_val[j] != AGG_NONE) {
             if (d->loc_ht_key[j] == d->locs[i].id) {
                 agg_err_set(e, NULL, "location %llu is defined twice", (unsigned long long)d->locs[i].id);
-                return -1;
+                return -2;
             }
             j = (j + 1) & (cap - 1);
         }
         d->loc_ht_key[j] = d->locs[i].id;
         d->loc_ht_val[j] = i;
     }
+    return 0;
+}
+
+/* the location properties (A12, A20), read before the locations could be looked up */
+static void apply_props(struct agg_defs *d, const struct rd *r) {
     for (uint32_t i = 0; i < r->nprops; i++) {
         uint32_t li = agg_loc_index(d, r->props[i].loc);
         if (li == AGG_NONE) continue;
@@ -466,18 +470,16 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
         l->have_props |= (uint8_t)r->props[i].which;
         d->have_props = 1;
     }
-    /* processes: one per PROCESS group, in group id order (= rank order, A7); a process's rank
-     * is its index, which is its group id in a zecoll archive */
-    uint32_t *proc_of_group = calloc(d->ngroups + 1, sizeof(uint32_t));
-    if (!proc_of_group) goto oom;
+}
+
+/* Processes: one per PROCESS group, in group id order (= rank order, A7); a process's rank is
+ * its index, which is its group id in a zecoll archive. proc_of_group: d->ngroups + 1 entries. */
+static int find_processes(struct agg_defs *d, uint32_t *proc_of_group) {
     for (uint32_t g = 0; g < d->ngroups; g++) proc_of_group[g] = AGG_NONE;
     for (uint32_t g = 0; g < d->ngroups; g++)
         if (d->groups[g].defined && d->groups[g].type == OTF2_LOCATION_GROUP_TYPE_PROCESS) d->nprocs++;
     d->procs = calloc(d->nprocs + 1, sizeof(struct agg_proc));
-    if (!d->procs) {
-        free(proc_of_group);
-        goto oom;
-    }
+    if (!d->procs) return -1;
     uint32_t k = 0;
     for (uint32_t g = 0; g < d->ngroups; g++)
         if (d->groups[g].defined && d->groups[g].type == OTF2_LOCATION_GROUP_TYPE_PROCESS) {
@@ -489,6 +491,12 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
             proc_of_group[g] = k++;
         }
     d->nranks = d->nprocs;
+    return 0;
+}
+
+/* Each location's process, device (a stream's group's node) and event file; each process's
+ * location count and bytes (the partition's weight). */
+static void place_locations(struct agg_defs *d, const uint32_t *proc_of_group, const char *dir) {
     for (uint32_t i = 0; i < d->nlocs; i++) {
         struct agg_loc *l = &d->locs[i];
         uint32_t pg = proc_group_of(d, l->group);
@@ -513,10 +521,13 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
             d->procs[l->proc].bytes += l->file_size;
         }
     }
-    free(proc_of_group);
+}
+
+/* each process's locations, sorted by id */
+static int list_locations(struct agg_defs *d) {
     for (uint32_t p = 0; p < d->nprocs; p++) {
         d->procs[p].locs = calloc(d->procs[p].nlocs + 1, sizeof(uint32_t));
-        if (!d->procs[p].locs) goto oom;
+        if (!d->procs[p].locs) return -1;
         d->procs[p].nlocs = 0;
     }
     for (uint32_t i = 0; i < d->nlocs; i++)
@@ -525,7 +536,11 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
             p->locs[p->nlocs++] = i;
         }
     for (uint32_t p = 0; p < d->nprocs; p++) qsort_r(d->procs[p].locs, d->procs[p].nlocs, sizeof(uint32_t), cmp_loc_id, d);
-    /* queues (A8): a lane "X/k" belongs to the location named "X" in the same group */
+    return 0;
+}
+
+/* queues (A8): a lane "X/k" belongs to the location named "X" in the same group */
+static void join_lanes(struct agg_defs *d) {
     for (uint32_t p = 0; p < d->nprocs; p++) {
         struct agg_proc *pr = &d->procs[p];
         for (uint32_t i = 0; i < pr->nlocs; i++) {
@@ -545,21 +560,64 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
             }
         }
     }
+}
+
+static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, struct agg_err *e) {
+    classify_all(d);
+    int h = hash_locations(d, e);
+    if (h == -2) return -1;
+    if (h != 0) goto oom;
+    apply_props(d, r);
+    uint32_t *proc_of_group = calloc(d->ngroups + 1, sizeof(uint32_t));
+    if (!proc_of_group || find_processes(d, proc_of_group) != 0) {
+        free(proc_of_group);
+        goto oom;
+    }
+    place_locations(d, proc_of_group, dir);
+    free(proc_of_group);
+    if (list_locations(d) != 0) goto oom;
+    join_lanes(d);
     return 0;
 oom:
     agg_err_set(e, NULL, "out of memory reading the definitions");
     return -1;
 }
 
+static OTF2_GlobalDefReaderCallbacks *def_callbacks(void) {
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!cb) return NULL;
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, cb_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, cb_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, cb_region);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, cb_node);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, cb_lgroup);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, cb_loc);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, cb_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, cb_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, cb_intercomm);
+    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cb, cb_param);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, cb_locprop);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, cb_mmember);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, cb_mclass);
+    return cb;
+}
+
+/* what a reader cannot do without: readable definitions with a clock and locations */
+static bool defs_complete(const struct agg_defs *d, const struct rd *r, OTF2_ErrorCode rc, const char *gdef,
+                          struct agg_err *e) {
+    if (r->bad) agg_err_set(e, gdef, "corrupt global definitions (%s)", r->why);
+    else if (rc != OTF2_SUCCESS) agg_err_set(e, gdef, "corrupt or truncated global definitions (%s)", agg_otf2_last_error());
+    else if (!r->clock_seen || d->ticks == 0) agg_err_set(e, gdef, "no clock properties: not a complete archive");
+    else if (d->nlocs == 0) agg_err_set(e, gdef, "no locations defined: not a complete archive");
+    else return true;
+    return false;
+}
+
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     memset(d, 0, sizeof(*d));
     d->callsite_param = AGG_NONE;
     char anchor[PATH_MAX], dir[PATH_MAX];
-    agg_anchor_path(archive, anchor, sizeof(anchor));
-    snprintf(dir, sizeof(dir), "%s", anchor);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else snprintf(dir, sizeof(dir), ".");
+    agg_archive_paths(archive, anchor, dir);
     struct stat st;
     if (stat(anchor, &st) != 0) {
         agg_err_set(e, anchor, "%s (not an OTF2 archive: give its directory or its traces.otf2)", strerror(errno));
@@ -582,51 +640,22 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     }
     OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gr) {
-        agg_err_set(e, stat(gdef, &st) == 0 ? gdef : gdef, "cannot read the global definitions (%s)",
+        agg_err_set(e, gdef, "cannot read the global definitions (%s)",
                     stat(gdef, &st) == 0 ? agg_otf2_last_error() : strerror(ENOENT));
         goto out;
     }
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks *cb = def_callbacks();
     if (!cb) {
         agg_err_set(e, anchor, "out of memory");
         goto out;
     }
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, cb_clock);
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, cb_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, cb_region);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, cb_node);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, cb_lgroup);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, cb_loc);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, cb_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, cb_comm);
-    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, cb_intercomm);
-    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(cb, cb_param);
-    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, cb_locprop);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, cb_mmember);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, cb_mclass);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     phase(gdef);
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
     phase(anchor); /* resolving: stats the event files */
-    if (r.bad) {
-        agg_err_set(e, gdef, "corrupt global definitions (%s)", r.why);
-        goto out;
-    }
-    if (rc != OTF2_SUCCESS) {
-        agg_err_set(e, gdef, "corrupt or truncated global definitions (%s)", agg_otf2_last_error());
-        goto out;
-    }
-    if (!r.clock_seen || d->ticks == 0) {
-        agg_err_set(e, gdef, "no clock properties: not a complete archive");
-        goto out;
-    }
-    if (d->nlocs == 0) {
-        agg_err_set(e, gdef, "no locations defined: not a complete archive");
-        goto out;
-    }
-    if (resolve(d, &r, dir, e) != 0) goto out;
+    if (!defs_complete(d, &r, rc, gdef, e) || resolve(d, &r, dir, e) != 0) goto out;
     char *salv = NULL; /* A20: rebuilt by zecoll salvage */
     if (OTF2_Reader_GetProperty(rd, "ZECOLL::SALVAGED", &salv) == OTF2_SUCCESS && salv)
         snprintf(d->salvaged, sizeof(d->salvaged), "%s", salv[0] ? salv : "yes");

@@ -105,6 +105,10 @@ void agg_top_add(struct agg_top *t, uint32_t k, const struct agg_top_ent *e) {
 }
 
 /* ---------------------------------------------------------------- table */
+/* The keyed table: entries in insertion order (never removed, so an index stays valid), found
+ * through an open-addressing slot array. Insertion order differs with the number of readers: the
+ * report sorts every table with a total order (only a kernel's slowest device, between two
+ * queues of equal time, is the first in key order). */
 static uint64_t key_hash(const struct agg_key *k) {
     uint64_t h = ((uint64_t)k->table << 32 | k->a) * 0x9e3779b97f4a7c15ull;
     h ^= k->b + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
@@ -227,6 +231,10 @@ oom:
 }
 
 /* ---------------------------------------------------------------- pack / merge */
+/* The partial statistics travel as 64-bit words: a header (magic, ranks, bins, entries), each
+ * entry's key, integers and optional sketch (its occupied range) and top-k, then each rank read.
+ * A write that cannot grow the buffer fails the whole pack, never sends a short one; a partial
+ * that does not parse, or would read past its end, fails the merge. */
 struct wb {
     uint64_t *w;
     size_t n, cap;
