@@ -297,6 +297,68 @@ static double bw_cv(const struct jv *R, const char *mem) {
     return sqrt(fmax(0, q / n - m * m)) / m;
 }
 
+/* Kernels by name: per call, per rank (total over the rank count: runs of different sizes
+ * compare), p50; kernels of one run only are listed. */
+static void diff_kernels(struct cmp *c, const struct jv *A, const struct jv *B, double ra, double rb,
+                         const struct agg_diff_opts *o) {
+    FILE *out = c->out;
+    const struct jv *ka = get(get(A, "kernels"), "rows"), *kb = get(get(B, "kernels"), "rows");
+    for (size_t i = 0; ka && ka->t == J_ARR && i < ka->n; i++) {
+        const struct jv *x = &ka->kids[i], *y = NULL;
+        const char *name = str(x, "name");
+        for (size_t j = 0; kb && kb->t == J_ARR && j < kb->n; j++)
+            if (!strcmp(str(&kb->kids[j], "name"), name)) y = &kb->kids[j];
+        if (!y) {
+            fprintf(out, "%-12s %-44.44s only in A (%.0f calls)\n", "kernel", name, num(x, "calls", 0));
+            continue;
+        }
+        double cva = num(get(x, "imbalance"), "cv", 0), cvb = num(get(y, "imbalance"), "cv", 0);
+        double noise = fmax(AGG_SKETCH_REL_ERROR, fmax(cva, cvb));
+        bool judged = num(x, "share", 0) >= o->min_share || num(y, "share", 0) >= o->min_share;
+        judge(c, "per call", name, num(x, "mean_ns", 0), num(y, "mean_ns", 0), noise, true, "ns", judged);
+        judge(c, "per rank", name, num(x, "total_ns", 0) / ra, num(y, "total_ns", 0) / rb, noise, true, "ns", judged);
+        judge(c, "p50", name, num(x, "p50_ns", 0), num(y, "p50_ns", 0), fmax(2 * AGG_SKETCH_REL_ERROR, noise), true, "ns", judged);
+    }
+    for (size_t j = 0; kb && kb->t == J_ARR && j < kb->n; j++) {
+        const char *name = str(&kb->kids[j], "name");
+        bool found = false;
+        for (size_t i = 0; ka && ka->t == J_ARR && i < ka->n; i++) found |= !strcmp(str(&ka->kids[i], "name"), name);
+        if (!found) fprintf(out, "%-12s %-44.44s only in B (%.0f calls)\n", "kernel", name, num(&kb->kids[j], "calls", 0));
+    }
+}
+
+/* copy bandwidth per memory pair; its noise is the spread of the bandwidths by rank */
+static void diff_copies(struct cmp *c, const struct jv *A, const struct jv *B) {
+    const struct jv *ta = get(get(A, "transfers"), "rows"), *tb = get(get(B, "transfers"), "rows");
+    for (size_t i = 0; ta && ta->t == J_ARR && i < ta->n; i++) {
+        const struct jv *x = &ta->kids[i];
+        if (strcmp(str(x, "kind"), "copy")) continue;
+        for (size_t j = 0; tb && tb->t == J_ARR && j < tb->n; j++) {
+            const struct jv *y = &tb->kids[j];
+            if (strcmp(str(y, "kind"), "copy") || strcmp(str(x, "memory"), str(y, "memory"))) continue;
+            char name[64];
+            snprintf(name, sizeof(name), "copy %s", str(x, "memory"));
+            double noise = fmax(AGG_SKETCH_REL_ERROR, fmax(bw_cv(A, str(x, "memory")), bw_cv(B, str(x, "memory"))));
+            judge(c, "bandwidth", name, num(x, "bandwidth_Bps", 0), num(y, "bandwidth_Bps", 0), noise, false, "B/s", true);
+        }
+    }
+}
+
+/* MPI time per rank, with its own cross-rank spread */
+static void diff_mpi(struct cmp *c, const struct jv *A, const struct jv *B) {
+    double s[2] = {0, 0}, q[2] = {0, 0}, n[2] = {0, 0};
+    const struct jv *m[2] = {get(get(A, "mpi"), "by_rank"), get(get(B, "mpi"), "by_rank")};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; m[k] && m[k]->t == J_ARR && i < m[k]->n; i++) {
+            double v = num(&m[k]->kids[i], "mpi_ns", 0);
+            s[k] += v, q[k] += v * v, n[k] += 1;
+        }
+    if (!n[0] || !n[1]) return;
+    double ma = s[0] / n[0], mb = s[1] / n[1];
+    double cva = ma > 0 ? sqrt(fmax(0, q[0] / n[0] - ma * ma)) / ma : 0, cvb = mb > 0 ? sqrt(fmax(0, q[1] / n[1] - mb * mb)) / mb : 0;
+    judge(c, "MPI", "time per rank", ma, mb, fmax(AGG_SKETCH_REL_ERROR, fmax(cva, cvb)), true, "ns", true);
+}
+
 int agg_diff(const char *pa, const char *pb, const struct agg_diff_opts *o, FILE *out) {
     struct jv A, B;
     if (load(pa, &A, stderr) != 0) return 2;
@@ -313,57 +375,10 @@ int agg_diff(const char *pa, const char *pb, const struct agg_diff_opts *o, FILE
                  "%.2f%%); a flagged slowdown beyond %.1f%% is a regression\n\n",
             100 * AGG_SKETCH_REL_ERROR, 100 * o->threshold);
     fprintf(out, "%-12s %-44s %14s %14s %s %9s  %s\n", "metric", "name", "A", "B", "  ", "change", "noise, verdict");
-    const struct jv *ka = get(get(&A, "kernels"), "rows"), *kb = get(get(&B, "kernels"), "rows");
-    for (size_t i = 0; ka && ka->t == J_ARR && i < ka->n; i++) {
-        const struct jv *x = &ka->kids[i], *y = NULL;
-        const char *name = str(x, "name");
-        for (size_t j = 0; kb && kb->t == J_ARR && j < kb->n; j++)
-            if (!strcmp(str(&kb->kids[j], "name"), name)) y = &kb->kids[j];
-        if (!y) {
-            fprintf(out, "%-12s %-44.44s only in A (%.0f calls)\n", "kernel", name, num(x, "calls", 0));
-            continue;
-        }
-        double cva = num(get(x, "imbalance"), "cv", 0), cvb = num(get(y, "imbalance"), "cv", 0);
-        double noise = fmax(AGG_SKETCH_REL_ERROR, fmax(cva, cvb));
-        bool judged = num(x, "share", 0) >= o->min_share || num(y, "share", 0) >= o->min_share;
-        judge(&c, "per call", name, num(x, "mean_ns", 0), num(y, "mean_ns", 0), noise, true, "ns", judged);
-        judge(&c, "per rank", name, num(x, "total_ns", 0) / ra, num(y, "total_ns", 0) / rb, noise, true, "ns", judged);
-        judge(&c, "p50", name, num(x, "p50_ns", 0), num(y, "p50_ns", 0), fmax(2 * AGG_SKETCH_REL_ERROR, noise), true, "ns", judged);
-    }
-    for (size_t j = 0; kb && kb->t == J_ARR && j < kb->n; j++) {
-        const char *name = str(&kb->kids[j], "name");
-        bool found = false;
-        for (size_t i = 0; ka && ka->t == J_ARR && i < ka->n; i++) found |= !strcmp(str(&ka->kids[i], "name"), name);
-        if (!found) fprintf(out, "%-12s %-44.44s only in B (%.0f calls)\n", "kernel", name, num(&kb->kids[j], "calls", 0));
-    }
-    const struct jv *ta = get(get(&A, "transfers"), "rows"), *tb = get(get(&B, "transfers"), "rows");
-    for (size_t i = 0; ta && ta->t == J_ARR && i < ta->n; i++) {
-        const struct jv *x = &ta->kids[i];
-        if (strcmp(str(x, "kind"), "copy")) continue;
-        for (size_t j = 0; tb && tb->t == J_ARR && j < tb->n; j++) {
-            const struct jv *y = &tb->kids[j];
-            if (strcmp(str(y, "kind"), "copy") || strcmp(str(x, "memory"), str(y, "memory"))) continue;
-            char name[64];
-            snprintf(name, sizeof(name), "copy %s", str(x, "memory"));
-            double noise = fmax(AGG_SKETCH_REL_ERROR, fmax(bw_cv(&A, str(x, "memory")), bw_cv(&B, str(x, "memory"))));
-            judge(&c, "bandwidth", name, num(x, "bandwidth_Bps", 0), num(y, "bandwidth_Bps", 0), noise, false, "B/s", true);
-        }
-    }
-    /* MPI time per rank, with its own cross-rank spread */
-    for (int pass = 0; pass < 1; pass++) {
-        double s[2] = {0, 0}, q[2] = {0, 0}, n[2] = {0, 0};
-        const struct jv *m[2] = {get(get(&A, "mpi"), "by_rank"), get(get(&B, "mpi"), "by_rank")};
-        for (int k = 0; k < 2; k++)
-            for (size_t i = 0; m[k] && m[k]->t == J_ARR && i < m[k]->n; i++) {
-                double v = num(&m[k]->kids[i], "mpi_ns", 0);
-                s[k] += v, q[k] += v * v, n[k] += 1;
-            }
-        if (n[0] && n[1]) {
-            double ma = s[0] / n[0], mb = s[1] / n[1];
-            double cva = ma > 0 ? sqrt(fmax(0, q[0] / n[0] - ma * ma)) / ma : 0, cvb = mb > 0 ? sqrt(fmax(0, q[1] / n[1] - mb * mb)) / mb : 0;
-            judge(&c, "MPI", "time per rank", ma, mb, fmax(AGG_SKETCH_REL_ERROR, fmax(cva, cvb)), true, "ns", true);
-        }
-    }
+    diff_kernels(&c, &A, &B, ra, rb, o);
+    diff_copies(&c, &A, &B);
+    diff_mpi(&c, &A, &B);
+    /* utilisation and wall time are shown, not judged: they move with the job's size */
     const struct jv *ua = get(get(&A, "utilisation"), "job"), *ub = get(get(&B, "utilisation"), "job");
     fprintf(out, "%-12s %-44s %13.2f%% %13.2f%%    %+8.2f points (information)\n", "utilisation", "job", 100 * num(ua, "utilisation", 0),
             100 * num(ub, "utilisation", 0), 100 * (num(ub, "utilisation", 0) - num(ua, "utilisation", 0)));
