@@ -21,6 +21,12 @@ void csv_str(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+void csv_strs(FILE *f, const char *a, const char *b) {
+    csv_str(f, a);
+    fputc(',', f);
+    csv_str(f, b);
+}
+
 FILE *csv_open(struct agg_csv *c, const char *name, const char *header) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/%s.csv", c->dir, name);

@@ -112,6 +112,11 @@ double rep_ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.
 
 int rep_cmp_u64_desc(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
 
+int rep_cmp_named(const char *an, uint32_t ar, const char *bn, uint32_t br) {
+    int c = strcmp(an, bn);
+    return c ? c : (ar > br) - (ar < br);
+}
+
 uint32_t rep_count(const struct agg_stats *s, uint32_t t) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->n; i++) n += s->keys[i].table == t;
@@ -121,9 +126,7 @@ uint32_t rep_count(const struct agg_stats *s, uint32_t t) {
 static int cmp_simple(const void *x, const void *y) {
     const struct r_simple *a = x, *b = y;
     int c = rep_cmp_u64_desc(a->total, b->total);
-    if (c) return c;
-    c = strcmp(a->name, b->name);
-    return c ? c : (a->region > b->region) - (a->region < b->region);
+    return c ? c : rep_cmp_named(a->name, a->region, b->name, b->region);
 }
 
 uint64_t rep_simple_rows(struct agg_report *r, const struct agg_stats *s, uint32_t table, uint32_t skip,

@@ -218,6 +218,8 @@ double rep_sd(const struct agg_acc *a);
 double rep_ratio(uint64_t a, uint64_t b); /* 0 when b is 0 */
 uint64_t rep_quantile(const struct agg_acc *a, double p); /* from its sketch, clamped into [min, max] */
 int rep_cmp_u64_desc(uint64_t a, uint64_t b);
+/* the ties of rows by region: by name, then by id (two regions may share a name) */
+int rep_cmp_named(const char *an, uint32_t ar, const char *bn, uint32_t br);
 /* The rows of a table of plain durations by region (barriers, MPI functions, host API), sorted by
  * total; regions of host class `skip` (AGG_NONE: none) are left out. Returns the summed total. */
 uint64_t rep_simple_rows(struct agg_report *r, const struct agg_stats *s, uint32_t table, uint32_t skip,
@@ -318,6 +320,7 @@ struct agg_csv {
 /* DIR/name.csv with its header line; NULL with c->e set when it cannot be written */
 FILE *csv_open(struct agg_csv *c, const char *name, const char *header);
 void csv_str(FILE *f, const char *s); /* quoted when it holds a comma, quote or newline */
+void csv_strs(FILE *f, const char *a, const char *b); /* a,b: both csv_str */
 /* name.csv: the header, then one line per row of the array (row() writes it, with its newline) */
 int csv_table(struct agg_csv *c, const char *name, const char *header, const struct agg_report *r, const void *rows,
               size_t stride, uint32_t n, void (*row)(FILE *f, const struct agg_report *r, const void *row));

@@ -18,9 +18,7 @@ static int cmp_kernel(const void *x, const void *y, void *sort) {
     else if (!strcmp(key, "max")) c = rep_cmp_u64_desc(a->max, b->max);
     else if (!strcmp(key, "imbalance")) c = a->max_over_mean > b->max_over_mean ? -1 : a->max_over_mean < b->max_over_mean;
     else if (strcmp(key, "name")) c = rep_cmp_u64_desc(a->total, b->total);
-    if (c) return c;
-    c = strcmp(a->name, b->name);
-    return c ? c : (a->region > b->region) - (a->region < b->region);
+    return c ? c : rep_cmp_named(a->name, a->region, b->name, b->region);
 }
 
 /* rows of a kernel are grouped in the kernels' order (region holds that position while sorting) */

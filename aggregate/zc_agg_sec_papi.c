@@ -13,9 +13,7 @@ static int cmp_mregion(const void *x, const void *y) {
     const struct r_mregion *a = x, *b = y;
     if (a->member != b->member) return a->member < b->member ? -1 : 1;
     int c = rep_cmp_u64_desc(a->total, b->total);
-    if (c) return c;
-    c = strcmp(a->name, b->name);
-    return c ? c : (a->region > b->region) - (a->region < b->region);
+    return c ? c : rep_cmp_named(a->name, a->region, b->name, b->region);
 }
 
 static int cmp_mrank(const void *x, const void *y) {
@@ -168,9 +166,7 @@ static void text(const struct agg_report *r, struct agg_text *t) {
 static void csv_counter(FILE *f, const struct agg_report *r, const void *row) {
     const struct r_counter *x = row;
     fprintf(f, "%u,", x->member);
-    csv_str(f, x->name);
-    fputc(',', f);
-    csv_str(f, x->unit);
+    csv_strs(f, x->name, x->unit);
     fprintf(f, ",%s,%s,%d,%u,", x->type, x->mode, x->summed, x->ranks);
     csv_str(f, x->descr);
     fputc('\n', f);
@@ -178,9 +174,7 @@ static void csv_counter(FILE *f, const struct agg_report *r, const void *row) {
 
 static void csv_region(FILE *f, const struct agg_report *r, const void *row) {
     const struct r_mregion *x = row;
-    csv_str(f, x->counter);
-    fputc(',', f);
-    csv_str(f, x->unit);
+    csv_strs(f, x->counter, x->unit);
     fputc(',', f);
     csv_str(f, x->name);
     fprintf(f, ",%s,%llu,%llu,%.1f,%llu,%llu,%llu,", x->kind, LLU(x->calls), LLU(x->total), x->mean, LLU(x->min),
@@ -192,9 +186,7 @@ static void csv_region(FILE *f, const struct agg_report *r, const void *row) {
 static void csv_rank(FILE *f, const struct agg_report *r, const void *row) {
     const struct r_mrank *x = row;
     fprintf(f, "%u,", x->rank);
-    csv_str(f, x->counter);
-    fputc(',', f);
-    csv_str(f, x->unit);
+    csv_strs(f, x->counter, x->unit);
     fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu\n", LLU(x->threads), LLU(x->counted), LLU(x->in_mpi), LLU(x->mpi_regions),
             LLU(x->in_l0), LLU(x->l0_regions));
 }
