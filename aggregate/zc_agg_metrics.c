@@ -37,11 +37,6 @@ static bool decreases(uint8_t type, uint64_t a, uint64_t b) {
     return type == OTF2_TYPE_INT64 ? (int64_t)b < (int64_t)a : b < a;
 }
 
-void agg_metric_orphan(struct lst *l) {
-    l->met->pending = false;
-    l->met->unpaired++;
-}
-
 /* the Metric's class is known and its values match it */
 static bool metric_valid(const struct agg_defs *d, const struct agg_mclass *k, uint8_t n, const OTF2_Type *types) {
     bool ok = k && k->defined && k->n == n;
@@ -80,17 +75,6 @@ int agg_metric_sample(struct pctx *c, struct lst *l, uint64_t t, OTF2_MetricRef 
     m->pt = t;
     m->pclass = (uint32_t)mref;
     return 0;
-}
-
-uint32_t agg_metric_take(struct lst *l, uint64_t t) {
-    struct lmet *m = l->met;
-    if (!m || !m->pending) return AGG_NONE;
-    m->pending = false;
-    if (m->pt != t) {
-        m->unpaired++;
-        return AGG_NONE;
-    }
-    return m->pclass;
 }
 
 /* The stack of Enter values grows with the frames (l->cap is already the new frame count). */

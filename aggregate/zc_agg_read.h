@@ -117,10 +117,23 @@ void agg_end_off(struct pctx *c, struct lst *l, uint64_t t);
 /* A Metric record on l at t, kept until the Enter or Leave it belongs to; 0, or -1 out of memory. */
 int agg_metric_sample(struct pctx *c, struct lst *l, uint64_t t, OTF2_MetricRef mref, uint8_t n, const OTF2_Type *types,
                       const OTF2_MetricValue *vals);
-/* The pending Metric, if it is the one of this Enter/Leave at t: its class (values in met->pv). */
-uint32_t agg_metric_take(struct lst *l, uint64_t t);
+/* The pending Metric, if it is the one of this Enter/Leave at t: its class (values in met->pv).
+ * Inline, with agg_metric_orphan: every Enter and Leave asks. */
+static inline uint32_t agg_metric_take(struct lst *l, uint64_t t) {
+    struct lmet *m = l->met;
+    if (!m || !m->pending) return AGG_NONE;
+    m->pending = false;
+    if (m->pt != t) {
+        m->unpaired++;
+        return AGG_NONE;
+    }
+    return m->pclass;
+}
 /* A Metric waiting before a record that is not its Enter/Leave (A19 broken). */
-void agg_metric_orphan(struct lst *l);
+static inline void agg_metric_orphan(struct lst *l) {
+    l->met->pending = false;
+    l->met->unpaired++;
+}
 /* The Enter's counter values of a region being entered with class mclass; 0, or -1 out of memory. */
 int agg_metric_push(struct pctx *c, struct lst *l, uint32_t mclass);
 /* A region with its counters at both ends: Leave - Enter per summed counter. */
