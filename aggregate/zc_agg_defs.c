@@ -130,6 +130,8 @@ int agg_defs_probe(const char *archive, int stall_s, struct agg_err *e) {
 }
 
 /* ---------------------------------------------------------------- growth */
+/* Definitions are arrays indexed by their id (zecoll's ids are dense); an id beyond AGG_MAX_ID is
+ * taken as corruption instead of a reason to allocate. */
 static bool grow(void **p, uint32_t *n, uint64_t want, size_t elem) {
     if (want <= *n) return true;
     if (want > AGG_MAX_ID) return false;
@@ -177,7 +179,7 @@ static OTF2_CallbackCode cb_clock(void *ud, uint64_t res, uint64_t off, uint64_t
 
 static OTF2_CallbackCode cb_string(void *ud, OTF2_StringRef self, const char *s) {
     struct rd *r = ud;
-    if ((self & 1023) == 0) tick_phase();
+    if ((self & 1023) == 0) tick_phase(); /* the probe's parent sees progress */
     if (!grow((void **)&r->d->strings, &r->cap_strings, (uint64_t)self + 1, sizeof(char *))) return bad(r, "implausible string id");
     free(r->d->strings[self]);
     r->d->strings[self] = strdup(s ? s : "");
@@ -273,6 +275,8 @@ static OTF2_CallbackCode cb_param(void *ud, OTF2_ParameterRef self, OTF2_StringR
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Location properties come before their locations can be looked up: kept, applied in
+ * resolution (apply_props). */
 static OTF2_CallbackCode cb_locprop(void *ud, OTF2_LocationRef loc, OTF2_StringRef name, OTF2_Type t, OTF2_AttributeValue v) {
     struct rd *r = ud;
     struct agg_defs *d = r->d;

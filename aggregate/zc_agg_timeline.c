@@ -80,10 +80,13 @@ struct agg_timeline *agg_timeline_open(const char *part, const struct agg_defs *
 
 bool agg_timeline_wants(struct agg_timeline *t, uint32_t rank) { return !t->want || (rank < t->d->nranks && t->want[rank]); }
 
+/* threads above streams in the viewer, each in location order */
 static uint32_t thread_sort(const struct agg_defs *d, uint32_t li) {
     return (d->locs[li].type == AGG_LOC_THREAD ? 0 : 1000000u) + li;
 }
 
+/* Every record starts with ",\n": a process's byte range can follow any other, or the header,
+ * and the file stays valid JSON whichever processes are kept. */
 void agg_timeline_begin_proc(struct agg_timeline *t, uint32_t proc) {
     const struct agg_defs *d = t->d;
     const struct agg_proc *p = &d->procs[proc];
@@ -111,13 +114,15 @@ void agg_timeline_begin_proc(struct agg_timeline *t, uint32_t proc) {
     }
 }
 
+/* Chrome's timestamps are in microseconds: the nanoseconds as three decimals, in integers (a
+ * double would round them on long runs) */
 static void us(FILE *f, uint64_t ns) { fprintf(f, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000)); }
 
 void agg_timeline_region(struct agg_timeline *t, uint32_t li, uint32_t region, uint64_t start, uint64_t end, uint64_t bytes,
                          uint64_t cs, const char *cat) {
     const struct agg_defs *d = t->d;
     uint64_t a = start > d->t0 ? start - d->t0 : 0, b = end > d->t0 ? end - d->t0 : 0;
-    if (b < t->from || a > t->to) return;
+    if (b < t->from || a > t->to) return; /* a region across an edge of the range is cut to it */
     if (a < t->from) a = t->from;
     if (b > t->to) b = t->to;
     if (b < a) b = a;
@@ -199,6 +204,8 @@ int agg_timeline_assemble(const char *out, const struct agg_defs *d, const char 
     fputs(",\"ranks\":", f);
     agg_json_str(f, o->ranks ? o->ranks : "all");
     fputs("}}", f);
+    /* the processes' byte ranges in rank order, from whichever reader's part holds each: the
+     * same bytes for any number of readers */
     int ret = 0;
     FILE *cur = NULL;
     uint64_t cur_part = UINT64_MAX;
