@@ -235,7 +235,7 @@ const char *rep_loc_name(const struct agg_report *r, uint32_t li);
 void rep_pow2_bytes(char *out, size_t n, double b);
 /* "[4 KiB, 8 KiB)": a log2 size class */
 void rep_size_class(char *out, size_t n, uint32_t cls);
-/* time since the job's first tick of a timestamp (0 before it) */
+/* a timestamp as time since the clock's start (the archive's global offset; 0 before it) */
 uint64_t rep_since_start(const struct agg_report *r, uint64_t t);
 
 /* ================================================================ column tables */
@@ -288,7 +288,7 @@ struct agg_text {
     FILE *f;
     const struct agg_report *r;
     uint32_t width, top;
-    /* the table being written */
+    /* the table being written (16 columns at most) */
     const struct txt_col *c;
     int n, namew;
     bool hide[16];
@@ -302,7 +302,8 @@ void txt_table_row(struct agg_text *t, const void *row);
 /* start, then the first nrows rows of the array */
 void txt_table(struct agg_text *t, const struct txt_col *c, int n, uint32_t maxw, const void *rows, size_t stride,
                uint32_t nrows);
-#define TXT_TABLE(t, cols, maxw, rows, nrows) txt_table((t), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (maxw), (rows), sizeof(*(rows)), (nrows))
+#define TXT_TABLE(t, cols, maxw, rows, nrows)                                                                          \
+    txt_table((t), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (maxw), (rows), sizeof(*(rows)), (nrows))
 /* cells in text lines: the buffer, returned */
 const char *txt_ns(char *buf, size_t n, double ns);
 const char *txt_pct(char *buf, size_t n, double fraction);
@@ -324,7 +325,8 @@ void csv_strs(FILE *f, const char *a, const char *b); /* a,b: both csv_str */
 /* name.csv: the header, then one line per row of the array (row() writes it, with its newline) */
 int csv_table(struct agg_csv *c, const char *name, const char *header, const struct agg_report *r, const void *rows,
               size_t stride, uint32_t n, void (*row)(FILE *f, const struct agg_report *r, const void *row));
-#define CSV_TABLE(c, name, header, r, rows, n, fn) csv_table((c), (name), (header), (r), (rows), sizeof(*(rows)), (n), (fn))
+#define CSV_TABLE(c, name, header, r, rows, n, fn)                                                                     \
+    csv_table((c), (name), (header), (r), (rows), sizeof(*(rows)), (n), (fn))
 /* name.csv of barriers, MPI functions or host API calls; 0, or -1 with c->e set */
 int csv_simple(struct agg_csv *c, const char *name, const struct r_simple *v, uint32_t n);
 #define LLU(x) ((unsigned long long)(x))
@@ -348,7 +350,8 @@ struct html_col {
 void html_esc(FILE *f, const char *s);
 void html_table(FILE *f, const struct agg_report *r, const struct html_col *c, int n, const void *rows, size_t stride,
                 uint32_t nrows);
-#define HTML_TABLE(f, r, cols, rows, nrows) html_table((f), (r), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (rows), sizeof(*(rows)), (nrows))
+#define HTML_TABLE(f, r, cols, rows, nrows)                                                                            \
+    html_table((f), (r), (cols), (int)(sizeof(cols) / sizeof(*(cols))), (rows), sizeof(*(rows)), (nrows))
 void html_table_head(FILE *f, const struct html_col *c, int n);
 void html_table_end(FILE *f);
 /* <td data-s="sort key">text</td> cells */

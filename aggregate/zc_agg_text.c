@@ -37,6 +37,7 @@ void txt_heading(struct agg_text *t, const char *fmt, ...) {
 
 void txt_table_start(struct agg_text *t, const struct txt_col *c, int n, uint32_t maxw) {
     uint32_t width = txt_min(t->width, maxw);
+    if (n > (int)(sizeof(t->hide) / sizeof(*t->hide))) n = (int)(sizeof(t->hide) / sizeof(*t->hide)); /* the first 16 */
     t->c = c;
     t->n = n;
     memset(t->hide, 0, sizeof(t->hide));
