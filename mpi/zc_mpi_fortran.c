@@ -96,7 +96,7 @@ void zc_mpi_f_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, cons
     if (s && comm) zc_mpi_ev_recv(c, t, comm, s);
 }
 
-/* ---------------------------------------------------------------- init, finalize, pcontrol */
+/* ---------------------------------------------------------------- the hand-written ones: their steps */
 typedef void zc_ft_ierr(MPI_Fint *ierror);
 typedef void zc_ft_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 typedef void zc_ft_pcontrol(MPI_Fint *level);
@@ -128,12 +128,23 @@ zc_ft_pcontrol mpi_pcontrol_, mpi_pcontrol_f08_;
 zc_ft_abort mpi_abort_, mpi_abort_f08_;
 zc_ft_set_name mpi_comm_set_name_, mpi_comm_set_name_f08_;
 
+/* Open MPI's entry not found (no Fortran MPI library in the process): MPI_ERR_INTERN in ierror. */
+static bool f_missing(bool found, MPI_Fint *ierror) {
+    if (!found && ierror) *ierror = MPI_ERR_INTERN;
+    return !found;
+}
+
+/* Our step before the PMPI call, taken only when libmpi came with the program (as in C), errno kept. */
+static void f_before(void (*step)(void)) {
+    if (!zc_mpi_linked()) return;
+    int saved = errno;
+    step();
+    errno = saved;
+}
+
 /* p (MPI_Init) or pt (MPI_Init_thread), as resolved; both NULL: no Fortran MPI library at all. */
 static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
-    if (!p && !pt) {
-        if (ierror) *ierror = MPI_ERR_INTERN;
-        return;
-    }
+    if (f_missing(p || pt, ierror)) return;
     if (!zc_mpi_linked()) { /* libmpi came after us (dlopen): pass through, as the C MPI_Init does */
         if (pt) pt(required, provided, ierror);
         else p(ierror);
@@ -151,15 +162,8 @@ static void f_init(zc_ft_ierr *p, zc_ft_init_thread *pt, MPI_Fint *required, MPI
 }
 
 static void f_finalize(zc_ft_ierr *p, MPI_Fint *ierror) {
-    if (!p) {
-        if (ierror) *ierror = MPI_ERR_INTERN;
-        return;
-    }
-    if (zc_mpi_linked()) {
-        int saved = errno;
-        zc_mpi_finalize_prepare();
-        errno = saved;
-    }
+    if (f_missing(p != NULL, ierror)) return;
+    f_before(zc_mpi_finalize_prepare);
     p(ierror);
 }
 
@@ -180,88 +184,16 @@ static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
     if (lv == 0) zc_win_pcontrol(0);
 }
 
-__attribute__((visibility("default"))) void mpi_init_(MPI_Fint *ierror) {
-    zc_ft_ierr *p;
-    ZC_F_RESOLVE(p, pmpi_init_);
-    f_init(p, NULL, NULL, NULL, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_init_f08_(MPI_Fint *ierror) {
-    zc_ft_ierr *p;
-    ZC_F_RESOLVE(p, pmpi_init_f08_);
-    f_init(p, NULL, NULL, NULL, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
-    zc_ft_init_thread *p;
-    ZC_F_RESOLVE(p, pmpi_init_thread_);
-    f_init(NULL, p, required, provided, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
-                                                                MPI_Fint *ierror) {
-    zc_ft_init_thread *p;
-    ZC_F_RESOLVE(p, pmpi_init_thread_f08_);
-    f_init(NULL, p, required, provided, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_finalize_(MPI_Fint *ierror) {
-    zc_ft_ierr *p;
-    ZC_F_RESOLVE(p, pmpi_finalize_);
-    f_finalize(p, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_finalize_f08_(MPI_Fint *ierror) {
-    zc_ft_ierr *p;
-    ZC_F_RESOLVE(p, pmpi_finalize_f08_);
-    f_finalize(p, ierror);
-}
-
 static void f_abort(zc_ft_abort *p, MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
-    if (!p) {
-        if (ierror) *ierror = MPI_ERR_INTERN;
-        return;
-    }
-    if (zc_mpi_linked()) {
-        int saved = errno;
-        zc_mpi_abort_prepare();
-        errno = saved;
-    }
+    if (f_missing(p != NULL, ierror)) return;
+    f_before(zc_mpi_abort_prepare);
     p(comm, errorcode, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
-    zc_ft_abort *p;
-    ZC_F_RESOLVE(p, pmpi_abort_);
-    f_abort(p, comm, errorcode, ierror);
-}
-
-__attribute__((visibility("default"))) void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) {
-    zc_ft_abort *p;
-    ZC_F_RESOLVE(p, pmpi_abort_f08_);
-    f_abort(p, comm, errorcode, ierror);
-}
-
-/* MPI_PCONTROL(LEVEL) has no ierror in either binding */
-__attribute__((visibility("default"))) void mpi_pcontrol_(MPI_Fint *level) {
-    zc_ft_pcontrol *p;
-    ZC_F_RESOLVE(p, pmpi_pcontrol_);
-    f_pcontrol(p, level);
-}
-
-__attribute__((visibility("default"))) void mpi_pcontrol_f08_(MPI_Fint *level) {
-    zc_ft_pcontrol *p;
-    ZC_F_RESOLVE(p, pmpi_pcontrol_f08_);
-    f_pcontrol(p, level);
 }
 
 /* MPI_COMM_SET_NAME: hand-written because of its CHARACTER argument (the generator skips those);
  * the name is read back from MPI (zc_mpi_comm_named), which has taken the blanks off. */
 static void f_set_name(zc_ft_set_name *p, MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len) {
-    if (!p) {
-        if (ierror) *ierror = MPI_ERR_INTERN;
-        return;
-    }
+    if (f_missing(p != NULL, ierror)) return;
     /* forwarded as given: mpi_f08's absent ierror stays absent (an error then goes to the
      * communicator's handler, and the name read back is whatever MPI kept) */
     p(comm, name, ierror, name_len);
@@ -271,16 +203,28 @@ static void f_set_name(zc_ft_set_name *p, MPI_Fint *comm, char *name, MPI_Fint *
     errno = saved;
 }
 
-__attribute__((visibility("default"))) void mpi_comm_set_name_(MPI_Fint *comm, char *name, MPI_Fint *ierror,
-                                                                size_t name_len) {
-    zc_ft_set_name *p;
-    ZC_F_RESOLVE(p, pmpi_comm_set_name_);
-    f_set_name(p, comm, name, ierror, name_len);
-}
+/* ---------------------------------------------------------------- the entry points */
+/* Both manglings of a hand-written entry point: mpi_<name>_ (mpif.h, `use mpi`) and
+ * mpi_<name>_f08_ (`use mpi_f08`), each handing its own Open MPI entry (p, of type t) to body. */
+#define ZC_F_ENTRIES(name, t, params, body)                                                                    \
+    __attribute__((visibility("default"))) void mpi_##name##_ params {                                         \
+        t *p;                                                                                                  \
+        ZC_F_RESOLVE(p, pmpi_##name##_);                                                                       \
+        body;                                                                                                  \
+    }                                                                                                          \
+    __attribute__((visibility("default"))) void mpi_##name##_f08_ params {                                     \
+        t *p;                                                                                                  \
+        ZC_F_RESOLVE(p, pmpi_##name##_f08_);                                                                   \
+        body;                                                                                                  \
+    }
 
-__attribute__((visibility("default"))) void mpi_comm_set_name_f08_(MPI_Fint *comm, char *name, MPI_Fint *ierror,
-                                                                    size_t name_len) {
-    zc_ft_set_name *p;
-    ZC_F_RESOLVE(p, pmpi_comm_set_name_f08_);
-    f_set_name(p, comm, name, ierror, name_len);
-}
+ZC_F_ENTRIES(init, zc_ft_ierr, (MPI_Fint *ierror), f_init(p, NULL, NULL, NULL, ierror))
+ZC_F_ENTRIES(init_thread, zc_ft_init_thread, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror),
+             f_init(NULL, p, required, provided, ierror))
+ZC_F_ENTRIES(finalize, zc_ft_ierr, (MPI_Fint *ierror), f_finalize(p, ierror))
+ZC_F_ENTRIES(abort, zc_ft_abort, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror),
+             f_abort(p, comm, errorcode, ierror))
+/* MPI_PCONTROL(LEVEL) has no ierror in either binding */
+ZC_F_ENTRIES(pcontrol, zc_ft_pcontrol, (MPI_Fint *level), f_pcontrol(p, level))
+ZC_F_ENTRIES(comm_set_name, zc_ft_set_name, (MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len),
+             f_set_name(p, comm, name, ierror, name_len))

@@ -207,6 +207,22 @@ static inline int *zc_mpi_errno(void) { return zc_mpi_tls.err; }
 static inline MPI_Request zc_mpi_req_at(const MPI_Request *p) { return p ? *p : MPI_REQUEST_NULL; }
 static inline MPI_Comm zc_mpi_comm_at(const MPI_Comm *p) { return p ? *p : MPI_COMM_NULL; }
 
+/* Opens the thread's location l for the call's records in mode: ZC_MPI_OPEN (the inline open,
+ * which saw that owners need no lock) or ZC_MPI_OPEN_SLOW (zc_mpi_open_slow: they may). False
+ * when the collector is finalizing: the call records nothing more. */
+static inline __attribute__((always_inline)) bool zc_mpi_own(struct zc_mpi_call *c, struct zc_loc *l, uint8_t mode) {
+    bool slow = mode == ZC_MPI_OPEN_SLOW;
+    if (!(slow ? zc_own_begin(l) : zc_own_begin_unlocked(l))) {
+        if (slow) zc_own_end(l);
+        else zc_own_end_unlocked(l);
+        c->t = NULL;
+        c->mode = ZC_MPI_SHUT;
+        return false;
+    }
+    c->mode = mode;
+    c->l = l;
+    return true;
+}
 /* Right after the MPI call returned (fn: a constant in every wrapper); t1: the Leave time
  * (c->t set). */
 static inline __attribute__((always_inline)) void zc_mpi_open_at(struct zc_mpi_call *c, uint32_t fn, uint64_t t1) {
@@ -219,14 +235,7 @@ static inline __attribute__((always_inline)) void zc_mpi_open_at(struct zc_mpi_c
         zc_mpi_open_slow(c, fn);
         return;
     }
-    if (!zc_own_begin_unlocked(l)) { /* the collector is finalizing: nothing more is recorded */
-        zc_own_end_unlocked(l);
-        c->t = NULL;
-        c->mode = ZC_MPI_SHUT;
-        return;
-    }
-    c->mode = ZC_MPI_OPEN;
-    c->l = l;
+    if (!zc_mpi_own(c, l, ZC_MPI_OPEN)) return;
     size_t at = l->n;
     l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
     c->at = at + 1;
@@ -310,7 +319,7 @@ MPI_Status *zc_mpi_statuses(MPI_Status *stack, int n_stack, int n);
 
 /* zc_mpi_special.c */
 extern atomic_bool zc_mpi_is_ready;
-void zc_mpi_set_ready(bool on); /* and what the fast paths may take (zc_mpi.c) */
+void zc_mpi_set_ready(bool on); /* and what the fast paths may take (zc_mpi_call.c) */
 /* MPI initialised by the app, our state set up, not finalizing */
 static inline bool zc_mpi_ready(void) { return atomic_load_explicit(&zc_mpi_is_ready, memory_order_acquire); }
 
@@ -333,7 +342,7 @@ void zc_mpi_finalize_prepare(void);
 /* MPI_Abort (C and Fortran): the rank's records go to the salvage journal first (bounded). */
 void zc_mpi_abort_prepare(void);
 bool zc_mpi_linked(void);
-/* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi.c) */
+/* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi_comm.c) */
 void zc_mpi_comms_init(int rank, int size);
 /* A PMPI function when libmpi came by dlopen after us (mpi4py): the weak references are NULL and
  * every wrapper passes through to what this returns (NULL: not found). */

@@ -361,6 +361,13 @@ static inline struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack
 }
 
 
+/* Whether completing ri needs its status: receives take their size and peer from it, and a
+ * cancellation shows there too. */
+static inline bool zr_needs_status(const struct zc_req *ri) {
+    return zr_is_v(ri) ? (zr_v_kind(zr_v(ri)) == ZR_V_IRECV || (zr_v(ri) & ZR_V_CANCELLED))
+                       : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->cancelled);
+}
+
 /* The requests of a Wait/Test-all/any/some call, taken out of the table (ris NULL: untracked),
  * with the handles as they were before MPI reset them. need: a completion needs its status. */
 struct zc_mpi_reqs {
@@ -393,9 +400,7 @@ static inline __attribute__((always_inline)) struct zc_mpi_reqs zc_mpi_take_reqs
         struct zc_req *ri = zr_take(h, me);
         q.before[i] = h;
         q.ris[i] = ri;
-        /* receives take their size and peer from the status; a cancellation shows there too */
-        if (ri) need |= zr_is_v(ri) ? (zr_v_kind(zr_v(ri)) == ZR_V_IRECV || (zr_v(ri) & ZR_V_CANCELLED))
-                                    : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->cancelled);
+        if (ri) need |= zr_needs_status(ri);
     }
     q.need = need;
     return q;
@@ -484,9 +489,9 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 /* ---------------------------------------------------------------- fast paths */
 /* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
  * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests) take a path of their own, generated beside the general one
- * (scripts/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
+ * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
  * writer's request events), written with what the general path tests once per call settled in
- * two global flags, set when MPI becomes ready (zc_mpi.c: fast_update): the writer matches
+ * two global flags, set when MPI becomes ready (zc_mpi_call.c: fast_update): the writer matches
  * requests, the TSC ticks, owners do not lock, MPI recording is on and PAPI off (and, for
  * completions, the request table has never been used). Everything else, before the MPI call,
  * goes to the general path; after it (an error, a null request, a full buffer, a region not yet

@@ -109,6 +109,45 @@ static void drop(struct rstate *s, struct rnode *x) {
     s->spare = x;
 }
 
+/* A send or receive started: its id is given now (a send to MPI_PROC_NULL gets none and is no
+ * event: its completion is not one either). */
+static void resolve_start(struct rstate *s, struct zc_ev *e) {
+    uint64_t h = e->d;
+    if (e->type == ZC_EV_MPI_IRECV_H) {
+        uint64_t id = next_id(s);
+        push(s, h, ZR_V_IRECV, e->a, id);
+        *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV_REQUEST, e->a, 0, 0, id};
+    } else if ((uint32_t)(e->c >> 32) == (uint32_t)MPI_PROC_NULL) {
+        push(s, h, ZR_V_ISEND_NULL, e->a, 0);
+        e->type = ZC_EV_MPI_NOP;
+    } else {
+        uint64_t id = next_id(s);
+        push(s, h, ZR_V_ISEND, e->a, id);
+        e->type = ZC_EV_MPI_ISEND;
+        e->d = id;
+    }
+}
+
+/* A handle completed: the oldest request started under it, with what its status says. */
+static void resolve_done(struct rstate *s, struct zc_ev *e) {
+    struct rnode *x = find(s, e->d, true);
+    uint32_t flags = e->a;
+    e->type = ZC_EV_MPI_NOP; /* not one we followed, or nothing to say */
+    if (!x) return;
+    if (flags >> 1) { /* the status says cancelled */
+        *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_CANCELLED, x->comm, 0, 0, x->id};
+    } else if (x->kind == ZR_V_ISEND) {
+        *e = (struct zc_ev){e->ts, ZC_EV_MPI_ISEND_COMPLETE, x->comm, 0, 0, x->id};
+    } else if (x->kind == ZR_V_IRECV && (flags & ZC_DONE_STATUS) &&
+               (uint32_t)(e->c >> 32) != (uint32_t)MPI_PROC_NULL) {
+        /* b (bytes) and c (peer, tag) came from the status */
+        e->type = ZC_EV_MPI_IRECV;
+        e->a = x->comm;
+        e->d = x->id;
+    }
+    drop(s, x);
+}
+
 static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     struct rstate *s = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -118,52 +157,18 @@ static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
             e->type = ZC_EV_MPI_NOP;
             continue;
         }
-        uint64_t h = e->d;
         switch (e->type) {
         case ZC_EV_MPI_ISEND_H:
-            if ((uint32_t)(e->c >> 32) == (uint32_t)MPI_PROC_NULL) {
-                push(s, h, ZR_V_ISEND_NULL, e->a, 0);
-                e->type = ZC_EV_MPI_NOP;
-            } else {
-                uint64_t id = next_id(s);
-                push(s, h, ZR_V_ISEND, e->a, id);
-                e->type = ZC_EV_MPI_ISEND;
-                e->d = id;
-            }
-            break;
-        case ZC_EV_MPI_IRECV_H: {
-            uint64_t id = next_id(s);
-            push(s, h, ZR_V_IRECV, e->a, id);
-            *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV_REQUEST, e->a, 0, 0, id};
-            break;
-        }
-        case ZC_EV_MPI_DONE_H: {
-            struct rnode *x = find(s, h, true);
-            uint32_t flags = e->a;
-            e->type = ZC_EV_MPI_NOP; /* not one we followed, or nothing to say */
-            if (!x) break;
-            if (flags >> 1) { /* the status says cancelled */
-                *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_CANCELLED, x->comm, 0, 0, x->id};
-            } else if (x->kind == ZR_V_ISEND) {
-                *e = (struct zc_ev){e->ts, ZC_EV_MPI_ISEND_COMPLETE, x->comm, 0, 0, x->id};
-            } else if (x->kind == ZR_V_IRECV && (flags & ZC_DONE_STATUS) &&
-                       (uint32_t)(e->c >> 32) != (uint32_t)MPI_PROC_NULL) {
-                /* b (bytes) and c (peer, tag) came from the status */
-                e->type = ZC_EV_MPI_IRECV;
-                e->a = x->comm;
-                e->d = x->id;
-            }
-            drop(s, x);
-            break;
-        }
+        case ZC_EV_MPI_IRECV_H: resolve_start(s, e); break;
+        case ZC_EV_MPI_DONE_H: resolve_done(s, e); break;
         case ZC_EV_MPI_TEST_H: {
-            struct rnode *x = find(s, h, false);
+            struct rnode *x = find(s, e->d, false);
             if (x && x->kind != ZR_V_ISEND_NULL) *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, x->id};
             else e->type = ZC_EV_MPI_NOP;
             break;
         }
         case ZC_EV_MPI_FREE_H: {
-            struct rnode *x = find(s, h, true);
+            struct rnode *x = find(s, e->d, true);
             if (x) drop(s, x);
             e->type = ZC_EV_MPI_NOP;
             break;

@@ -1,7 +1,7 @@
 """Read the MPI C function declarations of the installed Open MPI mpi.h.
 
 Shared by extract_prototypes.py and check_spec.py (helper scripts only; the build's generator,
-scripts/gen_mpi_wrappers.py, does its own reading).
+mpi/gen/gen_mpi_wrappers.py, does its own reading).
 
 Two preprocessor runs of a file that only includes <mpi.h>, both as C11 (the project's
 CMAKE_C_STANDARD; the C standard matters: with C11, Open MPI 4.1 replaces the MPI-1 functions
