@@ -11,7 +11,7 @@ secs=${1:-300} jobs=${2:-1}
 out="$root/build/fuzz"
 mkdir -p "$out/work"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE \
-  -I"$root/config" "$root/config/zc_config.c" "$root/config/zc_config_values.c" \
+  -I"$root/config" "$root"/config/zc_config{,_yaml,_windows,_render,_values}.c \
   "$root/tests/config/fuzz_config.c" $(pkg-config --cflags --libs yaml-0.1) -o "$out/fuzz_config"
 cd "$out"
 # the corpus, the bad and good configurations and the examples are the seeds

@@ -86,18 +86,18 @@ def run(lib, only=None):
     return res
 
 MUTANTS = {
- 'list_in_order_ignored': [('zs_exec.c', 'l->in_order = (desc->flags & ZS_LIST_FLAG_IN_ORDER) != 0;', 'l->in_order = false;')],
+ 'list_in_order_ignored': [('zs_list.c', 'l->in_order = (desc->flags & ZS_LIST_FLAG_IN_ORDER) != 0;', 'l->in_order = false;')],
  'copy_engine_parallel': [('zs_exec.c', '''    if (e->copy_only) {
         if (e->nrunning) return false;''', '''    if (0) {
         if (e->nrunning) return false;'''),
-                          ('zs_exec.c', 'in->in_order = l->in_order || l->copy_only;', 'in->in_order = l->in_order;')],
+                          ('zs_list.c', 'in->in_order = l->in_order || l->copy_only;', 'in->in_order = l->in_order;')],
  'event_wait_ignored': [('zs_exec.c', '        if (!ev->signaled) return false;\n        t = zs_max64(t, ev->signal_ns);', '        (void)ev;')],
  'kernel_ts_unmasked': [('zs_exec.c', '''zs_event_signal_locked(c->signal, in->end_ns, ts, zs_mask(zs_ticks_full(dev, in->start_ns), zs.cfg.kts_bits),''',
                          '''zs_event_signal_locked(c->signal, in->end_ns, ts, zs_mask(zs_ticks_full(dev, in->start_ns), 64),'''),
                         ('zs_exec.c', '''                               zs_mask(zs_ticks_full(dev, in->end_ns), zs.cfg.kts_bits));''',
                          '''                               zs_mask(zs_ticks_full(dev, in->end_ns), 64));''')],
  'args_read_at_execution': [('zs_internal.h', '    struct zs_arg *args; /* owned copy */\n', '    struct zs_arg *args; /* owned copy */\n    ze_kernel_handle_t live;\n'),
-                            ('zs_exec.c', '    kc->nargs = k->nargs;\n', '    kc->nargs = k->nargs;\n    kc->live = k;\n'),
+                            ('zs_list.c', '    kc->nargs = k->nargs;\n', '    kc->nargs = k->nargs;\n    kc->live = k;\n'),
                             ('zs_module.c', 'static void *arg_ptr(const struct zs_kcapture *kc, uint32_t i) {\n',
                              'static void *arg_ptr(const struct zs_kcapture *kc0, uint32_t i) {\n    struct zs_kcapture tmp = *kc0; tmp.args = kc0->live->args; const struct zs_kcapture *kc = &tmp;\n')],
  'shared_alloc_reported_device': [('zs_mem.c', 'return do_alloc(size, alignment, ZE_MEMORY_TYPE_SHARED,', 'return do_alloc(size, alignment, ZE_MEMORY_TYPE_DEVICE,')],
@@ -105,8 +105,8 @@ MUTANTS = {
  'fail_counter_off_by_one': [('zs_core.c', 'uint64_t n = atomic_fetch_add(&f->calls, 1) + 1;', 'uint64_t n = atomic_fetch_add(&f->calls, 1);')],
  'drift_sign_flipped': [('zs_core.c', '(1.0L + (long double)dev->ppm / 1e6L)', '(1.0L - (long double)dev->ppm / 1e6L)')],
  'no_launch_latency': [('zs_exec.c', 'uint64_t t = in->submit_ns + zs.cfg.launch_latency_ns;', 'uint64_t t = in->submit_ns;')],
- 'gts_no_cost': [('zs_core.c', 'uint64_t t0 = zs_now(), cost = zs.cfg.gts_cost_ns;', 'uint64_t t0 = zs_now(), cost = 0;')],
- 'truth_exec_always_zero': [('zs_exec.c', 'in->exec = exec;', 'in->exec = 0;')],
+ 'gts_no_cost': [('zs_device.c', 'uint64_t t0 = zs_now(), cost = zs.cfg.gts_cost_ns;', 'uint64_t t0 = zs_now(), cost = 0;')],
+ 'truth_exec_always_zero': [('zs_queue.c', 'in->exec = exec;', 'in->exec = 0;')],
  'truth_queue_field_is_list': [('zs_exec.c', 'in->device, in->ordinal, in->engine_index, in->stream->owner, in->list,', 'in->device, in->ordinal, in->engine_index, in->list, in->list,')],
  'sync_op_duration_zero': [('zs_exec.c', '    return zs.cfg.sync_op_ns;\n}', '    return 0;\n}')],
  'resignal_keeps_old_ts': [('zs_event.c', '    if (has_ts) {\n        ev->has_ts = true;', '    if (has_ts && !ev->has_ts) {\n        ev->has_ts = true;')],

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* zesim execution: command lists record commands, queues and immediate lists turn them into
+/* zesim execution engine: queues (zs_queue.c) and immediate lists (zs_list.c) turn commands into
  * instances on a stream, and one worker thread per engine starts instances when their ordering
  * rules allow and completes them when real time passes their end.
  *
@@ -18,15 +18,15 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- command memory */
-static void kcapture_free(struct zs_kcapture *kc) {
+void zs_kcapture_free(struct zs_kcapture *kc) {
     if (!kc) return;
     for (uint32_t i = 0; i < kc->nargs; i++) free(kc->args[i].big);
     free(kc->args);
     free(kc);
 }
 
-static void cmd_free(struct zs_cmd *c) {
-    kcapture_free(c->kc);
+void zs_cmd_free(struct zs_cmd *c) {
+    zs_kcapture_free(c->kc);
     free(c->region);
     free(c->pattern);
     free(c->img_dst_region);
@@ -37,24 +37,17 @@ static void cmd_free(struct zs_cmd *c) {
     memset(c, 0, sizeof(*c));
 }
 
-static struct zs_body *body_new(void) {
+struct zs_body *zs_body_new(void) {
     struct zs_body *b = calloc(1, sizeof(*b));
     if (b) atomic_init(&b->refs, 1);
     return b;
 }
 
-static void body_unref(struct zs_body *b) {
+void zs_body_unref(struct zs_body *b) {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
-    for (uint32_t i = 0; i < b->ncmds; i++) cmd_free(&b->cmds[i]);
+    for (uint32_t i = 0; i < b->ncmds; i++) zs_cmd_free(&b->cmds[i]);
     free(b->cmds);
     free(b);
-}
-
-static void *dup_mem(const void *p, size_t n) {
-    if (!p || !n) return NULL;
-    void *d = malloc(n);
-    if (d) memcpy(d, p, n);
-    return d;
 }
 
 /* ---------------------------------------------------------------- engines and streams */
@@ -109,7 +102,7 @@ void zs_kick_all_locked(void) {
             }
 }
 
-static struct zs_stream *stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial) {
+struct zs_stream *zs_stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial) {
     struct zs_engine *e = engine_get_locked(dev, ordinal, index);
     if (!e) return NULL;
     struct zs_stream *s = calloc(1, sizeof(*s));
@@ -410,7 +403,7 @@ static void write_truth(struct zs_inst *in) {
 }
 
 /* ---------------------------------------------------------------- completion */
-static void batch_complete_locked(struct zs_batch *b) {
+void zs_batch_complete_locked(struct zs_batch *b) {
     struct zs_stream *s = b->stream;
     b->done = true;
     s->completed_batches++;
@@ -419,8 +412,8 @@ static void batch_complete_locked(struct zs_batch *b) {
 }
 
 static void inst_free_locked(struct zs_inst *in) {
-    if (in->body) body_unref(in->body);
-    else cmd_free(&in->cmd);
+    if (in->body) zs_body_unref(in->body);
+    else zs_cmd_free(&in->cmd);
     zs_stream_release_locked(in->stream);
     free(in);
 }
@@ -461,7 +454,7 @@ static void finish_locked(struct zs_inst *in) {
     s->npending--;
     s->max_end_done = zs_max64(s->max_end_done, in->end_ns);
     if (kind_blocks_following(in)) s->block_end = zs_max64(s->block_end, in->end_ns);
-    if (in->batch && --in->batch->pending == 0) batch_complete_locked(in->batch);
+    if (in->batch && --in->batch->pending == 0) zs_batch_complete_locked(in->batch);
     in->state = ZS_DONE;
     if (c->kind != ZS_K_COUNT) {
         uint64_t n = atomic_fetch_add(&zs.ops_executed, 1) + 1;
@@ -574,7 +567,7 @@ static void *engine_main(void *arg) {
 }
 
 /* ---------------------------------------------------------------- submission */
-static void enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
+void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
     if (in->cmd.nwaits) zs.nwaiting++; /* until it starts (start_locked) */
     in->stream = s;
     s->refs++;
@@ -593,687 +586,9 @@ struct ring_arg {
 static bool ring_has_room(void *arg) { return ((struct ring_arg *)arg)->s->npending < zs.cfg.ring_cmds; }
 
 /* A full ring buffer stalls the submitting thread, as on hardware. */
-static ze_result_t ring_wait_locked(struct zs_stream *s) {
+ze_result_t zs_ring_wait_locked(struct zs_stream *s) {
     struct ring_arg a = {s};
     return zs_wait_locked(ring_has_room, &a, UINT64_MAX);
 }
 
-static bool batch_done(void *arg) { return ((struct zs_batch *)arg)->done; }
-
-/* ---------------------------------------------------------------- command queues */
-static ze_result_t zs_zeCommandQueueCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_queue_desc_t *desc,
-                                           ze_command_queue_handle_t *ph) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(c, ZS_MAGIC_CONTEXT);
-    ZS_CHECK(d, ZS_MAGIC_DEVICE);
-    if (!desc || !ph) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS || desc->flags > 0x3 || desc->priority > 2)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    int ngroups = zs.cfg.ncopy > 0 ? 2 : 1;
-    int nq = desc->ordinal == ZS_GROUP_COPY ? zs.cfg.ncopy : zs.cfg.ncompute;
-    if ((int)desc->ordinal >= ngroups || (int)desc->index >= nq) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct _ze_command_queue_handle_t *q = calloc(1, sizeof(*q));
-    if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    q->magic = ZS_MAGIC_QUEUE;
-    q->device = d;
-    q->desc = *desc;
-    q->desc.pNext = NULL;
-    pthread_mutex_lock(&zs.lock);
-    q->stream = stream_new_locked(d, (int)desc->ordinal, (int)desc->index, q, true);
-    pthread_mutex_unlock(&zs.lock);
-    if (!q->stream) {
-        free(q);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    *ph = q;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandQueueDestroy(ze_command_queue_handle_t q) {
-    ZS_ENTER();
-    ZS_CHECK(q, ZS_MAGIC_QUEUE);
-    pthread_mutex_lock(&zs.lock);
-    q->magic = ZS_MAGIC_DEAD;
-    q->stream->dead = true;
-    zs_stream_release_locked(q->stream);
-    pthread_mutex_unlock(&zs.lock);
-    zs_defer_free(q);
-    return ZE_RESULT_SUCCESS;
-}
-
-struct queue_sync_arg {
-    struct zs_stream *s;
-    uint64_t target;
-};
-static bool queue_done(void *arg) {
-    struct queue_sync_arg *a = arg;
-    return a->s->completed_batches >= a->target;
-}
-
-static ze_result_t zs_zeCommandQueueSynchronize(ze_command_queue_handle_t q, uint64_t timeout) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(q, ZS_MAGIC_QUEUE);
-    zs_slow_sync();
-    pthread_mutex_lock(&zs.lock);
-    struct queue_sync_arg a = {q->stream, q->stream->submitted_batches};
-    ze_result_t r = zs_wait_locked(queue_done, &a, timeout);
-    pthread_mutex_unlock(&zs.lock);
-    return r;
-}
-
-static ze_result_t zs_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint32_t n,
-                                                        ze_command_list_handle_t *lists, ze_fence_handle_t fence) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(q, ZS_MAGIC_QUEUE);
-    if (n == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (!lists) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (fence && (fence->magic != ZS_MAGIC_FENCE || fence->queue != q)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < n; i++) {
-        ze_command_list_handle_t l = lists[i];
-        if (!l) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (l->magic != ZS_MAGIC_LIST || l->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-        if (l->ordinal != q->desc.ordinal || l->device != q->device) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
-        if (!l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    pid_t tid = zs_gettid();
-    struct zs_batch *b = calloc(1, sizeof(*b));
-    if (!b) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    b->stream = q->stream;
-    b->fence = fence;
-    bool sync = q->desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-    b->waited = sync;
-    bool q_in_order = (q->desc.flags & ZS_QUEUE_FLAG_IN_ORDER) != 0;
-    pthread_mutex_lock(&zs.lock);
-    ze_result_t r = ring_wait_locked(q->stream);
-    if (r != ZE_RESULT_SUCCESS) {
-        pthread_mutex_unlock(&zs.lock);
-        free(b);
-        return r;
-    }
-    if (fence) fence->signaled = false;
-    uint64_t now = zs_now();
-    q->stream->submitted_batches++;
-    for (uint32_t i = 0; i < n; i++) {
-        ze_command_list_handle_t l = lists[i];
-        uint64_t exec = l->executions++;
-        for (uint32_t k = 0; k < l->body->ncmds; k++) {
-            struct zs_inst *in = calloc(1, sizeof(*in));
-            if (!in) continue; /* out of memory: the command is dropped, the batch still completes */
-            in->cmd = l->body->cmds[k];
-            in->body = l->body;
-            atomic_fetch_add(&l->body->refs, 1);
-            in->batch = b;
-            b->pending++;
-            in->in_order = l->in_order || q_in_order || q->stream->engine->copy_only;
-            in->submit_ns = now;
-            in->exec = exec;
-            in->device = q->device->id;
-            in->ordinal = (int)q->desc.ordinal;
-            in->engine_index = (int)q->desc.index;
-            in->list = l;
-            in->context = l->context;
-            in->tid = tid;
-            enqueue_locked(q->stream, in);
-        }
-    }
-    if (b->pending == 0) batch_complete_locked(b); /* empty lists complete at once */
-    if (sync) {
-        r = zs_wait_locked(batch_done, b, UINT64_MAX);
-        free(b);
-    }
-    pthread_mutex_unlock(&zs.lock);
-    return r;
-}
-
-void zs_fill_queue_table(ze_command_queue_dditable_t *t) {
-    t->pfnCreate = zs_zeCommandQueueCreate;
-    t->pfnDestroy = zs_zeCommandQueueDestroy;
-    t->pfnExecuteCommandLists = zs_zeCommandQueueExecuteCommandLists;
-    t->pfnSynchronize = zs_zeCommandQueueSynchronize;
-}
-
-/* ---------------------------------------------------------------- command lists */
-static ze_result_t list_new(ze_context_handle_t c, ze_device_handle_t d, uint32_t ordinal, bool immediate,
-                            ze_command_list_handle_t *ph) {
-    ZS_CHECK(c, ZS_MAGIC_CONTEXT);
-    ZS_CHECK(d, ZS_MAGIC_DEVICE);
-    if (!ph) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    int ngroups = zs.cfg.ncopy > 0 ? 2 : 1;
-    if ((int)ordinal >= ngroups) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct _ze_command_list_handle_t *l = calloc(1, sizeof(*l));
-    if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    l->magic = ZS_MAGIC_LIST;
-    l->context = c;
-    l->device = d;
-    l->ordinal = ordinal;
-    l->immediate = immediate;
-    l->copy_only = ordinal == ZS_GROUP_COPY;
-    *ph = l;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandListCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_list_desc_t *desc,
-                                          ze_command_list_handle_t *ph) {
-    ZS_ENTER_DEV();
-    if (!desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->flags > 0xf) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    ze_command_list_handle_t l;
-    ze_result_t r = list_new(c, d, desc->commandQueueGroupOrdinal, false, &l);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    l->in_order = (desc->flags & ZS_LIST_FLAG_IN_ORDER) != 0;
-    l->body = body_new();
-    if (!l->body) {
-        free(l);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    *ph = l;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandListCreateImmediate(ze_context_handle_t c, ze_device_handle_t d,
-                                                   const ze_command_queue_desc_t *desc, ze_command_list_handle_t *ph) {
-    ZS_ENTER_DEV();
-    if (!desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS || desc->flags > 0x3 || desc->priority > 2)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    int nq = desc->ordinal == ZS_GROUP_COPY ? zs.cfg.ncopy : zs.cfg.ncompute;
-    if ((int)desc->index >= nq) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ze_command_list_handle_t l;
-    ze_result_t r = list_new(c, d, desc->ordinal, true, &l);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    l->in_order = (desc->flags & ZS_QUEUE_FLAG_IN_ORDER) != 0;
-    l->mode = desc->mode;
-    pthread_mutex_lock(&zs.lock);
-    l->stream = stream_new_locked(d, (int)desc->ordinal, (int)desc->index, l, false);
-    pthread_mutex_unlock(&zs.lock);
-    if (!l->stream) {
-        free(l);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    l->closed = true;
-    *ph = l;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandListDestroy(ze_command_list_handle_t l) {
-    ZS_ENTER();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    pthread_mutex_lock(&zs.lock);
-    l->magic = ZS_MAGIC_DEAD;
-    if (l->stream) {
-        l->stream->dead = true;
-        zs_stream_release_locked(l->stream);
-    }
-    pthread_mutex_unlock(&zs.lock);
-    body_unref(l->body);
-    zs_defer_free(l);
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandListClose(ze_command_list_handle_t l) {
-    ZS_ENTER();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    l->closed = true;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t zs_zeCommandListReset(ze_command_list_handle_t l) {
-    ZS_ENTER();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (l->immediate) return ZE_RESULT_SUCCESS;
-    /* executions still in flight keep the old body alive through their references */
-    struct zs_body *nb = body_new();
-    if (!nb) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    body_unref(l->body);
-    l->body = nb;
-    l->closed = false;
-    return ZE_RESULT_SUCCESS;
-}
-
-/* Takes ownership of everything *c points to, on success and on failure. */
-static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
-    if (l->immediate) {
-        struct zs_inst *in = calloc(1, sizeof(*in));
-        struct zs_batch *b = NULL;
-        bool sync = l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-        if (sync) b = calloc(1, sizeof(*b));
-        if (!in || (sync && !b)) {
-            free(in);
-            free(b);
-            cmd_free(c);
-            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        pthread_mutex_lock(&zs.lock);
-        ze_result_t r = ring_wait_locked(l->stream);
-        if (r != ZE_RESULT_SUCCESS) {
-            pthread_mutex_unlock(&zs.lock);
-            free(in);
-            free(b);
-            cmd_free(c);
-            return r;
-        }
-        /* the append counter: one per API call, also for a multi-indirect launch's kernels */
-        c->index = (uint32_t)(c->same_append && l->appended ? l->appended - 1 : l->appended++);
-        in->cmd = *c;
-        in->in_order = l->in_order || l->copy_only;
-        /* the kernels of one multiple-indirect Append were submitted together */
-        in->submit_ns = c->same_append && l->last_submit_ns ? l->last_submit_ns : zs_now();
-        l->last_submit_ns = in->submit_ns;
-        in->device = l->device->id;
-        in->ordinal = (int)l->ordinal;
-        in->engine_index = l->stream->engine->index;
-        in->list = l;
-        in->context = l->context;
-        in->immediate = true;
-        in->tid = zs_gettid();
-        if (b) {
-            b->stream = l->stream;
-            b->pending = 1;
-            b->waited = true;
-            in->batch = b;
-            l->stream->submitted_batches++;
-        }
-        enqueue_locked(l->stream, in);
-        if (b) {
-            r = zs_wait_locked(batch_done, b, UINT64_MAX);
-            free(b);
-        }
-        pthread_mutex_unlock(&zs.lock);
-        return r;
-    }
-    if (l->closed) {
-        cmd_free(c);
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    struct zs_body *b = l->body;
-    if (b->ncmds == b->cap) {
-        uint32_t ncap = b->cap ? 2 * b->cap : 16;
-        struct zs_cmd *n = realloc(b->cmds, ncap * sizeof(*n));
-        if (!n) {
-            cmd_free(c);
-            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        b->cmds = n;
-        b->cap = ncap;
-    }
-    c->index = b->ncmds;
-    b->cmds[b->ncmds++] = *c;
-    return ZE_RESULT_SUCCESS;
-}
-
-/* Validates the list and the events and copies the wait list: the loader frees its temporary. */
-static ze_result_t cmd_init(ze_command_list_handle_t l, struct zs_cmd *c, enum zs_kind kind, ze_event_handle_t signal,
-                            uint32_t nw, ze_event_handle_t *waits) {
-    memset(c, 0, sizeof(*c));
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (nw && !waits) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (signal && signal->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < nw; i++) {
-        if (!waits[i]) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (waits[i]->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    c->kind = kind;
-    c->signal = signal;
-    c->nwaits = nw;
-    if (nw) {
-        c->waits = dup_mem(waits, nw * sizeof(*waits));
-        if (!c->waits) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    return ZE_RESULT_SUCCESS;
-}
-
-#define CMD_INIT(l, c, kind, sig, nw, w)                                                           \
-    do {                                                                                           \
-        ze_result_t ci_r_ = cmd_init(l, c, kind, sig, nw, w);                                      \
-        if (ci_r_ != ZE_RESULT_SUCCESS) {                                                          \
-            cmd_free(c);                                                                           \
-            return ci_r_;                                                                          \
-        }                                                                                          \
-    } while (0)
-
-static ze_result_t fail(struct zs_cmd *c, ze_result_t r) {
-    cmd_free(c);
-    return r;
-}
-
-static ze_result_t zs_zeCommandListAppendBarrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw,
-                                                 ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_BARRIER, sig, nw, w);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t l, uint32_t nr, const size_t *sizes,
-                                                             const void **ranges, ze_event_handle_t sig, uint32_t nw,
-                                                             ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (nr && (!sizes || !ranges)) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_RANGES_BARRIER, sig, nw, w);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryCopy(ze_command_list_handle_t l, void *dst, const void *src, size_t size,
-                                                    ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!dst || !src) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_COPY, sig, nw, w);
-    c.dst = dst;
-    c.src = src;
-    c.size = size;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t l, void *dst, ze_context_handle_t sc,
-                                                               const void *src, size_t size, ze_event_handle_t sig,
-                                                               uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(sc, ZS_MAGIC_CONTEXT);
-    if (!dst || !src) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_COPY_FROM_CONTEXT, sig, nw, w);
-    c.dst = dst;
-    c.src = src;
-    c.size = size;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst, const ze_copy_region_t *dr,
-                                                          uint32_t dpitch, uint32_t dslice, const void *src,
-                                                          const ze_copy_region_t *sr, uint32_t spitch, uint32_t sslice,
-                                                          ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!dst || !src || !dr || !sr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (dr->width != sr->width || dr->height != sr->height || dr->depth != sr->depth) return ZE_RESULT_ERROR_INVALID_SIZE;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_COPY_REGION, sig, nw, w);
-    c.region = calloc(1, sizeof(*c.region));
-    if (!c.region) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    *c.region = (struct zs_region){*dr, *sr, dpitch, dslice, spitch, sslice};
-    c.dst = dst;
-    c.src = src;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryFill(ze_command_list_handle_t l, void *ptr, const void *pattern,
-                                                    size_t psize, size_t size, ze_event_handle_t sig, uint32_t nw,
-                                                    ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!ptr || !pattern) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (psize == 0 || psize > (l->copy_only ? 4u : 128u) || (psize & (psize - 1))) return ZE_RESULT_ERROR_INVALID_SIZE;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_FILL, sig, nw, w);
-    c.pattern = dup_mem(pattern, psize);
-    if (!c.pattern) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    c.pattern_size = psize;
-    c.dst = ptr;
-    c.size = size;
-    return list_append(l, &c);
-}
-
-static ze_result_t image_cmd(ze_command_list_handle_t l, enum zs_kind kind, ze_image_handle_t dimg, ze_image_handle_t simg,
-                             void *dst, const void *src, const ze_image_region_t *dr, const ze_image_region_t *sr,
-                             ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    if (dimg && dimg->magic != ZS_MAGIC_IMAGE) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (simg && simg->magic != ZS_MAGIC_IMAGE) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, kind, sig, nw, w);
-    c.dst_img = dimg;
-    c.src_img = simg;
-    c.dst = dst;
-    c.src = src;
-    if (dr && !(c.img_dst_region = dup_mem(dr, sizeof(*dr)))) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    if (sr && !(c.img_src_region = dup_mem(sr, sizeof(*sr)))) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendImageCopy(ze_command_list_handle_t l, ze_image_handle_t d, ze_image_handle_t s,
-                                                   ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!d || !s) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return image_cmd(l, ZS_K_IMAGE_COPY, d, s, NULL, NULL, NULL, NULL, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t l, ze_image_handle_t d, ze_image_handle_t s,
-                                                         const ze_image_region_t *dr, const ze_image_region_t *sr,
-                                                         ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!d || !s) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return image_cmd(l, ZS_K_IMAGE_COPY_REGION, d, s, NULL, NULL, dr, sr, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t l, void *dst, ze_image_handle_t s,
-                                                           const ze_image_region_t *sr, ze_event_handle_t sig,
-                                                           uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!s) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (!dst) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return image_cmd(l, ZS_K_IMAGE_TO_MEM, NULL, s, dst, NULL, NULL, sr, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t l, ze_image_handle_t d, const void *src,
-                                                             const ze_image_region_t *dr, ze_event_handle_t sig,
-                                                             uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!d) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (!src) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return image_cmd(l, ZS_K_IMAGE_FROM_MEM, d, NULL, NULL, src, dr, NULL, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t l, const void *ptr, size_t size) {
-    ZS_ENTER_DEV();
-    if (!ptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_PREFETCH, NULL, 0, NULL);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendMemAdvise(ze_command_list_handle_t l, ze_device_handle_t d, const void *ptr,
-                                                   size_t size, ze_memory_advice_t advice) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(d, ZS_MAGIC_DEVICE);
-    if (!ptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_ADVISE, NULL, 0, NULL);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendSignalEvent(ze_command_list_handle_t l, ze_event_handle_t ev) {
-    ZS_ENTER_DEV();
-    if (!ev) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_SIGNAL, ev, 0, NULL);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t l, uint32_t n, ze_event_handle_t *evs) {
-    ZS_ENTER_DEV();
-    if (!evs) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_WAIT, NULL, n, evs);
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendEventReset(ze_command_list_handle_t l, ze_event_handle_t ev) {
-    ZS_ENTER_DEV();
-    if (!ev) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (ev->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_RESET, NULL, 0, NULL);
-    c.target = ev;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t l, uint32_t n, ze_event_handle_t *evs,
-                                                               void *dst, const size_t *offsets, ze_event_handle_t sig,
-                                                               uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (!evs || !dst) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (l->copy_only) {
-        /* compute-runtime implements this with a compute kernel, which a copy engine cannot run */
-        if (zs.cfg.copy_qkt_abort) {
-            fprintf(stderr, "zesim: zeCommandListAppendQueryKernelTimestamps is not supported on a copy-only "
-                            "command list (aborting like the hardware driver; ZESIM_COPY_QKT=error returns an error)\n");
-            abort();
-        }
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        if (!evs[i] || evs[i]->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_QUERY_TS, sig, nw, w);
-    c.nq = n;
-    c.qevents = dup_mem(evs, n * sizeof(*evs));
-    if (n && !c.qevents) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    if (offsets) {
-        c.qoffsets = dup_mem(offsets, n * sizeof(*offsets));
-        if (n && !c.qoffsets) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    }
-    c.dst = dst;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t l, uint64_t *dst, ze_event_handle_t sig,
-                                                              uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!dst) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_WRITE_TS, sig, nw, w);
-    c.dst = dst;
-    return list_append(l, &c);
-}
-
-/* Arguments and group size are captured now: the app may change them before the list runs. */
-static struct zs_kcapture *capture_kernel(ze_kernel_handle_t k) {
-    struct zs_kcapture *kc = calloc(1, sizeof(*kc));
-    if (!kc) return NULL;
-    kc->name = k->name;
-    kc->builtin = k->builtin;
-    kc->ns = k->ns;
-    kc->ns_per_item = k->ns_per_item;
-    kc->gx = k->gx;
-    kc->gy = k->gy;
-    kc->gz = k->gz;
-    kc->nargs = k->nargs;
-    if (k->nargs) {
-        kc->args = calloc(k->nargs, sizeof(*kc->args));
-        if (!kc->args) {
-            free(kc);
-            return NULL;
-        }
-        for (uint32_t i = 0; i < k->nargs; i++) {
-            kc->args[i] = k->args[i];
-            kc->args[i].big = NULL;
-            if (k->args[i].big) {
-                kc->args[i].big = dup_mem(k->args[i].big, k->args[i].size);
-                if (!kc->args[i].big) {
-                    kcapture_free(kc);
-                    return NULL;
-                }
-            }
-        }
-    }
-    return kc;
-}
-
-static ze_result_t launch(ze_command_list_handle_t l, ze_kernel_handle_t k, enum zs_launch how,
-                          const ze_group_count_t *groups, const ze_group_count_t *indirect, ze_event_handle_t sig,
-                          uint32_t nw, ze_event_handle_t *w) {
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    ZS_CHECK(k, ZS_MAGIC_KERNEL);
-    if (!groups && !indirect) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (l->copy_only) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    struct zs_cmd c;
-    CMD_INIT(l, &c, ZS_K_KERNEL, sig, nw, w);
-    c.launch = how;
-    c.kc = capture_kernel(k);
-    if (!c.kc) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-    if (groups) c.kc->groups = *groups;
-    c.kc->indirect_groups = indirect;
-    return list_append(l, &c);
-}
-
-static ze_result_t zs_zeCommandListAppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_handle_t k,
-                                                      const ze_group_count_t *g, ze_event_handle_t sig, uint32_t nw,
-                                                      ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t l, ze_kernel_handle_t k,
-                                                                 const ze_group_count_t *g, ze_event_handle_t sig,
-                                                                 uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    return launch(l, k, ZS_L_COOPERATIVE, g, NULL, sig, nw, w);
-}
-
-static ze_result_t zs_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t l, ze_kernel_handle_t k,
-                                                              const ze_group_count_t *g, ze_event_handle_t sig,
-                                                              uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    if (!g) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return launch(l, k, ZS_L_INDIRECT, NULL, g, sig, nw, w);
-}
-
-/* Expands into one command per kernel, chained in order; the first waits, the last signals. */
-static ze_result_t zs_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t l, uint32_t n,
-                                                                       ze_kernel_handle_t *ks, const uint32_t *count,
-                                                                       const ze_group_count_t *args, ze_event_handle_t sig,
-                                                                       uint32_t nw, ze_event_handle_t *w) {
-    ZS_ENTER_DEV();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (!ks || !count || !args) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (n == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (l->copy_only) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < n; i++) ZS_CHECK(ks[i], ZS_MAGIC_KERNEL);
-    if (sig && sig->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    for (uint32_t i = 0; i < n; i++) {
-        struct zs_cmd c;
-        CMD_INIT(l, &c, ZS_K_KERNEL, i == n - 1 ? sig : NULL, i == 0 ? nw : 0, i == 0 ? w : NULL);
-        c.launch = ZS_L_MULTI_INDIRECT;
-        c.serial = i > 0;
-        c.same_append = i > 0;
-        c.kc = capture_kernel(ks[i]);
-        if (!c.kc) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-        c.kc->indirect_groups = args;
-        c.kc->indirect_count = count;
-        c.kc->multi_index = i;
-        ze_result_t r = list_append(l, &c);
-        if (r != ZE_RESULT_SUCCESS) return r;
-    }
-    return ZE_RESULT_SUCCESS;
-}
-
-void zs_fill_list_table(ze_command_list_dditable_t *t, unsigned minor) {
-    t->pfnCreate = zs_zeCommandListCreate;
-    t->pfnCreateImmediate = zs_zeCommandListCreateImmediate;
-    t->pfnDestroy = zs_zeCommandListDestroy;
-    t->pfnClose = zs_zeCommandListClose;
-    t->pfnReset = zs_zeCommandListReset;
-    t->pfnAppendWriteGlobalTimestamp = zs_zeCommandListAppendWriteGlobalTimestamp;
-    t->pfnAppendBarrier = zs_zeCommandListAppendBarrier;
-    t->pfnAppendMemoryRangesBarrier = zs_zeCommandListAppendMemoryRangesBarrier;
-    t->pfnAppendMemoryCopy = zs_zeCommandListAppendMemoryCopy;
-    t->pfnAppendMemoryFill = zs_zeCommandListAppendMemoryFill;
-    t->pfnAppendMemoryCopyRegion = zs_zeCommandListAppendMemoryCopyRegion;
-    t->pfnAppendMemoryCopyFromContext = zs_zeCommandListAppendMemoryCopyFromContext;
-    t->pfnAppendImageCopy = zs_zeCommandListAppendImageCopy;
-    t->pfnAppendImageCopyRegion = zs_zeCommandListAppendImageCopyRegion;
-    t->pfnAppendImageCopyToMemory = zs_zeCommandListAppendImageCopyToMemory;
-    t->pfnAppendImageCopyFromMemory = zs_zeCommandListAppendImageCopyFromMemory;
-    t->pfnAppendMemoryPrefetch = zs_zeCommandListAppendMemoryPrefetch;
-    t->pfnAppendMemAdvise = zs_zeCommandListAppendMemAdvise;
-    t->pfnAppendSignalEvent = zs_zeCommandListAppendSignalEvent;
-    t->pfnAppendWaitOnEvents = zs_zeCommandListAppendWaitOnEvents;
-    t->pfnAppendEventReset = zs_zeCommandListAppendEventReset;
-    t->pfnAppendQueryKernelTimestamps = zs_zeCommandListAppendQueryKernelTimestamps;
-    t->pfnAppendLaunchKernel = zs_zeCommandListAppendLaunchKernel;
-    t->pfnAppendLaunchCooperativeKernel = zs_zeCommandListAppendLaunchCooperativeKernel;
-    t->pfnAppendLaunchKernelIndirect = zs_zeCommandListAppendLaunchKernelIndirect;
-    t->pfnAppendLaunchMultipleKernelsIndirect = zs_zeCommandListAppendLaunchMultipleKernelsIndirect;
-    (void)minor; /* the ImageCopy*Ext entries (1.3) stay NULL: zesim does not implement them */
-}
+bool zs_batch_done(void *arg) { return ((struct zs_batch *)arg)->done; }

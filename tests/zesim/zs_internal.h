@@ -378,6 +378,9 @@ pid_t zs_gettid(void);
  * already destroyed reads a dead magic instead of freed memory. */
 void zs_defer_free(void *p);
 
+/* zs_ddi.c: reads ZESIM_NULL_ENTRIES (called once, from the configuration) */
+void zs_parse_null_entries(void);
+
 /* zs_mem.c */
 ze_memory_type_t zs_alloc_type(const void *p, int *device);
 uint64_t zs_alloc_room(const void *p); /* bytes from p to the end of its USM allocation, or UINT64_MAX */
@@ -390,12 +393,27 @@ double zs_kernel_duration(const struct zs_kcapture *kc, uint64_t items);
 /* zs_event.c: called with zs.lock held */
 void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts, uint64_t ts_start,
                             uint64_t ts_end);
+/* waits on zs.host_cv until done(arg); timeout_ns as in L0 (0 = poll, UINT64_MAX = forever) */
+ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns);
+
+/* zs_exec.c, the engine: called with zs.lock held */
 void zs_kick_all_locked(void);
 void zs_engine_kick_locked(struct zs_engine *e);
-
-/* zs_exec.c */
-ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns);
+/* a stream on engine (ordinal, index) of dev, its worker started if need be; serial: its batches
+ * run one after the other (a queue's executions) */
+struct zs_stream *zs_stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial);
 void zs_stream_release_locked(struct zs_stream *s);
+/* A full ring buffer stalls the submitting thread, as on hardware. */
+ze_result_t zs_ring_wait_locked(struct zs_stream *s);
+void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in);
+void zs_batch_complete_locked(struct zs_batch *b);
+bool zs_batch_done(void *arg); /* for zs_wait_locked: the batch arg completed */
+
+/* zs_exec.c: command memory (a regular list's body is shared by its executions in flight) */
+void zs_kcapture_free(struct zs_kcapture *kc);
+void zs_cmd_free(struct zs_cmd *c);
+struct zs_body *zs_body_new(void);
+void zs_body_unref(struct zs_body *b);
 
 /* Entry-point prologue: fault injection, then the device-lost check. */
 #define ZS_ENTER()                                                                                 \
@@ -420,7 +438,12 @@ static inline uint64_t zs_mask(uint64_t v, int bits) {
 }
 static inline uint64_t zs_max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* Table fillers, one per table, called by the getters in zs_core.c. */
+/* Table fillers, one per table, called by the getters in zs_ddi.c; minor: the minor API version
+ * the caller asked for (entries of later versions are left alone). */
+void zs_fill_global_table(ze_global_dditable_t *t);
+void zs_fill_driver_table(ze_driver_dditable_t *t);
+void zs_fill_device_table(ze_device_dditable_t *t, unsigned minor);
+void zs_fill_context_table(ze_context_dditable_t *t, unsigned minor);
 void zs_fill_mem_table(ze_mem_dditable_t *t);
 void zs_fill_image_table(ze_image_dditable_t *t);
 void zs_fill_sampler_table(ze_sampler_dditable_t *t);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* What zecoll-salvage's files share: one rank's journal as read (struct zc_salv_rank), the job of
+ * all ranks found, and the steps main takes: read (zc_salvage_journal.c, records applied by
+ * zc_salvage_apply.c), assemble and write (zc_salvage_write.c). */
+#ifndef ZC_SALVAGE_INTERNAL_H
+#define ZC_SALVAGE_INTERNAL_H
+
+#include "zc_evt.h"
+#include "zc_jrn_format.h"
+#include "zc_marks.h"
+#include "zc_merge.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZC_SALV_MAX_RANKS (1u << 24)
+
+extern const char *const zc_salv_prog; /* the name messages start with */
+
+/* ---------------------------------------------------------------- one rank's journal */
+struct zc_salv_seg { /* one journaled buffer of a location */
+    uint64_t first;  /* stream index of its first record */
+    size_t n;
+    struct zc_ev *ev; /* decoded (malloc'd) */
+};
+
+struct zc_salv_loc {
+    uint64_t id; /* local id (the rank is added when written) */
+    uint32_t kind, group, comm_rank;
+    const char *name;
+    struct zc_salv_seg *segs;
+    size_t nsegs, cap_segs;
+    /* assembled and written */
+    struct zc_ev *ev;
+    size_t n;
+    uint64_t lost, repaired, unlinked, otf2_events, recorded, clamped, last_ts;
+    uint32_t l0_index; /* dense index in the rank's Level Zero communicator */
+    uint64_t mk0;      /* its first entry of the window log */
+};
+
+struct zc_salv_win { /* an entry of the window log */
+    uint64_t ns;
+    bool on;
+};
+
+struct zc_salv_rank {
+    const char *path;
+    void *map;
+    size_t map_len;
+    bool have_job;
+    uint32_t rank, size;
+    bool mpi, final;
+    bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */
+    uint64_t pid, start, mpi_loc, interval_ms;
+    const char *host, *dir, *exe;
+    struct zc_defs defs; /* strings, regions, devices, groups, comms: pointers into the file */
+    struct zc_salv_loc *locs;
+    size_t nlocs, cap_locs;
+    struct zc_clock_offset offsets[2];
+    int noffsets;
+    uint64_t flush_time, nflush;
+    uint64_t bytes_used, bytes_total; /* read up to the first damage / of the file */
+    char damage[160];                  /* why reading stopped early, "" when it did not */
+    uint64_t tmin, tmax;               /* on rank 0's clock, for the archive's clock properties */
+    uint64_t cut;                      /* local time where its data ends */
+    uint32_t flush_region;             /* local id of "zecoll buffer flush", or ZC_NO_ID */
+    uint8_t metric_types[16];          /* OTF2_Type of each value of its metric class */
+    struct zc_salv_win *win;           /* its window log (ZC_JRN_WINDOWS), nwin entries */
+    size_t nwin, cap_win;
+};
+
+/* The ranks found, sorted by rank, then placeholders for the missing ones. */
+struct zc_salv_job {
+    const char *dir;
+    char jdir[PATH_MAX]; /* dir/zecoll-journal */
+    struct zc_salv_rank *J;
+    size_t nj, cap_j;
+    size_t nfound;    /* ranks with a journal */
+    uint32_t size;    /* ranks in the job */
+    bool mpi;
+    uint64_t t_first; /* the job's first record on rank 0's clock, UINT64_MAX if none */
+};
+
+/* Allocation failures end the program (status 1): there is no partial salvage to fall back on. */
+void *zc_salv_calloc(size_t n, size_t size);
+/* grows *arr (of *cap elements of size elem) to hold at least n + 1 */
+void zc_salv_grow(void *arr, size_t *cap, size_t n, size_t elem);
+
+/* ---------------------------------------------------------------- reading (zc_salvage_journal.c) */
+/* Maps and reads one journal into *j (zeroed, path malloc'd: j owns it). false: not a journal at
+ * all (message printed). */
+bool zc_salv_read_journal(struct zc_salv_rank *j, const char *path);
+/* Frees what reading (and assembling) n journals allocated; J itself too. */
+void zc_salv_free_journals(struct zc_salv_rank *J, size_t n);
+/* One verified record into j; false: its contents do not make sense (zc_salvage_apply.c). */
+bool zc_salv_apply(struct zc_salv_rank *j, uint32_t type, const uint64_t *p, uint64_t n);
+
+/* ---------------------------------------------------------------- writing (zc_salvage_write.c) */
+/* Each location's records in stream order, normalized; where the rank's data ends (j->cut). */
+void zc_salv_assemble_rank(struct zc_salv_rank *j);
+/* The archive in job->dir, the dead run's partial files replaced; 0, or 1 (message printed). */
+int zc_salv_write_archive(struct zc_salv_job *job);
+
+#endif
