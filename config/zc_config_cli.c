@@ -29,14 +29,6 @@ static void usage(FILE *f) {
           f);
 }
 
-#if ZC_HAVE_PAPI
-/* Appends ", 'name'" (or the first "'name'") to a list. */
-static void list_add(char *list, size_t cap, const char *name) {
-    size_t o = strlen(list);
-    snprintf(list + o, cap - o, "%s'%s'", o ? ", " : "", name);
-}
-#endif
-
 /* PAPI event names are checked by the collector at run time; here each one this host cannot count
  * is named with PAPI's reason (a disabled component's own), and then which ones can count. */
 static void papi_warnings(const struct zc_config *c) {
@@ -59,7 +51,7 @@ static void papi_warnings(const struct zc_config *c) {
         const char *name = ev->v[i];
         /* PAPI's sde component has the events of the program it runs in (libsde): not this one's */
         if (!strncmp(name, "sde:::", 6)) {
-            list_add(sde, sizeof(sde), name);
+            zc_papi_why_append(sde, sizeof(sde), "%s'%s'", sde[0] ? ", " : "", name);
             continue;
         }
         char note[512] = "";
@@ -83,7 +75,7 @@ static void papi_warnings(const struct zc_config *c) {
             left_out = true;
             continue;
         }
-        list_add(can, sizeof(can), name);
+        zc_papi_why_append(can, sizeof(can), "%s'%s'", can[0] ? ", " : "", name);
     }
     if (left_out)
         fprintf(stderr, "%s: warning: papi.events: on this host PAPI can count %s%s%s\n", where, can[0] ? can : "none of them",

@@ -7,6 +7,7 @@
 #define ZC_PAPI_WHY_H
 
 #include <papi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,17 @@ struct zc_papi_why {
     int (*get_event_component)(int);
     int (*enum_cmp_event)(int *, int, int);
 };
+
+/* Appends to the string out (cap bytes); what does not fit is cut. */
+static inline void zc_papi_why_append(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline void zc_papi_why_append(char *out, size_t cap, const char *fmt, ...) {
+    size_t o = strlen(out);
+    if (o + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + o, cap - o, fmt, ap);
+    va_end(ap);
+}
 
 /* The component of an event, as a bit of a mask (components 0-63; 0 when unknown): a known
  * event's own (code != NULL), else by its name: "NAME:::event" is component NAME's, and any other
@@ -49,9 +61,8 @@ static inline int zc_papi_why_disabled(const struct zc_papi_why *f, uint64_t mas
     for (int i = 0; i < 64 && i < f->num_components(); i++) {
         const PAPI_component_info_t *c = mask >> i & 1 ? zc_papi_disabled(f, i) : NULL;
         if (!c) continue;
-        size_t o = strlen(out);
-        snprintf(out + o, cap - o, "; PAPI's %s component is disabled here: \"%s\"", c->name,
-                 c->disabled_reason[0] ? c->disabled_reason : "no reason given");
+        zc_papi_why_append(out, cap, "; PAPI's %s component is disabled here: \"%s\"", c->name,
+                           c->disabled_reason[0] ? c->disabled_reason : "no reason given");
         n++;
     }
     return n;
@@ -60,15 +71,14 @@ static inline int zc_papi_why_disabled(const struct zc_papi_why *f, uint64_t mas
 /* Appends to out the enabled components that have at least one event here (what can count
  * instead): `; enabled PAPI components with events here: A, B`, or that there is none. */
 static inline void zc_papi_why_enabled(const struct zc_papi_why *f, char *out, size_t cap) {
-    size_t o = strlen(out), start = o;
+    int n = 0;
     for (int i = 0; i < f->num_components(); i++) {
         const PAPI_component_info_t *c = f->get_component_info(i);
         int code = PAPI_NATIVE_MASK;
         if (!c || c->disabled || f->enum_cmp_event(&code, PAPI_ENUM_FIRST, i) != PAPI_OK) continue;
-        snprintf(out + o, cap - o, "%s%s", o == start ? "; enabled PAPI components with events here: " : ", ", c->name);
-        o = strlen(out);
+        zc_papi_why_append(out, cap, "%s%s", n++ ? ", " : "; enabled PAPI components with events here: ", c->name);
     }
-    if (o == start) snprintf(out + o, cap - o, "; no enabled PAPI component has events here");
+    if (!n) zc_papi_why_append(out, cap, "; no enabled PAPI component has events here");
 }
 
 #endif
