@@ -125,7 +125,7 @@ def papi_info(a, env, events=(), sde=False):
     e = dict(os.environ)
     e.update(env)
     if sde and a.sde_lib:
-        e["LD_PRELOAD"] = a.sde_lib
+        e["LD_PRELOAD"] = ":".join(([a.preload_first] if a.preload_first else []) + [a.sde_lib])
     r = subprocess.run([a.info] + list(events), env=e, capture_output=True, text=True, timeout=60)
     try:
         return json.loads(r.stdout)
