@@ -4,7 +4,8 @@
  * types), initialises it for threads and probes the configured events one by one in a scratch
  * event set: an unknown name, an event this host cannot count, or one that cannot be counted
  * together with those before it is left out, and the launcher's rank 0 names every event left
- * out in one warning (once per job, like the configuration's messages; rank 0 also says at close
+ * out in one warning, with PAPI's reason where the event's component is disabled here
+ * (zc_papi_why.h) (once per job, like the configuration's messages; rank 0 also says at close
  * which ranks counted a different set, zc_unify.c). Each thread then gets its own event set when
  * it first samples: PAPI_register_thread, the events that passed the probe, PAPI_start; the
  * counts are the thread's own (PAPI_GRN_THR, PAPI's default) and accumulate from that start.
@@ -30,6 +31,8 @@
 #if ZC_HAVE_PAPI
 #include <papi.h>
 
+#include "zc_papi_why.h"
+
 #ifndef ZC_PAPI_SONAME
 #define ZC_PAPI_SONAME "libpapi.so"
 #endif
@@ -49,6 +52,7 @@ struct papi_fns {
     int (*event_name_to_code)(const char *, int *);
     int (*get_event_info)(int, PAPI_event_info_t *);
     char *(*strerror)(int);
+    struct zc_papi_why why; /* what is disabled here, for the warning */
 };
 
 static struct {
@@ -84,7 +88,7 @@ static void papi_unavailable(const char *fmt, ...) __attribute__((format(printf,
 static void papi_unavailable(const char *fmt, ...) {
     atomic_store(&zc_feature_on[ZC_F_PAPI], false);
     if (!zc_job_leader()) return;
-    char msg[768];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -171,6 +175,11 @@ static void process_init(void) {
     SYM(event_name_to_code, "PAPI_event_name_to_code");
     SYM(get_event_info, "PAPI_get_event_info");
     SYM(strerror, "PAPI_strerror");
+    SYM(why.num_components, "PAPI_num_components");
+    SYM(why.get_component_info, "PAPI_get_component_info");
+    SYM(why.get_component_index, "PAPI_get_component_index");
+    SYM(why.get_event_component, "PAPI_get_event_component");
+    SYM(why.enum_cmp_event, "PAPI_enum_cmp_event");
     if (missing) {
         papi_unavailable("%s is not a PAPI library zecoll can use (no %s)", path, missing);
         return; /* the library stays loaded: unloading what we may have half-used is not safe */
@@ -199,6 +208,7 @@ static void process_init(void) {
     PAPI_event_info_t *info = calloc(1, sizeof(*info));
     struct zc_def_metric m[ZC_PAPI_MAX_EVENTS];
     char msg[1024] = "", counted[512] = "";
+    uint64_t comps = 0; /* the components of the events left out */
     for (uint32_t i = 0; i < ev->n; i++) {
         const char *name = ev->v[i];
         int code = 0;
@@ -210,12 +220,14 @@ static void process_init(void) {
             char why[160];
             snprintf(why, sizeof(why), "unknown to PAPI: %s", perr(rc));
             left_out(msg, sizeof(msg), name, why);
+            comps |= zc_papi_component_bit(&P.f.why, name, NULL);
             continue;
         }
         if ((rc = P.f.add_event(es, code)) != PAPI_OK) {
             char why[160];
             snprintf(why, sizeof(why), "cannot be counted here: %s", perr(rc));
             left_out(msg, sizeof(msg), name, why);
+            comps |= zc_papi_component_bit(&P.f.why, name, &code);
             continue;
         }
         bool have_info = info && P.f.get_event_info(code, info) == PAPI_OK;
@@ -243,15 +255,20 @@ static void process_init(void) {
     }
     P.f.cleanup_eventset(es);
     P.f.destroy_eventset(&es);
+    /* A machine whose CPU libpfm4 does not know has perf_event disabled: every perf:: and PAPI_
+     * event is then left out, and the user needs PAPI's reason and what could count instead. */
+    char note[512] = "";
+    if (zc_papi_why_disabled(&P.f.why, comps, note, sizeof(note)) && !P.n)
+        zc_papi_why_enabled(&P.f.why, note, sizeof(note));
     if (!P.n) {
-        papi_unavailable("PAPI counts none of papi.events here: %s", msg);
+        papi_unavailable("PAPI counts none of papi.events here: %s%s", msg, note);
         return;
     }
     if (rc != PAPI_OK) {
         papi_unavailable("PAPI cannot count %s here (%s)", counted, perr(rc));
         return;
     }
-    if (msg[0] && zc_job_leader()) ZC_WARN("PAPI events not counted: %s; counting %s", msg, counted);
+    if (msg[0] && zc_job_leader()) ZC_WARN("PAPI events not counted: %s%s; counting %s", msg, note, counted);
     if (pthread_key_create(&P.key, thread_end) != 0 || !(atomic_store(&key_made, true), true) ||
         zc_def_metric_class(m, P.n) != 0) {
         ZC_FAIL(ZC_F_PAPI, "out of memory starting PAPI");

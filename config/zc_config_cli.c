@@ -9,6 +9,8 @@
 #include <string.h>
 #if ZC_HAVE_PAPI
 #include <papi.h>
+
+#include "zc_papi_why.h"
 #endif
 
 extern char **environ;
@@ -27,7 +29,8 @@ static void usage(FILE *f) {
           f);
 }
 
-/* PAPI event names are checked by the collector at run time; here unknown ones are only named. */
+/* PAPI event names are checked by the collector at run time; here each one this host cannot count
+ * is named with PAPI's reason (a disabled component's own), and then which ones can count. */
 static void papi_warnings(const struct zc_config *c) {
     const struct zc_strlist *ev = &c->knobs.PAPI_EVENTS;
     if (!ev->n) return;
@@ -40,12 +43,43 @@ static void papi_warnings(const struct zc_config *c) {
         fprintf(stderr, "%s: warning: papi.events: PAPI does not initialise here, event names not checked\n", where);
         return;
     }
+    const struct zc_papi_why why = {PAPI_num_components, PAPI_get_component_info, PAPI_get_component_index,
+                                    PAPI_get_event_component, PAPI_enum_cmp_event};
+    char can[1024] = "", sde[1024] = "";
+    bool left_out = false;
     for (uint32_t i = 0; i < ev->n; i++) {
-        int code;
-        if (PAPI_event_name_to_code(ev->v[i], &code) != PAPI_OK)
-            fprintf(stderr, "%s: warning: papi.events: PAPI on this host does not know '%s' (the collector will skip it)\n", where,
-                    ev->v[i]);
+        const char *name = ev->v[i];
+        /* PAPI's sde component has the events of the program it runs in (libsde): not this one's */
+        if (!strncmp(name, "sde:::", 6)) {
+            zc_papi_why_append(sde, sizeof(sde), "%s'%s'", sde[0] ? ", " : "", name);
+            continue;
+        }
+        char note[512] = "";
+        int code = 0, es = PAPI_NULL, rc = PAPI_event_name_to_code(name, &code);
+        if (rc != PAPI_OK) {
+            zc_papi_why_disabled(&why, zc_papi_component_bit(&why, name, NULL), note, sizeof(note));
+            fprintf(stderr, "%s: warning: papi.events: PAPI on this host does not know '%s'%s (the collector will skip it)\n",
+                    where, name, note);
+            left_out = true;
+            continue;
+        }
+        if ((rc = PAPI_create_eventset(&es)) == PAPI_OK) rc = PAPI_add_event(es, code);
+        if (es != PAPI_NULL) {
+            PAPI_cleanup_eventset(es);
+            PAPI_destroy_eventset(&es);
+        }
+        if (rc != PAPI_OK) {
+            zc_papi_why_disabled(&why, zc_papi_component_bit(&why, name, &code), note, sizeof(note));
+            fprintf(stderr, "%s: warning: papi.events: PAPI on this host cannot count '%s': %s%s (the collector will skip it)\n",
+                    where, name, PAPI_strerror(rc), note);
+            left_out = true;
+            continue;
+        }
+        zc_papi_why_append(can, sizeof(can), "%s'%s'", can[0] ? ", " : "", name);
     }
+    if (left_out)
+        fprintf(stderr, "%s: warning: papi.events: on this host PAPI can count %s%s%s\n", where, can[0] ? can : "none of them",
+                sde[0] ? "; the program's own software defined events (libsde), on any host: " : "", sde);
 #else
     fprintf(stderr, "%s: warning: papi.events: built without PAPI, event names not checked\n", where);
 #endif

@@ -17,6 +17,10 @@ With --truth (zesim's ground truth of rank R) the kernel and copy counts, bytes 
 that rank are checked against what the simulated driver executed, within the collector's stated
 error (one device tick plus 20 ppm per operation; tests/collector/check_trace.py).
 With --expected (zecoll-synth's own account of what it generated) the report must match it.
+With --papi-expected (tests/papi/run_papi_test.py --ledger: computed from the PAPI test program's
+own account of the work it counted, not from the archive) the PAPI sections must match it exactly:
+per counter and region the calls and Leave - Enter total, min and max; per rank and counter the
+threads, the first-to-last sum, and the sums and region counts in MPI and in Level Zero calls.
 Exit status 1 on any mismatch, with one line per finding.
 """
 import argparse
@@ -712,6 +716,18 @@ def check(C, A, R, truth, expected):
                  {str(x["rank"]): [x["first_ns"], x["last_ns"]] for x in dq["ranks"]}, E["span"])
 
 
+def check_papi_expected(C, R, PE):
+    """The report's PAPI sections against the sums of the program's own account (exact)."""
+    RP = R["papi"]
+    C.eq("papi regions (calls, total, min, max) against the program's account",
+         {f"{x['counter']}|{x['region']}": [x["calls"], x["total"], x["min"], x["max"]] for x in RP["regions"]},
+         PE["regions"])
+    C.eq("papi ranks (threads, counted, in MPI, regions, in Level Zero, regions) against the program's account",
+         {f"{x['rank']}|{x['counter']}": [x["threads"], x["counted"], x["in_mpi"], x["mpi_regions"], x["in_level_zero"],
+                                          x["level_zero_regions"]] for x in RP["ranks"]}, PE["ranks"])
+    C.true("the program's account has PAPI regions", bool(PE["regions"]))
+
+
 def us_to_ns(s):
     a, _, b = s.partition(".")
     return int(a) * 1000 + int((b + "000")[:3])
@@ -745,6 +761,7 @@ def main():
     ap.add_argument("--report", required=True)
     ap.add_argument("--truth", action="append", default=[], metavar="RANK:FILE")
     ap.add_argument("--expected")
+    ap.add_argument("--papi-expected")
     ap.add_argument("--timeline", help="Chrome trace JSON written by --timeline (whole trace)")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
@@ -758,6 +775,9 @@ def main():
             E = json.load(f)
     C = Checker(a.v)
     check(C, A, R, truth, E)
+    if a.papi_expected:
+        with open(a.papi_expected) as f:
+            check_papi_expected(C, R, json.load(f))
     if a.timeline:
         check_timeline(C, A, a.timeline)
     for b in C.bad[:60]:
@@ -765,7 +785,8 @@ def main():
     if len(C.bad) > 60:
         print(f"... {len(C.bad) - 60} more")
     print(f"{a.report}: {C.n - len(C.bad)} of {C.n} checks hold against {a.archive}"
-          + (f" and {len(truth)} truth log(s)" if truth else "") + (" and the generator's account" if E else ""))
+          + (f" and {len(truth)} truth log(s)" if truth else "") + (" and the generator's account" if E else "")
+          + (" and the PAPI program's account" if a.papi_expected else ""))
     return 1 if C.bad else 0
 
 

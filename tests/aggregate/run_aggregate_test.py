@@ -4,7 +4,7 @@
 
   run_aggregate_test.py --aggregate BIN --mpiexec MPIRUN --work DIR
         (--archive DIR | --synth BIN [--synth-arg=A ...]) [--contract mpi|serial] [--truth-glob PATTERN]
-        [--ks 1,2,3,4] [--timeout S]
+        [--ks 1,2,3,4] [--timeout S] [--papi-expected FILE]
 
 Steps:
   1. with --synth: zecoll-synth writes the archive and its expected statistics into DIR;
@@ -13,7 +13,10 @@ Steps:
      the text, JSON, HTML, CSV reports and the Chrome-trace timeline into DIR/K<k>/; exit 0;
   4. every file of every K is byte-identical to K = 1's;
   5. check_report.py: K = 1's JSON and timeline against the archive read with python3-otf2, the
-     truth logs (--truth-glob, `%r` = rank) and the generator's expected statistics.
+     truth logs (--truth-glob, `%r` = rank), the generator's expected statistics and the PAPI sums
+     the test that wrote the archive computed from its program's own account (--papi-expected).
+Exit 77 (skipped) when the test that writes the archive skipped: its reason is in SKIPPED next to
+where the archive would be (tests/papi/run_papi_test.py).
 """
 import argparse
 import filecmp
@@ -52,6 +55,7 @@ def main():
     ap.add_argument("--truth-glob")
     ap.add_argument("--ks", default="1,2,3,4")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--papi-expected")
     a = ap.parse_args()
     work = os.path.abspath(a.work)
     if os.path.isdir(work):
@@ -68,6 +72,10 @@ def main():
             return 1
     else:
         archive = os.path.abspath(a.archive)
+        skipped = os.path.join(os.path.dirname(archive), "SKIPPED")
+        if not os.path.exists(os.path.join(archive, "traces.otf2")) and os.path.exists(skipped):
+            print(f"SKIP: the test that writes this archive skipped: {open(skipped).read().strip()}")
+            return 77
         if not os.path.exists(os.path.join(archive, "traces.otf2")):
             print(f"FAIL: no archive at {archive} (did the test that writes it run?)")
             return 1
@@ -108,6 +116,8 @@ def main():
                "--timeline", f"{base}/timeline.json"]
         if expected:
             cmd += ["--expected", expected]
+        if a.papi_expected:
+            cmd += ["--papi-expected", a.papi_expected]
         if a.truth_glob:
             for r in range(1024):
                 p = a.truth_glob.replace("%r", str(r))

@@ -1,15 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* The PAPI tests' program: threads that burn known amounts of their own CPU time between
- * Level Zero synchronisations, so that each thread's counters can be judged on their own.
+/* The PAPI tests' program: threads that burn known amounts of their own CPU time and do known
+ * amounts of counted work between Level Zero synchronisations, so that each thread's counters
+ * can be judged on their own.
  *
  * Each of THREADS threads, on its own asynchronous immediate list: ITERS times { spin SPIN_US
- * microseconds of its own CPU time (own_ns: a task-clock of the thread's own), launch vector_add
- * signalling an event, zeEventHostSynchronize, check c = a + b, zeEventHostReset }; the threads exit together
- * (each its own thread location). Then the main thread runs
- * a regular list on a queue with a fence (zeCommandQueueSynchronize, zeFenceHostSynchronize) and
- * calls zeContextSystemBarrier: every host synchronisation the collector samples.
+ * microseconds of its own CPU time (own_ns: a task-clock of the thread's own), work(1000 (t + 1)
+ * + it + 1), launch vector_add signalling an event, work(t + 1), zeEventHostSynchronize, check c
+ * = a + b, zeEventHostReset }; the threads exit together (each its own thread location). Then
+ * the main thread runs a regular list on a queue with a fence (zeCommandQueueSynchronize,
+ * zeFenceHostSynchronize) and calls zeContextSystemBarrier, with work between them: every host
+ * synchronisation the collector samples.
  * Built twice: zc_papi_app (no MPI) and zc_papi_mpi (-DZC_PAPI_MPI: MPI_Init_thread before the
- * threads, an MPI_Allreduce of the checks and an MPI_Barrier after them; threads make no MPI call).
+ * threads, an MPI_Allreduce of the checks and an MPI_Barrier after them; threads make no MPI
+ * call; and MPI calls that run the program's own callbacks on the calling thread, which work
+ * inside the sampled call: an attribute copy callback in MPI_Comm_dup, delete callbacks in
+ * MPI_Comm_free, an error handler in MPI_Comm_call_errhandler).
+ *
+ * work(n) (zt_sde.h, with ZT_HAVE_SDE) adds n to the thread's software defined events
+ * sde:::zecoll_test::work and ::work3 and one to ::adds, counters PAPI reads on any CPU. The
+ * program keeps its own account of every call the collector samples (the thread's work and adds
+ * when the call begins and when it returns: what the Metric at its Enter and at its Leave must
+ * hold) and writes it to ledger.RANK.json in the working directory at the end:
+ *   {"rank": R, "threads": [{"thread": "main"|"worker T", "calls": [[NAME, W0, W1, A0, A1], ...]}]}
+ * Launches are in it too (the collector samples them with papi.around_launches).
+ *
  * Prints "libpapi mapped: 0|1" (from /proc/self/maps: PAPI is loaded only when events are
  * configured), "cpu clock excess per ms: NS" (the test's bound on the CPU clock's rate against
  * the trace's clock, measured at the end) and "own cpu clock: task-clock" (or "thread-cputime
@@ -32,8 +46,59 @@
 #ifdef ZC_PAPI_MPI
 #include <mpi.h>
 #endif
+#if ZT_HAVE_SDE
+#include "zt_sde.h"
+#else
+static void zt_sde_add(long long n) { (void)n; }
+static long long zt_sde_work(void) { return 0; }
+static long long zt_sde_adds(void) { return 0; }
+#endif
 
 #define N 1024
+
+/* ---- the program's own account of its sampled calls (ledger.RANK.json) */
+struct call {
+    const char *name;
+    long long w0, w1, a0, a1; /* work and adds when the call begins and when it returns */
+};
+struct ledger {
+    char who[32];
+    size_t n, cap;
+    struct call *c;
+};
+static _Thread_local struct ledger *ledger; /* the calling thread's */
+
+static size_t ledger_open(const char *name) {
+    struct ledger *l = ledger;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->c = realloc(l->c, l->cap * sizeof(*l->c));
+        EX_REQUIRE(l->c != NULL, "out of memory");
+    }
+    l->c[l->n] = (struct call){name, zt_sde_work(), 0, zt_sde_adds(), 0};
+    return l->n++;
+}
+
+static void ledger_close(size_t i) {
+    ledger->c[i].w1 = zt_sde_work();
+    ledger->c[i].a1 = zt_sde_adds();
+}
+
+/* A call the collector samples, in the calling thread's ledger. */
+#define SAMPLED(name, ...)                                                                                             \
+    do {                                                                                                               \
+        size_t ledger_i_ = ledger_open(name);                                                                          \
+        __VA_ARGS__;                                                                                                   \
+        ledger_close(ledger_i_);                                                                                       \
+    } while (0)
+
+static void ledger_write(FILE *f, const struct ledger *l, int first) {
+    fprintf(f, "%s\n  {\"thread\": \"%s\", \"calls\": [", first ? "" : ",", l->who);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "%s[\"%s\", %lld, %lld, %lld, %lld]", i ? ", " : "", l->c[i].name, l->c[i].w0, l->c[i].w1, l->c[i].a0,
+                l->c[i].a1);
+    fputs("]}", f);
+}
 
 struct shared {
     ex_env_t *env;
@@ -52,6 +117,7 @@ struct worker {
     uint32_t id;
     pthread_t th;
     uint32_t checked;
+    struct ledger ledger;
 };
 
 /* "Its own CPU time" is measured on the clock perf::TASK-CLOCK counts: a perf task-clock event of
@@ -100,6 +166,8 @@ static void spin(uint64_t ns) {
 static void *worker_main(void *arg) {
     struct worker *w = arg;
     struct shared *sh = w->sh;
+    ledger = &w->ledger;
+    snprintf(w->ledger.who, sizeof(w->ledger.who), "worker %u", w->id);
     own_clock_open();
     ze_command_list_handle_t list =
         ex_immediate_list(sh->env, sh->dev, sh->ordinal, w->id % sh->engines, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
@@ -121,8 +189,10 @@ static void *worker_main(void *arg) {
             want[i] = a[i] + b[i];
         }
         spin(sh->spin_ns);
-        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &g, done, 0, NULL));
-        EX_CHECK(zeEventHostSynchronize(done, UINT64_MAX));
+        zt_sde_add(1000 * (w->id + 1) + it + 1);
+        SAMPLED("zeCommandListAppendLaunchKernel", EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &g, done, 0, NULL)));
+        zt_sde_add(w->id + 1);
+        SAMPLED("zeEventHostSynchronize", EX_CHECK(zeEventHostSynchronize(done, UINT64_MAX)));
         ex_verify_f32("c = a + b on a thread's immediate list", c, want, N);
         EX_CHECK(zeEventHostReset(done));
         w->checked++;
@@ -157,14 +227,18 @@ static uint32_t main_syncs(struct shared *sh) {
     const float two = 2.0f;
     EX_ARG(scale, 0, x);
     EX_ARG(scale, 1, two);
-    EX_CHECK(zeCommandListAppendLaunchKernel(list, scale, &g, NULL, 0, NULL));
+    zt_sde_add(3);
+    SAMPLED("zeCommandListAppendLaunchKernel", EX_CHECK(zeCommandListAppendLaunchKernel(list, scale, &g, NULL, 0, NULL)));
     EX_CHECK(zeCommandListClose(list));
     for (uint32_t i = 0; i < N; i++) x[i] = (float)i;
     EX_CHECK(zeCommandQueueExecuteCommandLists(q, 1, &list, NULL));
-    EX_CHECK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    zt_sde_add(7);
+    SAMPLED("zeCommandQueueSynchronize", EX_CHECK(zeCommandQueueSynchronize(q, UINT64_MAX)));
     EX_CHECK(zeCommandQueueExecuteCommandLists(q, 1, &list, fence));
-    EX_CHECK(zeFenceHostSynchronize(fence, UINT64_MAX));
-    EX_CHECK(zeContextSystemBarrier(sh->env->context, sh->dev));
+    zt_sde_add(11);
+    SAMPLED("zeFenceHostSynchronize", EX_CHECK(zeFenceHostSynchronize(fence, UINT64_MAX)));
+    zt_sde_add(13);
+    SAMPLED("zeContextSystemBarrier", EX_CHECK(zeContextSystemBarrier(sh->env->context, sh->dev)));
     float want[N];
     for (uint32_t i = 0; i < N; i++) want[i] = 4.0f * (float)i;
     ex_verify_f32("x = 4 x0 after two executions", x, want, N);
@@ -207,14 +281,74 @@ static int libpapi_mapped(void) {
     return found;
 }
 
+#ifdef ZC_PAPI_MPI
+/* Work inside sampled MPI calls: MPI runs these callbacks on the calling thread, inside the call. */
+enum { COPY_WORK = 17, DELETE_WORK = 23, ERROR_WORK = 19 };
+static int copies, deletes, errors;
+
+static int copy_attr(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag) {
+    (void)old;
+    (void)key;
+    (void)extra;
+    zt_sde_add(COPY_WORK);
+    copies++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int delete_attr(MPI_Comm comm, int key, void *val, void *extra) {
+    (void)comm;
+    (void)key;
+    (void)val;
+    (void)extra;
+    zt_sde_add(DELETE_WORK);
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static void on_error(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    EX_REQUIRE(*code == MPI_ERR_OTHER, "the error handler got error %d", *code);
+    zt_sde_add(ERROR_WORK);
+    errors++;
+}
+
+/* A communicator with an attribute that is copied (MPI_Comm_dup) and deleted (MPI_Comm_free),
+ * and an error handler called on it: 17 units of work inside the second MPI_Comm_dup, 23 inside
+ * each MPI_Comm_free, 19 inside MPI_Comm_call_errhandler. */
+static void mpi_callbacks(void) {
+    static int attr = 42;
+    int key = MPI_KEYVAL_INVALID;
+    MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    SAMPLED("MPI_Comm_create_keyval", MPI_Comm_create_keyval(copy_attr, delete_attr, &key, NULL));
+    SAMPLED("MPI_Comm_dup", MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    SAMPLED("MPI_Comm_set_attr", MPI_Comm_set_attr(a, key, &attr));
+    SAMPLED("MPI_Comm_dup", MPI_Comm_dup(a, &b));
+    SAMPLED("MPI_Comm_create_errhandler", MPI_Comm_create_errhandler(on_error, &eh));
+    SAMPLED("MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(b, eh));
+    SAMPLED("MPI_Comm_call_errhandler", MPI_Comm_call_errhandler(b, MPI_ERR_OTHER));
+    SAMPLED("MPI_Errhandler_free", MPI_Errhandler_free(&eh));
+    SAMPLED("MPI_Comm_free", MPI_Comm_free(&b));
+    SAMPLED("MPI_Comm_free", MPI_Comm_free(&a));
+    SAMPLED("MPI_Comm_free_keyval", MPI_Comm_free_keyval(&key));
+    EX_REQUIRE(copies == 1 && deletes == 2 && errors == 1, "callbacks: %d copies, %d deletes, %d errors (want 1, 2, 1)",
+               copies, deletes, errors);
+}
+#endif
+
 int main(int argc, char **argv) {
+    static struct ledger main_ledger = {.who = "main"};
+    ledger = &main_ledger;
+    zt_sde_add(5); /* before the first sampled call: its Metric already holds it */
     ex_env_t env;
     ex_init(&env, argv[0]);
     int rank = 0;
 #ifdef ZC_PAPI_MPI
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    SAMPLED("MPI_Init_thread", MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    SAMPLED("MPI_Comm_rank", MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 #endif
     struct shared sh = {.env = &env};
     const uint32_t threads = (uint32_t)ex_arg_u64(argc, argv, 1, "threads", 4, 1, 64);
@@ -227,7 +361,7 @@ int main(int argc, char **argv) {
     EX_REQUIRE(w != NULL, "out of memory");
     EX_REQUIRE(pthread_barrier_init(&sh.exit_together, NULL, threads) == 0, "pthread_barrier_init");
     for (uint32_t t = 0; t < threads; t++) {
-        w[t] = (struct worker){&sh, t, 0, 0};
+        w[t] = (struct worker){.sh = &sh, .id = t};
         EX_REQUIRE(pthread_create(&w[t].th, NULL, worker_main, &w[t]) == 0, "pthread_create");
     }
     uint32_t checked = 0;
@@ -240,17 +374,17 @@ int main(int argc, char **argv) {
     EX_REQUIRE(checked == threads * sh.iters + 1, "every iteration checked");
 #ifdef ZC_PAPI_MPI
     int size = 1, mine = (int)checked, total = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    SAMPLED("MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &size));
+    SAMPLED("MPI_Allreduce", MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     EX_REQUIRE(total == size * mine, "every rank checked the same");
-    MPI_Barrier(MPI_COMM_WORLD);
+    mpi_callbacks();
+    SAMPLED("MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
 #endif
     int mapped = libpapi_mapped();
     own_clock_open();
     int64_t excess = cpu_clock_excess_per_ms();
     own_clock_close();
     EX_CHECK(zeModuleDestroy(sh.module));
-    free(w);
     ex_fini(&env);
     if (rank == 0) ex_info("PASS: %u threads x %u iterations (%llu us of CPU each), syncs checked", threads, sh.iters,
                            (unsigned long long)(sh.spin_ns / 1000));
@@ -262,7 +396,21 @@ int main(int argc, char **argv) {
     else
         printf("own cpu clock: task-clock\n");
 #ifdef ZC_PAPI_MPI
-    MPI_Finalize();
+    SAMPLED("MPI_Finalize", MPI_Finalize());
 #endif
+    char path[64];
+    snprintf(path, sizeof(path), "ledger.%d.json", rank);
+    FILE *f = fopen(path, "w");
+    EX_REQUIRE(f != NULL, "cannot write %s", path);
+    fprintf(f, "{\"rank\": %d, \"threads\": [", rank);
+    ledger_write(f, &main_ledger, 1);
+    for (uint32_t t = 0; t < threads; t++) {
+        ledger_write(f, &w[t].ledger, 0);
+        free(w[t].ledger.c);
+    }
+    fputs("\n]}\n", f);
+    EX_REQUIRE(fclose(f) == 0, "cannot write %s", path);
+    free(main_ledger.c);
+    free(w);
     return 0;
 }
