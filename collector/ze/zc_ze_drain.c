@@ -39,6 +39,15 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
     return s;
 }
 
+/* The streams: a list that only grows at its head (zc_ze_stream_new), so a walk from the head
+ * taken here sees every stream created before. */
+static struct zc_stream *streams_first(void) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    return first;
+}
+
 /* ---------------------------------------------------------------- inboxes (immediate lists) */
 struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l) {
     struct zc_inbox *ib = zc_ze_inbox_new(l, s);
@@ -549,9 +558,7 @@ void zc_ze_stream_drain_some(struct zc_stream *s, unsigned give_up_after) { stre
  * Execute waiting for a helper slot: a queue's executions complete in order, the oldest first,
  * and polling records that have not completed costs driver calls). */
 void zc_ze_drain_completed(void) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, 1);
 }
 
@@ -575,9 +582,7 @@ static void *bg_main(void *arg) {
         pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
         if (atomic_load(&bg_stop)) break;
         pthread_mutex_unlock(&bg_lock);
-        pthread_mutex_lock(&zc_ze.streams_lock);
-        struct zc_stream *first = zc_ze.streams;
-        pthread_mutex_unlock(&zc_ze.streams_lock);
+        struct zc_stream *first = streams_first();
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
             bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
@@ -617,9 +622,7 @@ void zc_ze_bg_stop(void) {
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
     uint64_t deadline = zc_now() + timeout_ns;
     for (;;) {
-        pthread_mutex_lock(&zc_ze.streams_lock);
-        struct zc_stream *first = zc_ze.streams;
-        pthread_mutex_unlock(&zc_ze.streams_lock);
+        struct zc_stream *first = streams_first();
         uint64_t pending = 0;
         for (struct zc_stream *s = first; s; s = s->next_all) {
             zc_ze_stream_drain(s);
@@ -641,9 +644,7 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
 
 /* At the end, whatever is still pending will never be written: flush what completed. */
 void zc_ze_streams_flush(void) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         held_release(s, true);
@@ -662,9 +663,7 @@ uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
 /* The context is about to be destroyed with operations of it still pending (the app did not
  * wait for them): their events are going away, so their records are dropped and counted. */
 void zc_ze_drop_context(struct zc_ctx *x) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         struct zc_rec *r = s->head;
@@ -695,9 +694,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
 /* Records of a list that goes away must not outlive it: pending ones count as anybody's, and
  * completed ones waiting to be written in order stop pointing at it. */
 void zc_ze_streams_forget_list(struct zc_list *l) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         for (struct zc_rec *r = s->head; r; r = r->next)

@@ -76,18 +76,94 @@ void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying) {
     l->gate = NULL;
 }
 
-static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
-    ze_context_handle_t ctx = l->ctx->h;
-    ze_device_handle_t dev = l->dev->h;
-    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
+/* pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)] */
+static bool slot_build_pre(struct zc_list *l, struct zc_slot *s, const ze_command_list_desc_t *ld,
+                           ze_event_handle_t *inj, uint32_t n) {
     struct zc_ze_real *R = &zc_ze_real;
+    if (R->ze_command_list.pfnCreate(l->ctx->h, l->dev->h, ld, &s->pre) != ZE_RESULT_SUCCESS) return false;
+    /* wait until the previous execution's post list ran (gate), then clear our events */
+    if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
+        R->ze_command_list.pfnAppendEventReset(s->pre, l->gate) != ZE_RESULT_SUCCESS)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) return false;
+    /* from here on our events hold this execution's times (see rec_poll) */
+    return (!s->started || R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) == ZE_RESULT_SUCCESS) &&
+           R->ze_command_list.pfnClose(s->pre) == ZE_RESULT_SUCCESS;
+}
+
+/* A copy-only list harvested on a compute engine: post = [SignalEvent(copied)], and the harvest
+ * list of ours, run on the device's harvest engine once the execution signalled (harvest_submit). */
+static bool slot_build_harvest(struct zc_list *l, struct zc_slot *s, ze_event_handle_t *inj, uint32_t n) {
+    struct zc_ze_real *R = &zc_ze_real;
+    /* copy engines run their commands in order: the signal follows the list */
+    ze_command_list_desc_t hd = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, (uint32_t)l->dev->harvest_ordinal, 0};
+    s->copied = zc_ze_event_get(l->ctx);
+    if (!s->copied || R->ze_command_list.pfnAppendSignalEvent(s->post, s->copied) != ZE_RESULT_SUCCESS ||
+        R->ze_command_list.pfnCreate(l->ctx->h, l->dev->h, &hd, &s->harvest) != ZE_RESULT_SUCCESS)
+        return false;
+    /* Signals and resets run after the commands before them in a list (Intel's driver
+     * encodes them as pipe controls or flushes that wait for the work before; zesim models
+     * it), as the compute post list already relies on. copied is reset before done: once
+     * done is seen the slot may be taken for another execution, whose harvest (queued
+     * behind this one, but nothing says it cannot start before this one ends) must not find
+     * copied still signalled by this execution. The copy engine waits for the gate (every
+     * execution's round trip, bench/README.md), so without `started` it opens before done:
+     * the records then wait for done and never read our events. With `started`, done comes
+     * first: a record read from our event before done was seen is this execution's, since
+     * the next pre list resets our events only after the gate (rec_poll). */
+    ze_event_handle_t first = s->started ? s->done : l->gate, second = s->started ? l->gate : s->done;
+    return R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) ==
+               ZE_RESULT_SUCCESS &&
+           R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) == ZE_RESULT_SUCCESS &&
+           R->ze_command_list.pfnAppendSignalEvent(s->harvest, first) == ZE_RESULT_SUCCESS &&
+           R->ze_command_list.pfnAppendSignalEvent(s->harvest, second) == ZE_RESULT_SUCCESS &&
+           R->ze_command_list.pfnClose(s->harvest) == ZE_RESULT_SUCCESS;
+}
+
+/* post: the harvest into the buffer and the gate, by how the list is timed (see struct zc_slot) */
+static bool slot_build_post(struct zc_list *l, struct zc_slot *s, const ze_command_list_desc_t *ld,
+                            ze_event_handle_t *inj, uint32_t n) {
+    struct zc_ze_real *R = &zc_ze_real;
+    if (R->ze_command_list.pfnCreate(l->ctx->h, l->dev->h, ld, &s->post) != ZE_RESULT_SUCCESS) return false;
+    if (l->mode == ZC_REG_DEVICE) { /* harvested on the device, into host memory */
+        ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+        if (R->ze_mem.pfnAllocHost(l->ctx->h, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS)
+            return false;
+    }
+    bool ok;
+    if (l->mode == ZC_REG_DEVICE && !l->copy_only) {
+        ok = R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) ==
+                 ZE_RESULT_SUCCESS &&
+             R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) == ZE_RESULT_SUCCESS;
+    } else if (l->mode == ZC_REG_DEVICE) {
+        /* copy engines cannot run QueryKernelTimestamps: a list of ours on a compute engine
+         * harvests the copy execution */
+        ok = slot_build_harvest(l, s, inj, n);
+    } else if (l->copy_only) {
+        /* copy engines run their commands in order: a signal follows everything before it */
+        ok = R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) == ZE_RESULT_SUCCESS &&
+             R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) == ZE_RESULT_SUCCESS;
+    } else {
+        /* read from the host on an engine that may run out of order (the driver lacks the
+         * device-side query, or which engines are copy-only is unknown): done follows ours */
+        ok = R->ze_command_list.pfnAppendWaitOnEvents(s->post, n, inj) == ZE_RESULT_SUCCESS &&
+             R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) == ZE_RESULT_SUCCESS &&
+             R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) == ZE_RESULT_SUCCESS;
+    }
+    return ok && R->ze_command_list.pfnClose(s->post) == ZE_RESULT_SUCCESS;
+}
+
+/* A slot's helper lists and events for the list's current templates; NULL (nothing held) on failure. */
+static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
     uint32_t n = l->ntmpl;
     ze_event_handle_t *inj = malloc(n * sizeof(*inj));
     if (!inj) return NULL;
     for (uint32_t i = 0; i < n; i++) inj[i] = l->tmpl[i].inj;
     memset(s, 0, sizeof(*s));
     /* A copy-only list harvested on a compute engine needs `started` only where the app may ask
-     * its own event for timestamps (zc_ze_uevent_timestamps reads ours from the host as soon as
+     * its own event for timestamps (zeEventQueryKernelTimestamp reads ours from the host as soon as
      * the app's event is signalled, before the harvest ran); without app events its records
      * wait for the harvest: one command fewer on the copy engine per execution, one host reset
      * fewer, and the harvest may open the gate before it signals done */
@@ -95,73 +171,10 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     for (uint32_t i = 0; i < n && !want_started; i++) want_started = l->tmpl[i].user_event != NULL;
     s->done = zc_ze_event_get(l->ctx);
     if (want_started) s->started = zc_ze_event_get(l->ctx);
-    if (!s->done || (want_started && !s->started)) goto fail;
-    if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->pre) != ZE_RESULT_SUCCESS) goto fail;
-    /* wait until the previous execution's post list ran (gate), then clear our events */
-    if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
-        R->ze_command_list.pfnAppendEventReset(s->pre, l->gate) != ZE_RESULT_SUCCESS)
-        goto fail;
-    for (uint32_t i = 0; i < n; i++)
-        if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) goto fail;
-    /* from here on our events hold this execution's times (see rec_poll) */
-    if ((s->started && R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) != ZE_RESULT_SUCCESS) ||
-        R->ze_command_list.pfnClose(s->pre) != ZE_RESULT_SUCCESS)
-        goto fail;
-    if (R->ze_command_list.pfnCreate(ctx, dev, &ld, &s->post) != ZE_RESULT_SUCCESS) goto fail;
-    if (l->mode == ZC_REG_DEVICE) { /* harvested on the device, into host memory */
-        ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
-        if (R->ze_mem.pfnAllocHost(ctx, &hd, n * sizeof(*s->buf), 64, (void **)&s->buf) != ZE_RESULT_SUCCESS) goto fail;
-    }
-    if (l->mode == ZC_REG_DEVICE && !l->copy_only) {
-        if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) !=
-                ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
-            goto fail;
-    } else if (l->mode == ZC_REG_DEVICE) {
-        /* copy engines cannot run QueryKernelTimestamps: a list of ours on a compute engine
-         * harvests the copy execution (zc_ze_execute_harvest) */
-        /* copy engines run their commands in order: the signal follows the list */
-        ze_command_list_desc_t hd = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, (uint32_t)l->dev->harvest_ordinal, 0};
-        s->copied = zc_ze_event_get(l->ctx);
-        if (!s->copied || R->ze_command_list.pfnAppendSignalEvent(s->post, s->copied) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnCreate(ctx, dev, &hd, &s->harvest) != ZE_RESULT_SUCCESS)
-            goto fail;
-        /* Signals and resets run after the commands before them in a list (Intel's driver
-         * encodes them as pipe controls or flushes that wait for the work before; zesim models
-         * it), as the compute post list already relies on. copied is reset before done: once
-         * done is seen the slot may be taken for another execution, whose harvest (queued
-         * behind this one, but nothing says it cannot start before this one ends) must not find
-         * copied still signalled by this execution. The copy engine waits for the gate (every
-         * execution's round trip, bench/README.md), so without `started` it opens before done:
-         * the records then wait for done and never read our events. With `started`, done comes
-         * first: a record read from our event before done was seen is this execution's, since
-         * the next pre list resets our events only after the gate (rec_poll). */
-        ze_event_handle_t first = s->started ? s->done : l->gate, second = s->started ? l->gate : s->done;
-        if (R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) !=
-                ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->harvest, first) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->harvest, second) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnClose(s->harvest) != ZE_RESULT_SUCCESS)
-            goto fail;
-    } else if (l->copy_only) {
-        /* copy engines run their commands in order: a signal follows everything before it */
-        if (R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
-            goto fail;
-    } else {
-        /* read from the host on an engine that may run out of order (the driver lacks the
-         * device-side query, or which engines are copy-only is unknown): done follows ours */
-        if (R->ze_command_list.pfnAppendWaitOnEvents(s->post, n, inj) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->post, s->done) != ZE_RESULT_SUCCESS ||
-            R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) != ZE_RESULT_SUCCESS)
-            goto fail;
-    }
-    if (R->ze_command_list.pfnClose(s->post) != ZE_RESULT_SUCCESS) goto fail;
+    bool ok = s->done && (!want_started || s->started) && slot_build_pre(l, s, &ld, inj, n) &&
+              slot_build_post(l, s, &ld, inj, n);
     free(inj);
-    return s;
-fail:
-    free(inj);
+    if (ok) return s;
     helpers_free(l, s);
     if (s->done) zc_ze_event_put(l->ctx, s->done);
     if (s->started) zc_ze_event_put(l->ctx, s->started);
@@ -410,6 +423,57 @@ void zc_ze_slots_quiesce(struct zc_list *l) {
     if (waited) zc_ze_drain_all(false, 0);
 }
 
+/* Where list in[i] occurs in the call: its first and last position. */
+static void occurrences(ze_command_list_handle_t *in, uint32_t n, uint32_t i, uint32_t *first, uint32_t *last) {
+    for (uint32_t k = 0; k < n; k++)
+        if (in[k] == in[i]) {
+            if (k < *first) *first = k;
+            *last = k;
+        }
+}
+
+/* Out of memory for the call's arrays: the lists from in[i] on run as the app passed them, their
+ * events reset from the host (as their pre lists would). */
+static void plan_failed(ze_command_list_handle_t *in, uint32_t i, uint32_t n) {
+    ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
+    for (uint32_t k = i; k < n; k++) {
+        struct zc_list *lk = zc_ze_list(in[k]);
+        if (lk && !lk->immediate && lk->ntmpl && lk->mode != ZC_REG_SERIAL) host_reset(lk);
+    }
+}
+
+/* ZC_REG_SERIAL: an execution once the previous one was read (NULL: untimed). */
+static struct zc_exec *exec_serial(struct zc_list *l, uint64_t now) {
+    struct zc_exec *x = NULL;
+    if (serial_take(l) && (x = zc_ze_exec_new())) {
+        x->list = l;
+        x->submit_ns = now;
+        atomic_fetch_add(&l->inflight, 1);
+    }
+    return x;
+}
+
+/* A slot (helper lists) for this execution of l and its exec in *xp (list locked); NULL: its
+ * events were reset from the host instead. */
+static struct zc_slot *exec_slot(struct zc_list *l, uint64_t now, bool dup, struct zc_exec **xp) {
+    struct zc_slot *s = slot_take(l);
+    if (!s) {
+        ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
+        host_reset(l);
+        return NULL;
+    }
+    s->busy = true;
+    struct zc_exec *x = zc_ze_exec_new();
+    if (x) {
+        x->list = l;
+        x->slot = s;
+        x->submit_ns = now;
+        x->dup = dup;
+    }
+    *xp = x;
+    return s;
+}
+
 /* Every execution of a list we timed is wrapped as [pre, list, post] (see struct zc_slot).
  * This runs even when timing is off or the collector has finalized: the list still signals
  * our events, and without pre the app's re-signal barriers would find them signalled from the
@@ -434,12 +498,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
          * in flight (read back from the host) it is not timed in this call: helper lists around
          * all occurrences keep the app's events right, and hold the slot until the last ran. */
         uint32_t first = i, last = i;
-        if (l && !l->immediate && l->ntmpl && l->mode != ZC_REG_DEVICE)
-            for (uint32_t k = 0; k < n; k++)
-                if (in[k] == in[i]) {
-                    if (k < first) first = k;
-                    last = k;
-                }
+        if (l && !l->immediate && l->ntmpl && l->mode != ZC_REG_DEVICE) occurrences(in, n, i, &first, &last);
         bool dup = first != last;
         if (dup && recording) atomic_fetch_add(&zc_ze.untimed, l->ntmpl);
         if (dup && l->mode == ZC_REG_SERIAL) l->serial_off = true; /* nothing says when it ends */
@@ -458,11 +517,7 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
         if (l && !l->immediate && l->ntmpl) {
             if (!out) { /* first timed list: switch to our own array */
                 if (!scratch_reserve(n)) {
-                    ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
-                    for (uint32_t k = i; k < n; k++) {
-                        struct zc_list *lk = zc_ze_list(in[k]);
-                        if (lk && !lk->immediate && lk->ntmpl && lk->mode != ZC_REG_SERIAL) host_reset(lk);
-                    }
+                    plan_failed(in, i, n);
                     return;
                 }
                 out = tls_scratch.out;
@@ -473,29 +528,12 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
             pthread_mutex_lock(&l->lock);
             if (l->mode == ZC_REG_SERIAL) {
                 pthread_mutex_unlock(&l->lock);
-                if (serial_take(l) && (x = zc_ze_exec_new())) {
-                    x->list = l;
-                    x->submit_ns = now;
-                    atomic_fetch_add(&l->inflight, 1);
-                }
+                x = exec_serial(l, now);
                 out[o++] = in[i];
                 plan[i] = (struct exec_plan){x ? l : NULL, x, NULL};
                 continue;
             }
-            s = slot_take(l);
-            if (!s) {
-                ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
-                host_reset(l);
-            } else {
-                s->busy = true;
-                x = zc_ze_exec_new();
-                if (x) {
-                    x->list = l;
-                    x->slot = s;
-                    x->submit_ns = now;
-                    x->dup = dup;
-                }
-            }
+            s = exec_slot(l, now, dup, &x);
             pthread_mutex_unlock(&l->lock);
         }
         if (!out) continue;
@@ -514,6 +552,61 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
     *p->pphCommandLists = out;
 }
 
+/* An execution nobody records. ran_off: it ran while recording is off. */
+static void exec_unrecorded(struct zc_queue *q, struct zc_list *l, struct zc_exec *x, bool ran_off) {
+    if (ran_off && q && q->stream && zc_active() && x->slot && zc_ze_dev_on(l->dev)) {
+        /* not recorded (recording is off): the slot is reused only once this execution's
+         * post list ran and its events are reset (the drainer sees to it), or a later
+         * recorded execution of the list would read this one's times */
+        x->pending = 0;
+        zc_ze_stream_await(q->stream, x);
+        return;
+    }
+    /* nothing will collect this execution (it failed, the device stopped timing, or the
+     * collector has finalized); its slot may be reused at once (at worst a later read
+     * sees a stale buffer, never a hang: pre/post still gate the events) */
+    if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+    zc_ze_exec_free(x);
+}
+
+/* One record per template of the executed list, onto the queue's stream. */
+static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *x) {
+    /* build every record first: once the first is pushed, a drain on another thread may
+     * complete the whole execution and free x, so x is not touched after pushing */
+    pthread_mutex_lock(&l->lock);
+    struct zc_rec *recs = NULL, **tail = &recs;
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < l->ntmpl; k++) {
+        struct zc_rec *rec = zc_ze_rec_new();
+        if (!rec) continue;
+        rec->op = l->tmpl[k].op;
+        rec->exec = x;
+        rec->slot = k;
+        /* copy engines cannot harvest into a buffer: their records read our events; compute
+         * records read them too before their execution's harvest is complete */
+        rec->inj = l->tmpl[k].inj;
+        rec->submit_ns = x->submit_ns;
+        rec->user_event = l->tmpl[k].user_event;
+        *tail = rec;
+        tail = &rec->next;
+        count++;
+    }
+    l->executions++;
+    pthread_mutex_unlock(&l->lock);
+    x->pending = count;
+    if (count == 0) {
+        if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
+        zc_ze_exec_free(x);
+        return;
+    }
+    while (recs) {
+        struct zc_rec *rec = recs;
+        recs = rec->next;
+        if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
+        zc_ze_stream_push(q->stream, rec);
+    }
+}
+
 void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r,
                                                   struct zc_ze_call *c) {
     struct exec_plan *plan = c->ptr;
@@ -526,60 +619,9 @@ void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comma
         struct zc_exec *x = plan[i].exec;
         struct zc_list *l = plan[i].list;
         if (!x) continue;
-        if (!record || !zc_ze_dev_on(l->dev)) {
-            if (!record && r == ZE_RESULT_SUCCESS && q && q->stream && zc_active() && x->slot && zc_ze_dev_on(l->dev)) {
-                /* not recorded (recording is off): the slot is reused only once this execution's
-                 * post list ran and its events are reset (the drainer sees to it), or a later
-                 * recorded execution of the list would read this one's times */
-                x->pending = 0;
-                zc_ze_stream_await(q->stream, x);
-                continue;
-            }
-            /* nothing will collect this execution (it failed, the device stopped timing, or the
-             * collector has finalized); its slot may be reused at once (at worst a later read
-             * sees a stale buffer, never a hang: pre/post still gate the events) */
-            if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
-            zc_ze_exec_free(x);
-            continue;
-        }
-        if (x->dup) { /* untimed: the slot is free once its post list ran */
-            zc_ze_stream_await(q->stream, x);
-            continue;
-        }
-        /* build every record first: once the first is pushed, a drain on another thread may
-         * complete the whole execution and free x, so x is not touched after pushing */
-        pthread_mutex_lock(&l->lock);
-        struct zc_rec *recs = NULL, **tail = &recs;
-        uint32_t count = 0;
-        for (uint32_t k = 0; k < l->ntmpl; k++) {
-            struct zc_rec *rec = zc_ze_rec_new();
-            if (!rec) continue;
-            rec->op = l->tmpl[k].op;
-            rec->exec = x;
-            rec->slot = k;
-            /* copy engines cannot harvest into a buffer: their records read our events; compute
-             * records read them too before their execution's harvest is complete */
-            rec->inj = l->tmpl[k].inj;
-            rec->submit_ns = x->submit_ns;
-            rec->user_event = l->tmpl[k].user_event;
-            *tail = rec;
-            tail = &rec->next;
-            count++;
-        }
-        l->executions++;
-        pthread_mutex_unlock(&l->lock);
-        x->pending = count;
-        if (count == 0) {
-            if (x->slot) __atomic_store_n(&x->slot->busy, false, __ATOMIC_RELEASE);
-            zc_ze_exec_free(x);
-            continue;
-        }
-        while (recs) {
-            struct zc_rec *rec = recs;
-            recs = rec->next;
-            if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
-            zc_ze_stream_push(q->stream, rec);
-        }
+        if (!record || !zc_ze_dev_on(l->dev)) exec_unrecorded(q, l, x, !record && r == ZE_RESULT_SUCCESS);
+        else if (x->dup) zc_ze_stream_await(q->stream, x); /* untimed: the slot is free once its post list ran */
+        else exec_records(q, l, x);
     }
     c->lists = NULL; /* per-thread scratch, kept for the next call */
     c->ptr = NULL;

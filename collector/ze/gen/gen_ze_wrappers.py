@@ -133,22 +133,20 @@ def check_spec(spec, hooks, apis):
             sys.exit(f"{spec}: {api} has no tracing params struct to hook with")
 
 
+def c_block(head, lines, tail):
+    """A C construct: its opening, one line per item, its closing."""
+    return [head] + lines + [tail]
+
+
 def gen_header(spec_name, apis, tables, hooks):
     hdr = [HEADER.format(spec=spec_name), "#ifndef ZC_ZE_GEN_H\n#define ZC_ZE_GEN_H\n",
            "#include <stdbool.h>\n#include <level_zero/ze_api.h>\n#include <level_zero/ze_ddi.h>\n",
            "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n\n"]
-    hdr.append("enum zc_ze_api {\n")
-    for x in apis:
-        hdr.append(f"    ZC_ZE_{x[0]},\n")
-    hdr.append("    ZC_ZE_API_COUNT\n};\n\n")
-    hdr.append("enum zc_ze_table {\n")
-    for prefix, tname, _ in tables:
-        hdr.append(f"    ZC_ZE_TABLE_{prefix}_{tname},\n")
-    hdr.append("    ZC_ZE_TABLE_COUNT\n};\n\n")
-    hdr.append("/* The real driver's entries, as the driver returned them (zc_ze_tables.c). */\nstruct zc_ze_real {\n")
-    for prefix, tname, _ in tables:
-        hdr.append(f"    {prefix}_{tname}_dditable_t {prefix}_{tname};\n")
-    hdr.append("};\n\nextern struct zc_ze_real zc_ze_real;\n")
+    hdr += c_block("enum zc_ze_api {\n", [f"    ZC_ZE_{x[0]},\n" for x in apis], "    ZC_ZE_API_COUNT\n};\n\n")
+    hdr += c_block("enum zc_ze_table {\n", [f"    ZC_ZE_TABLE_{p}_{t},\n" for p, t, _ in tables], "    ZC_ZE_TABLE_COUNT\n};\n\n")
+    hdr += c_block("/* The real driver's entries, as the driver returned them (zc_ze_tables.c). */\nstruct zc_ze_real {\n",
+                   [f"    {p}_{t}_dditable_t {p}_{t};\n" for p, t, _ in tables], "};\n\n")
+    hdr.append("extern struct zc_ze_real zc_ze_real;\n")
     hdr.append("extern const char *const zc_ze_api_names[ZC_ZE_API_COUNT];\n")
     hdr.append("extern const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT];\n")
     hdr.append("/* what each API's hooks do while recording is off (enum zc_ze_closed, zc_ze_internal.h) */\n")
@@ -174,21 +172,15 @@ def gen_tables(spec_name, apis, tables, getters, closed):
     """The data every file of the layer reads (the real tables, names, policies): a file of its own,
     below the wrappers, which call the hooks."""
     src = [HEADER.format(spec=spec_name), '#include "zc_ze_gen.h"\n#include "zc_ze_internal.h"\n\n',
-           "struct zc_ze_real zc_ze_real;\n\n",
-           "const char *const zc_ze_api_names[ZC_ZE_API_COUNT] = {\n"]
-    for x in apis:
-        src.append(f'    "{x[0]}",\n')
-    src.append("};\n\nconst char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT] = {\n")
-    for prefix, tname, _ in tables:
-        src.append(f'    "{getters[f"{prefix}_{tname}_dditable_t"]}",\n')
-    src.append("};\n\nconst unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT] = {\n")
-    for x in apis:
-        src.append(f"    {closed.get(x[0], 'ZC_ZE_CLOSED_NEVER')},\n")
-    src.append("};\n\n")
-    src.append("size_t zc_ze_table_size(enum zc_ze_table t) {\n    switch (t) {\n")
-    for prefix, tname, _ in tables:
-        src.append(f"    case ZC_ZE_TABLE_{prefix}_{tname}: return sizeof({prefix}_{tname}_dditable_t);\n")
-    src.append("    default: return 0;\n    }\n}\n")
+           "struct zc_ze_real zc_ze_real;\n\n"]
+    src += c_block("const char *const zc_ze_api_names[ZC_ZE_API_COUNT] = {\n", [f'    "{x[0]}",\n' for x in apis], "};\n\n")
+    src += c_block("const char *const zc_ze_getter_names[ZC_ZE_TABLE_COUNT] = {\n",
+                   [f'    "{getters[f"{p}_{t}_dditable_t"]}",\n' for p, t, _ in tables], "};\n\n")
+    src += c_block("const unsigned char zc_ze_closed_policy[ZC_ZE_API_COUNT] = {\n",
+                   [f"    {closed.get(x[0], 'ZC_ZE_CLOSED_NEVER')},\n" for x in apis], "};\n\n")
+    src += c_block("size_t zc_ze_table_size(enum zc_ze_table t) {\n    switch (t) {\n",
+                   [f"    case ZC_ZE_TABLE_{p}_{t}: return sizeof({p}_{t}_dditable_t);\n" for p, t, _ in tables],
+                   "    default: return 0;\n    }\n}\n")
     return src
 
 
