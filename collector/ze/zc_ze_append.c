@@ -40,8 +40,8 @@ void __attribute__((noinline)) zc_ze_resignal(struct zc_ze_call *c, struct zc_li
 
 /* An immediate Append that re-signals an app event: its record exists at once, so the app's
  * zeEventQueryKernelTimestamp can find it (the rare path: allocates, locks). */
-void __attribute__((noinline)) zc_ze_imm_post_uevent(struct zc_ze_call *c, struct zc_list *l, const struct zc_opdesc *op,
-                                                     uint64_t seq) {
+void __attribute__((noinline)) zc_ze_imm_post_uevent(struct zc_ze_call *c, struct zc_list *l,
+                                                     const struct zc_opdesc *op, uint64_t seq) {
     struct zc_rec *rec = zc_ze_rec_new();
     if (!rec) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory for a device record");
@@ -157,7 +157,8 @@ void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_ker
 }
 void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r,
                                                 struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
+                     ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
@@ -166,7 +167,8 @@ void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append
 }
 void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
                                                            ze_result_t r, struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
+                     ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
@@ -175,7 +177,8 @@ void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_la
 }
 void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
                                                         ze_result_t r, struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
+                     ZC_DIR_NONE);
 }
 
 /* One signal event covers all kernels of the launch, so it is one record, named after them. */
@@ -203,8 +206,8 @@ void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
         struct zc_kernel *k = *p->pphKernels ? zc_map_get(&zc_ze.kernels, (*p->pphKernels)[i]) : NULL;
         o += (size_t)snprintf(name + o, sizeof(name) - o, "%s%s", i ? "," : " ", k ? k->name : "?");
     }
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_def_region(name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0),
-               0, ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL,
+                     zc_def_region(name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy_params_t *p, struct zc_ze_call *c) {
@@ -214,7 +217,8 @@ void zc_ze_post_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy
                                               struct zc_ze_call *c) {
     if (!c->inj) return;
     char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize, classify(s, d));
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize,
+                     classify(s, d));
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_memory_copy_from_context_params_t *p,
@@ -225,20 +229,22 @@ void zc_ze_post_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_
                                                          ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
     char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize, classify(s, d));
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize,
+                     classify(s, d));
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p,
                                                    struct zc_ze_call *c) {
     zc_ze_timed_pre(c, *p->phCommandList, p->phSignalEvent);
 }
-void zc_ze_post_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p, ze_result_t r,
-                                                    struct zc_ze_call *c) {
+void zc_ze_post_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p,
+                                                    ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
     const ze_copy_region_t *g = *p->pdstRegion;
     uint64_t bytes = g ? (uint64_t)g->width * (g->height ? g->height : 1) * (g->depth ? g->depth : 1) : 0;
     char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), bytes, classify(s, d));
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), bytes,
+                     classify(s, d));
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, struct zc_ze_call *c) {
@@ -247,8 +253,8 @@ void zc_ze_pre_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_
 void zc_ze_post_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, ze_result_t r,
                                               struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL, cached_region(c->api, 0, zc_ze_memtype(*p->pptr), ZC_ROLE_DATA_TRANSFER),
-               *p->psize, ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL,
+                     cached_region(c->api, 0, zc_ze_memtype(*p->pptr), ZC_ROLE_DATA_TRANSFER), *p->psize, ZC_DIR_NONE);
 }
 
 static uint64_t image_bytes(ze_image_handle_t img, const ze_image_region_t *reg) {
@@ -286,8 +292,9 @@ void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image
 void zc_ze_post_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
                                                      ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', zc_ze_memtype(*p->pdstptr)),
-               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE,
+                     copy_region(c->api, 'I', zc_ze_memtype(*p->pdstptr)), image_bytes(*p->phSrcImage, *p->ppSrcRegion),
+                     ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
@@ -297,17 +304,19 @@ void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_ima
 void zc_ze_post_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
                                                        ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, zc_ze_memtype(*p->psrcptr), 'I'),
-               image_bytes(*p->phDstImage, *p->ppDstRegion), ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE,
+                     copy_region(c->api, zc_ze_memtype(*p->psrcptr), 'I'), image_bytes(*p->phDstImage, *p->ppDstRegion),
+                     ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, struct zc_ze_call *c) {
     zc_ze_timed_pre(c, *p->phCommandList, p->phSignalEvent);
 }
-void zc_ze_post_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+void zc_ze_post_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, ze_result_t r,
+                                           struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER, cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0,
-               ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
+                     cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0, ZC_DIR_NONE);
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
@@ -317,7 +326,7 @@ void zc_ze_pre_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_mem
 void zc_ze_post_zeCommandListAppendMemoryRangesBarrier(ze_command_list_append_memory_ranges_barrier_params_t *p,
                                                        ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER, cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0,
-               ZC_DIR_NONE);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_BARRIER,
+                     cached_region(c->api, 0, 0, ZC_ROLE_BARRIER), 0, ZC_DIR_NONE);
 }
 

@@ -117,7 +117,8 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
 
 static inline void zc_ze_launch_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
                                     ze_kernel_handle_t k) {
-    if (__builtin_expect(zc_win_kernels, 0) && !zc_ze_launch_select(c, k)) return; /* not timed: its call region stays */
+    /* not timed: its call region stays */
+    if (__builtin_expect(zc_win_kernels, 0) && !zc_ze_launch_select(c, k)) return;
     zc_ze_timed_pre(c, hl, sig);
 }
 

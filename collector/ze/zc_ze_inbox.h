@@ -96,7 +96,8 @@ static inline const struct zc_inbox_entry *zc_ze_inbox_take_next(struct zc_inbox
 }
 void zc_ze_inbox_take_end(struct zc_inbox *ib, struct zc_inbox_take *t);
 static inline bool zc_ze_inbox_empty(const struct zc_inbox *ib) {
-    return atomic_load_explicit(&ib->tail, memory_order_acquire) == atomic_load_explicit(&ib->head, memory_order_relaxed);
+    return atomic_load_explicit(&ib->tail, memory_order_acquire) ==
+           atomic_load_explicit(&ib->head, memory_order_relaxed);
 }
 
 #endif

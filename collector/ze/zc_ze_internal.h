@@ -67,9 +67,9 @@ extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* a regular list was timed (holds
 /* A real driver may leave any entry of its tables NULL (older, NPU and minimal drivers). The
  * collector never calls one that is NULL: the getter records after every table which of the
  * entries the collector itself calls exist, and the way device timing works follows from that
- * (zc_ze_shim.c says which entry each capability needs; zeInit's post hook says once what is
+ * (zc_ze_caps.c says which entry each capability needs; zeInit's post hook says once what is
  * off). Entries the application calls stay NULL in its tables, exactly as without zecoll.
- * Every driver call of ours is written zc_ze_real.<table>.<pfn> (R-><table>.<pfn> in slot_build):
+ * Every driver call of ours is written zc_ze_real.<table>.<pfn> (R-><table>.<pfn> in the slot builders):
  * tests/collector/null_matrix.py finds the entries to test by that pattern. */
 struct zc_ze_caps {
     bool timing;    /* event pools, events, host reset, status query, device properties */
@@ -162,13 +162,6 @@ struct zc_ctx {
     uint64_t nevents;
     bool broken; /* pool creation failed: stop injecting in this context */
 };
-struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
-/* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
-ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
-/* Up to n such events into out (one lock); returns how many. */
-uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n);
-/* Returns an event to the pool; resets it first. */
-void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
 
 /* ---------------------------------------------------------------- streams and records */
 struct zc_exec;
@@ -401,7 +394,9 @@ void zc_ze_devices_enumerate(void);
 bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r);
 /* The same for a wait that cannot end (why: the message), counted as a driver failure. */
 void zc_ze_device_stuck(struct zc_dev *d, const char *why);
-static inline bool zc_ze_dev_on(const struct zc_dev *d) { return d && !atomic_load_explicit(&d->off, memory_order_relaxed); }
+static inline bool zc_ze_dev_on(const struct zc_dev *d) {
+    return d && !atomic_load_explicit(&d->off, memory_order_relaxed);
+}
 /* Waits up to timeout_ns for our event: zeEventHostSynchronize, or status polls where the driver
  * lacks it. ZE_RESULT_SUCCESS, ZE_RESULT_NOT_READY (timeout) or the driver's error. */
 ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns);
