@@ -10,7 +10,11 @@
  * out-of-order list) go to extra lanes of the stream so Enter/Leave nest on every location.
  *
  * This is the per-queue ordering PTI-SDK issue #54 asks for: which host thread submitted or
- * drained a record does not matter. */
+ * drained a record does not matter.
+ *
+ * A record's end of life is here too, in one place (rec_done): written or dropped, what it held
+ * goes back through zc_ze_records.c (its event to its list, its execution and the execution's
+ * slot, the record itself). */
 #include "zc_ze_inbox.h"
 
 #include <signal.h>
