@@ -245,21 +245,18 @@ void zc_ze_clock_place(struct zc_dev *d, int64_t s_rel, uint64_t dur, uint64_t *
     pthread_mutex_unlock(&d->clock_lock);
 }
 
-void zc_ze_clock_report(void) {
-    for (uint32_t i = 0; i < zc_ze.ndevs; i++) {
-        struct zc_dev *d = zc_ze.devs[i];
-        pthread_mutex_lock(&d->clock_lock);
-        uint64_t n = d->nanchored, e = d->max_err_ns, k = d->restarts;
-        pthread_mutex_unlock(&d->clock_lock);
-        if (n && !k)
-            ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): starts "
-                    "within +-%llu ns, durations from the device's ticks at its nominal rate",
-                    d->index, (unsigned long long)n, (unsigned long long)e);
-        else if (n)
-            ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): the device "
-                    "clock drifted more than %.0Lf ppm against the host's (%llu restart(s)): starts are not bounded",
-                    d->index, (unsigned long long)n, ZC_DRIFT_ALLOWANCE * 1e6L, (unsigned long long)k);
-    }
+void zc_ze_clock_report(struct zc_dev *d) {
+    pthread_mutex_lock(&d->clock_lock);
+    uint64_t n = d->nanchored, e = d->max_err_ns, k = d->restarts;
+    pthread_mutex_unlock(&d->clock_lock);
+    if (n && !k)
+        ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): starts "
+                "within +-%llu ns, durations from the device's ticks at its nominal rate",
+                d->index, (unsigned long long)n, (unsigned long long)e);
+    else if (n)
+        ZC_WARN("device %u: %llu device record(s) placed from host observations (no global timestamps): the device "
+                "clock drifted more than %.0Lf ppm against the host's (%llu restart(s)): starts are not bounded",
+                d->index, (unsigned long long)n, ZC_DRIFT_ALLOWANCE * 1e6L, (unsigned long long)k);
 }
 
 /* One lock for the whole conversion: this runs once per record. */

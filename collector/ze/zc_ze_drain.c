@@ -10,88 +10,20 @@
  * out-of-order list) go to extra lanes of the stream so Enter/Leave nest on every location.
  *
  * This is the per-queue ordering PTI-SDK issue #54 asks for: which host thread submitted or
- * drained a record does not matter. */
-#include "zc_ze_internal.h"
+ * drained a record does not matter.
+ *
+ * A record's end of life is here too, in one place (rec_done): written or dropped, what it held
+ * goes back through zc_ze_records.c (its event to its list, its execution and the execution's
+ * slot, the record itself). */
+#include "zc_ze_inbox.h"
 
-#include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <time.h>
 
-static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct zc_rec *free_recs;
-static pthread_mutex_t uev_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint_fast64_t dropped_records;
-/* a full inbox drains its stream: stop at this many consecutive incomplete records */
-#define ZC_PUSH_POLL_LIMIT_INBOX 16
-
-/* Records are allocated and freed by drainers (immediate lists) and by Execute (regular lists):
- * each thread keeps the records it freed and takes more from the shared list 64 at a time, so
- * the lock is taken once per batch, never per record. */
-#define ZC_REC_BATCH 64
-static _Thread_local struct zc_rec *tls_recs __attribute__((tls_model("initial-exec")));
-static _Thread_local unsigned tls_nrecs __attribute__((tls_model("initial-exec")));
-
-struct zc_rec *zc_ze_rec_new(void) {
-    struct zc_rec *r = tls_recs;
-    if (!r) {
-        pthread_mutex_lock(&free_lock);
-        struct zc_rec *first = free_recs, *last = NULL;
-        unsigned k = 0;
-        for (struct zc_rec *x = first; x && k < ZC_REC_BATCH; x = x->next) last = x, k++;
-        if (last) {
-            free_recs = last->next;
-            last->next = NULL;
-        }
-        pthread_mutex_unlock(&free_lock);
-        tls_recs = r = first;
-        tls_nrecs = k;
-    }
-    if (r) {
-        tls_recs = r->next;
-        tls_nrecs--;
-    } else {
-        r = malloc(sizeof(*r));
-    }
-    if (r) memset(r, 0, sizeof(*r));
-    return r;
-}
-
-static void rec_release(struct zc_rec *r) {
-    r->next = tls_recs;
-    tls_recs = r;
-    tls_nrecs++;
-}
-
-/* A thread keeps at most two batches; the rest goes back to the shared list (one lock). */
-static void rec_release_flush(void) {
-    if (tls_nrecs <= 2 * ZC_REC_BATCH) return;
-    struct zc_rec *first = tls_recs, *last = first;
-    for (unsigned k = 1; k < tls_nrecs - ZC_REC_BATCH; k++) last = last->next;
-    tls_recs = last->next;
-    tls_nrecs = ZC_REC_BATCH;
-    pthread_mutex_lock(&free_lock);
-    last->next = free_recs;
-    free_recs = first;
-    pthread_mutex_unlock(&free_lock);
-}
-
-/* A thread that exits hands its cached records back (thousands of short-lived threads would
- * otherwise each keep up to two batches). */
-void zc_ze_thread_exit(void) {
-    if (!tls_recs) return;
-    struct zc_rec *last = tls_recs;
-    while (last->next) last = last->next;
-    pthread_mutex_lock(&free_lock);
-    last->next = free_recs;
-    free_recs = tls_recs;
-    pthread_mutex_unlock(&free_lock);
-    tls_recs = NULL;
-    tls_nrecs = 0;
-}
 
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what) {
     struct zc_stream *s = calloc(1, sizeof(*s));
@@ -111,24 +43,19 @@ struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const cha
     return s;
 }
 
-/* ---------------------------------------------------------------- inboxes (immediate lists) */
-static struct zc_inbox_block *block_new(void) {
-    struct zc_inbox_block *b = aligned_alloc(64, sizeof(*b));
-    if (b) b->next = NULL;
-    return b;
+/* The streams: a list that only grows at its head (zc_ze_stream_new), so a walk from the head
+ * taken here sees every stream created before. */
+static struct zc_stream *streams_first(void) {
+    pthread_mutex_lock(&zc_ze.streams_lock);
+    struct zc_stream *first = zc_ze.streams;
+    pthread_mutex_unlock(&zc_ze.streams_lock);
+    return first;
 }
 
-struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s) {
-    struct zc_inbox *ib = aligned_alloc(64, sizeof(*ib));
+/* ---------------------------------------------------------------- inboxes (immediate lists) */
+struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l) {
+    struct zc_inbox *ib = zc_ze_inbox_new(l, s);
     if (!ib) return NULL;
-    memset(ib, 0, sizeof(*ib));
-    if (!(ib->pb = ib->cb = block_new())) {
-        free(ib);
-        return NULL;
-    }
-    pthread_mutex_init(&ib->lock, NULL);
-    ib->list = l;
-    ib->stream = s;
     pthread_mutex_lock(&s->drain_lock);
     pthread_mutex_lock(&s->lock);
     ib->next = s->inboxes;
@@ -139,38 +66,9 @@ struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s) {
 }
 
 static void stream_drain(struct zc_stream *s, unsigned give_up_after);
-
-bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
-    uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if (ib->pi == ZC_INBOX_BLOCK && tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) {
-        ib->head_seen = atomic_load_explicit(&ib->head, memory_order_acquire);
-        /* nobody collects this list (an app that never synchronises, no drainer thread): keep
-         * memory bounded at an amortised cost; the app synchronising never gets here */
-        if (tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE) stream_drain(ib->stream, ZC_PUSH_POLL_LIMIT_INBOX);
-    }
-    if (ib->pi == ZC_INBOX_BLOCK) {
-        struct zc_inbox_block *b = ib->pfree;
-        if (!b) { /* the blocks the drainer emptied, all at once */
-            pthread_mutex_lock(&ib->lock);
-            b = ib->returned;
-            ib->returned = NULL;
-            pthread_mutex_unlock(&ib->lock);
-        }
-        if (!b && !(b = block_new())) return false;
-        ib->pfree = b->next;
-        b->next = NULL;
-        ib->pb->next = b; /* published with the first entry of b (release below) */
-        ib->pb = b;
-        ib->pi = 0;
-    }
-    ib->pb->e[ib->pi++] = *e;
-    atomic_store_explicit(&ib->tail, tail + 1, memory_order_release);
-    return true;
-}
-
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc);
 
-void zc_ze_inbox_free(struct zc_inbox *ib) {
+void zc_ze_stream_inbox_close(struct zc_inbox *ib) {
     struct zc_stream *s = ib->stream;
     stream_drain(s, 0);
     pthread_mutex_lock(&s->drain_lock);
@@ -185,11 +83,7 @@ void zc_ze_inbox_free(struct zc_inbox *ib) {
         }
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->drain_lock);
-    for (struct zc_inbox_block *b = ib->returned, *n; b; b = n) n = b->next, free(b);
-    for (struct zc_inbox_block *b = ib->pfree, *n; b; b = n) n = b->next, free(b);
-    free(ib->cb); /* == pb: everything was taken */
-    pthread_mutex_destroy(&ib->lock);
-    free(ib);
+    zc_ze_inbox_destroy(ib);
 }
 
 /* Pending records and the floor of their starts (stream locked). Written records must keep
@@ -223,7 +117,7 @@ static void pend_leave(struct zc_stream *s, struct zc_rec *r) {
 }
 
 /* The list is going away: its pending records count as anybody's (stream locked). */
-void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r) {
+static void pend_detach(struct zc_stream *s, struct zc_rec *r) {
     if (r->pend != ZC_PEND_INORDER) return;
     pend_leave(s, r);
     r->pend = ZC_PEND_OTHER;
@@ -242,19 +136,10 @@ static uint64_t pending_floor(const struct zc_stream *s) {
  * entries are; the lists of one engine interleave). drain_lock and lock held. */
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
     for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next) {
-        uint64_t head = atomic_load_explicit(&ib->head, memory_order_relaxed);
-        uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_acquire);
-        struct zc_inbox_block *emptied = NULL, *last_emptied = NULL;
-        for (; head != tail; head++) {
-            if (ib->ci == ZC_INBOX_BLOCK) { /* the producer linked the next block before publishing into it */
-                struct zc_inbox_block *b = ib->cb;
-                ib->cb = b->next;
-                ib->ci = 0;
-                b->next = emptied;
-                emptied = b;
-                if (!last_emptied) last_emptied = b;
-            }
-            const struct zc_inbox_entry *e = &ib->cb->e[ib->ci++];
+        struct zc_inbox_take t;
+        zc_ze_inbox_take_begin(ib, &t);
+        const struct zc_inbox_entry *e;
+        while ((e = zc_ze_inbox_take_next(ib, &t))) {
             struct zc_rec *r = e->rec;
             if (!r) {
                 r = zc_ze_rec_new();
@@ -268,7 +153,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
                 r->own_inj = true;
                 r->ctx = ib->list->ctx;
                 r->list = ib->list;
-                r->seq = head + 1; /* its position: the list's append number */
+                r->seq = t.head; /* its position: the list's append number */
             }
             r->submit_ns = zc_tickconv(tc, e->submit);
             r->stream = s;
@@ -285,20 +170,13 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
             s->npending++;
             pend_enter(s, r);
         }
-        atomic_store_explicit(&ib->head, head, memory_order_release);
-        if (emptied) {
-            pthread_mutex_lock(&ib->lock);
-            last_emptied->next = ib->returned;
-            ib->returned = emptied;
-            pthread_mutex_unlock(&ib->lock);
-        }
+        zc_ze_inbox_take_end(ib, &t);
     }
 }
 
 static bool inboxes_empty_locked(struct zc_stream *s) {
     for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next)
-        if (atomic_load_explicit(&ib->tail, memory_order_acquire) != atomic_load_explicit(&ib->head, memory_order_relaxed))
-            return false;
+        if (!zc_ze_inbox_empty(ib)) return false;
     return true;
 }
 
@@ -330,57 +208,6 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
 }
 
 /* ---------------------------------------------------------------- completion */
-/* Devices whose completion queries failed: one message each, timing stops there (callable with
- * any lock held: records are dropped by the next drain of each stream, see stream_drain). */
-static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void strict_abort(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    zc_strict_vabort(__func__, __LINE__, fmt, ap);
-}
-
-static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
-    if (!d || atomic_exchange(&d->off, true)) return;
-    atomic_fetch_add(&zc_ze.devs_off, 1);
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (count) { /* the driver failed us: counted once per device, not once per record */
-        atomic_fetch_add(&zc_failures, 1);
-        if (zc_knobs.STRICT) strict_abort("device %u: %s", d->index, msg);
-    }
-    ZC_WARN("device %u: %s: its GPU operations are not timed from now on, records still pending are dropped", d->index,
-            msg);
-}
-
-bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r) {
-    if (r == ZE_RESULT_SUCCESS || r == ZE_RESULT_NOT_READY) return false;
-    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED)
-        device_off_say(d, false, "the driver does not support %s on our events (0x%x; a driver feature, not an error)",
-                       call, (unsigned)r);
-    else if (r == ZE_RESULT_ERROR_DEVICE_LOST)
-        device_off_say(d, false, "device lost (%s returned ZE_RESULT_ERROR_DEVICE_LOST)", call);
-    else
-        device_off_say(d, true, "%s failed on our events (0x%x)", call, (unsigned)r);
-    return true;
-}
-
-void zc_ze_device_stuck(struct zc_dev *d, const char *why) { device_off_say(d, true, "%s", why); }
-
-ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns) {
-    if (zc_ze_real.ze_event.pfnHostSynchronize) return zc_ze_real.ze_event.pfnHostSynchronize(e, timeout_ns);
-    uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : zc_now() + timeout_ns, nap = 1000;
-    for (;;) {
-        ze_result_t r = zc_ze_real.ze_event.pfnQueryStatus(e);
-        if (r != ZE_RESULT_NOT_READY || zc_now() >= deadline) return r;
-        struct timespec ts = {0, (long)nap};
-        nanosleep(&ts, NULL);
-        if (nap < 100000) nap *= 2;
-    }
-}
-
 /* Whether a completion query answered (true: r is success or NOT_READY); otherwise the device's
  * timing stops. */
 static inline bool answered(struct zc_rec *r, const char *call, ze_result_t q) {
@@ -448,115 +275,43 @@ static bool rec_poll(struct zc_rec *r) {
     return true;
 }
 
-/* The app may ask its own event for timestamps; it gets this operation's. */
-static void uevent_complete(struct zc_rec *r) {
-    if (!r->user_event) return;
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, r->user_event);
-    if (u && u->rec == r) {
-        u->rec = NULL;
-        u->have_ts = true;
-        u->ts_start = r->ts_start;
-        u->ts_end = r->ts_end;
+/* ---------------------------------------------------------------- record completion */
+/* A slot is reusable only after its post list ran (`done`): records may complete earlier, read
+ * from our events directly, and reusing the slot then would let the old post list overwrite the
+ * next execution's buffer and signal its `done`. Polls an execution whose records are complete;
+ * frees it once its post list ran. */
+static bool exec_try_finish(struct zc_exec *x) {
+    if (!x->done && x->slot) {
+        ze_result_t q = zc_ze_real.ze_event.pfnQueryStatus(x->slot->done);
+        /* a query that fails will never say done: the device's timing stops, the slot is freed
+         * (the gate event still orders the next execution on the device) */
+        if (q == ZE_RESULT_SUCCESS || zc_ze_device_off(x->list ? x->list->dev : NULL, "zeEventQueryStatus", q) ||
+            !zc_ze_dev_on(x->list ? x->list->dev : NULL))
+            x->done = true;
     }
-    pthread_mutex_unlock(&uev_lock);
+    if (!x->done && x->slot) return false;
+    zc_ze_exec_release(x);
+    return true;
 }
 
-/* A record dropped before completion: an app event must not keep pointing at it (it is reused). */
-static void uevent_drop(struct zc_rec *r) {
-    if (!r->user_event) return;
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, r->user_event);
-    if (u && u->rec == r) u->rec = NULL;
-    pthread_mutex_unlock(&uev_lock);
+/* One record of an execution completed (stream locked); true when the execution still waits for
+ * its post list (then it goes to s->await). */
+static bool exec_record_done(struct zc_exec *x) {
+    if (--x->pending) return false;
+    return !exec_try_finish(x);
 }
 
-/* The application event's record, created if absent (NULL when out of memory); uev_lock held. */
-static struct zc_uevent *uevent_locked(ze_event_handle_t ev) {
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
-    if (!u && (u = calloc(1, sizeof(*u)))) {
-        int err;
-        zc_map_put(&zc_ze.uevents, ev, u, &err);
-        if (err) {
-            free(u);
-            u = NULL;
-        }
-        /* from now on the hooks that keep it right run while recording is off too */
-        if (u && !atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) atomic_store(&zc_ze_uevents_any, true);
+/* A record is written or dropped (its stream locked): what it held goes back. */
+static void rec_done(struct zc_rec *r) {
+    if (r->exec) { /* dropped before completion: the execution will never be collected */
+        struct zc_exec *x = r->exec;
+        r->exec = NULL;
+        if (--x->pending == 0) zc_ze_exec_release(x);
+    } else if (r->own_inj && r->inj && r->list) {
+        /* (list gone: its events were recycled or destroyed with it) */
+        zc_ze_list_event_done(r->list, r);
     }
-    return u;
-}
-
-void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r) {
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = uevent_locked(ev);
-    if (u) {
-        u->rec = r;
-        u->have_ts = false;
-        u->stream = r ? r->stream : NULL;
-        u->inj = r ? r->inj : NULL;
-    }
-    pthread_mutex_unlock(&uev_lock);
-}
-
-void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj) {
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = uevent_locked(ev);
-    if (u) {
-        u->rec = NULL;
-        u->have_ts = false;
-        u->stream = NULL;
-        u->inj = inj;
-    }
-    pthread_mutex_unlock(&uev_lock);
-}
-
-void zc_ze_uevent_forget_inj(ze_event_handle_t ev, ze_event_handle_t inj) {
-    if (!ev) return;
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
-    if (u && u->inj == inj) u->inj = NULL;
-    pthread_mutex_unlock(&uev_lock);
-}
-
-ze_event_handle_t zc_ze_uevent_inj(ze_event_handle_t ev) {
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
-    ze_event_handle_t inj = u ? u->inj : NULL;
-    pthread_mutex_unlock(&uev_lock);
-    return inj;
-}
-
-void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy) {
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = destroy ? zc_map_del(&zc_ze.uevents, ev) : zc_map_get(&zc_ze.uevents, ev);
-    if (u) {
-        u->rec = NULL;
-        u->have_ts = false;
-        u->inj = NULL;
-        if (destroy) free(u);
-    }
-    pthread_mutex_unlock(&uev_lock);
-}
-
-/* Fills dst with the timestamps of the operation that last re-signalled ev; false if none. */
-bool zc_ze_uevent_timestamps(ze_event_handle_t ev, ze_kernel_timestamp_result_t *dst) {
-    struct zc_stream *s = NULL;
-    pthread_mutex_lock(&uev_lock);
-    struct zc_uevent *u = zc_map_get(&zc_ze.uevents, ev);
-    if (u && u->rec) s = u->stream;
-    pthread_mutex_unlock(&uev_lock);
-    if (s) zc_ze_stream_drain(s); /* its op is complete: the app saw its event signalled */
-    bool ok = false;
-    pthread_mutex_lock(&uev_lock);
-    u = zc_map_get(&zc_ze.uevents, ev);
-    if (u && u->have_ts) {
-        dst->global.kernelStart = dst->context.kernelStart = u->ts_start;
-        dst->global.kernelEnd = dst->context.kernelEnd = u->ts_end;
-        ok = true;
-    }
-    pthread_mutex_unlock(&uev_lock);
-    return ok;
+    zc_ze_rec_free(r);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -683,7 +438,7 @@ static void emit_locked(struct zc_stream *s) {
     while (s->ndone && s->done[0]->start_ns <= watermark) {
         struct zc_rec *r = heap_pop(s);
         write_rec(s, r);
-        zc_ze_rec_done(r);
+        rec_done(r);
     }
 }
 
@@ -712,13 +467,13 @@ static void drop_pending_locked(struct zc_stream *s) {
         else s->tail = NULL;
         s->npending--;
         atomic_fetch_add(&dropped_records, 1);
-        uevent_drop(r);
-        zc_ze_rec_done(r);
+        zc_ze_uevent_drop(r);
+        rec_done(r);
     }
     for (size_t i = 0; i < s->nawait; i++) {
         struct zc_exec *x = s->await[i];
         x->done = true;
-        zc_ze_exec_try_finish(x);
+        exec_try_finish(x);
     }
     s->nawait = 0;
 }
@@ -732,7 +487,7 @@ void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x) {
 static void await_poll(struct zc_stream *s) {
     size_t k = 0;
     for (size_t i = 0; i < s->nawait; i++)
-        if (!zc_ze_exec_try_finish(s->await[i])) s->await[k++] = s->await[i];
+        if (!exec_try_finish(s->await[i])) s->await[k++] = s->await[i];
     s->nawait = k;
 }
 
@@ -780,13 +535,13 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             s->npending--;
             r->state = ZC_REC_DONE;
             pend_leave(s, r);
-            uevent_complete(r);
+            zc_ze_uevent_complete(r);
             /* the execution's helper slot is free once its records completed, even if they wait
              * here for earlier submissions before being written */
             if (r->exec) {
                 struct zc_exec *x = r->exec;
                 r->exec = NULL;
-                if (zc_ze_exec_record_done(x)) await_push(s, x);
+                if (exec_record_done(x)) await_push(s, x);
             }
             if (__builtin_expect(s->dev->host_anchored, 0)) held_push(s, r);
             else heap_push(s, r);
@@ -797,18 +552,17 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     emit_locked(s);
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->drain_lock);
-    rec_release_flush();
+    zc_ze_rec_release_flush();
 }
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
+void zc_ze_stream_drain_some(struct zc_stream *s, unsigned give_up_after) { stream_drain(s, give_up_after); }
 
 /* What has completed on every stream, stopping at each stream's first incomplete record (an
  * Execute waiting for a helper slot: a queue's executions complete in order, the oldest first,
  * and polling records that have not completed costs driver calls). */
 void zc_ze_drain_completed(void) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) stream_drain(s, 1);
 }
 
@@ -832,9 +586,7 @@ static void *bg_main(void *arg) {
         pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
         if (atomic_load(&bg_stop)) break;
         pthread_mutex_unlock(&bg_lock);
-        pthread_mutex_lock(&zc_ze.streams_lock);
-        struct zc_stream *first = zc_ze.streams;
-        pthread_mutex_unlock(&zc_ze.streams_lock);
+        struct zc_stream *first = streams_first();
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
             bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
@@ -874,9 +626,7 @@ void zc_ze_bg_stop(void) {
 void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
     uint64_t deadline = zc_now() + timeout_ns;
     for (;;) {
-        pthread_mutex_lock(&zc_ze.streams_lock);
-        struct zc_stream *first = zc_ze.streams;
-        pthread_mutex_unlock(&zc_ze.streams_lock);
+        struct zc_stream *first = streams_first();
         uint64_t pending = 0;
         for (struct zc_stream *s = first; s; s = s->next_all) {
             zc_ze_stream_drain(s);
@@ -898,20 +648,18 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
 
 /* At the end, whatever is still pending will never be written: flush what completed. */
 void zc_ze_streams_flush(void) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         held_release(s, true);
         while (s->ndone) {
             struct zc_rec *r = heap_pop(s);
             write_rec(s, r);
-            zc_ze_rec_done(r);
+            rec_done(r);
         }
         pthread_mutex_unlock(&s->lock);
     }
-    rec_release_flush();
+    zc_ze_rec_release_flush();
 }
 
 uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
@@ -919,9 +667,7 @@ uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
 /* The context is about to be destroyed with operations of it still pending (the app did not
  * wait for them): their events are going away, so their records are dropped and counted. */
 void zc_ze_drop_context(struct zc_ctx *x) {
-    pthread_mutex_lock(&zc_ze.streams_lock);
-    struct zc_stream *first = zc_ze.streams;
-    pthread_mutex_unlock(&zc_ze.streams_lock);
+    struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
         pthread_mutex_lock(&s->lock);
         struct zc_rec *r = s->head;
@@ -936,9 +682,9 @@ void zc_ze_drop_context(struct zc_ctx *x) {
                 s->npending--;
                 pend_leave(s, r);
                 atomic_fetch_add(&dropped_records, 1);
-                uevent_drop(r);
+                zc_ze_uevent_drop(r);
                 r->own_inj = false; /* its event dies with the context */
-                zc_ze_rec_done(r);
+                rec_done(r);
             }
             r = next;
         }
@@ -946,7 +692,25 @@ void zc_ze_drop_context(struct zc_ctx *x) {
         emit_locked(s);
         pthread_mutex_unlock(&s->lock);
     }
-    rec_release_flush();
+    zc_ze_rec_release_flush();
 }
 
-void zc_ze_rec_free(struct zc_rec *r) { rec_release(r); }
+/* Records of a list that goes away must not outlive it: pending ones count as anybody's, and
+ * completed ones waiting to be written in order stop pointing at it. */
+void zc_ze_streams_forget_list(struct zc_list *l) {
+    struct zc_stream *first = streams_first();
+    for (struct zc_stream *s = first; s; s = s->next_all) {
+        pthread_mutex_lock(&s->lock);
+        for (struct zc_rec *r = s->head; r; r = r->next)
+            if (r->list == l) {
+                pend_detach(s, r);
+                r->list = NULL;
+            }
+        /* completed records waiting to be written in order too */
+        for (size_t i = 0; i < s->ndone; i++)
+            if (s->done[i]->list == l) s->done[i]->list = NULL;
+        for (struct zc_rec *r = s->held; r; r = r->next)
+            if (r->list == l) r->list = NULL;
+        pthread_mutex_unlock(&s->lock);
+    }
+}

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The Level Zero layer of zecoll.
+/* The Level Zero layer of zecoll: its types, its shared state and every function one of its files
+ * offers another (README.md in this folder: which file does what, and which calls which). No
+ * inline code here that calls into a file of the layer: the inline fast paths live in headers of
+ * their own, each beside the .c with their slow paths (zc_ze_call.h, zc_ze_inbox.h,
+ * zc_ze_objects.h, zc_ze_append.h).
  *
  * Interception: libzecoll_ze.so is the driver the loader loads (ZE_ENABLE_ALT_DRIVERS); its
  * getters call zecoll_ze_getter(), which loads the real driver, lets it fill the loader's table
@@ -12,7 +16,7 @@
  * lists) until completion is observed at a synchronisation point, is converted to host time
  * and written to the stream's location in start order.
  *
- * Locking: a timed Append takes no lock (issue 7): lists are used by one thread at a time (the
+ * Locking: a timed Append takes no lock: lists are used by one thread at a time (the
  * spec requires it), so a list's event pool and templates are that thread's; an immediate list's
  * operations reach its stream through the list's single-producer inbox. Each stream has a mutex
  * for its record queue (Execute pushes, drainers) and a drain lock (one drainer at a time, the
@@ -63,9 +67,9 @@ extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* a regular list was timed (holds
 /* A real driver may leave any entry of its tables NULL (older, NPU and minimal drivers). The
  * collector never calls one that is NULL: the getter records after every table which of the
  * entries the collector itself calls exist, and the way device timing works follows from that
- * (zc_ze_shim.c says which entry each capability needs; zeInit's post hook says once what is
+ * (zc_ze_caps.c says which entry each capability needs; zeInit's post hook says once what is
  * off). Entries the application calls stay NULL in its tables, exactly as without zecoll.
- * Every driver call of ours is written zc_ze_real.<table>.<pfn> (R-><table>.<pfn> in slot_build):
+ * Every driver call of ours is written zc_ze_real.<table>.<pfn> (R-><table>.<pfn> in the slot builders):
  * tests/collector/null_matrix.py finds the entries to test by that pattern. */
 struct zc_ze_caps {
     bool timing;    /* event pools, events, host reset, status query, device properties */
@@ -94,75 +98,6 @@ enum zc_reg_mode {
 };
 
 /* exported: the bridge libzecoll_ze.so's getters call */
-ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
-/* Every generated wrapper: begin before the real call (false: call through untouched), end after
- * it. Inline: a wrapper that records nothing but the call costs a TLS load, two TSC reads and one
- * record in the thread's own buffer (ZC_EV_CALL), no lock and no atomic instruction. While
- * recording is off (or the collector inactive) it costs one load: an API without hooks (hooked
- * 0, a constant) passes straight through, one with hooks asks zc_ze_call_closed. */
-bool zc_ze_call_begin_slow(struct zc_ze_call *c, uint32_t api);
-bool zc_ze_call_closed(struct zc_ze_call *c, uint32_t api);
-bool zc_ze_call_reopen(struct zc_ze_call *c);
-void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
-/* Whether an API's hooks have work while recording is off (policy: a constant per wrapper). */
-#define ZC_ZE_CLOSED_WANTS(pol)                                                                                \
-    ((pol) == ZC_ZE_CLOSED_ALWAYS || ((pol) == ZC_ZE_CLOSED_UEVENTS && atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) || \
-     ((pol) == ZC_ZE_CLOSED_LAUNCH && zc_win_kernel_windows) ||                                              \
-     ((pol) == ZC_ZE_CLOSED_EXECUTE && atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) ||     \
-     ((pol) == ZC_ZE_CLOSED_SYNC && !zc_knobs.DRAIN_INTERVAL_US))
-/* Recording on (the entry checked it): an API without closed-mode hooks. */
-static inline __attribute__((always_inline)) bool zc_ze_call_begin_open(struct zc_ze_call *c, uint32_t api) {
-    struct zc_thread *t = zc_tls_thread;
-    if (__builtin_expect(!t, 0)) return zc_ze_call_begin_slow(c, api);
-    c->t = t;
-    c->api = api;
-    c->callsite = 0;
-    c->user_event = NULL;
-    c->inj = NULL;
-    c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
-    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
-    return true;
-}
-/* w: zc_rec now. Closed: the entry let through only APIs whose hooks want to run then
- * (ZC_ZE_CLOSED_WANTS); zc_ze_call_closed decides again (and for the inactive collector). */
-static inline __attribute__((always_inline)) bool zc_ze_call_begin(struct zc_ze_call *c, uint32_t api, uint64_t w) {
-    if (__builtin_expect(!zc_rec_open_w(w), 0)) return zc_ze_call_closed(c, api);
-    return zc_ze_call_begin_open(c, api);
-}
-/* The PAPI-sampling wrappers (zcp_*, ze_hooks.spec: papi, papi-launch), installed instead of the
- * plain ones only when PAPI events are configured: the counters are read after the call's Enter
- * time (zc_ze_call_begin) and before its Leave time, and the whole call is written at its end
- * (Metric, Enter, [callsite], Metric, Leave), so zc_ze_call_end then writes nothing. */
-struct zc_ze_pcall {
-    struct zc_ze_call c;
-    size_t k; /* Metric records of the Enter in m (0: the call is not sampled) */
-    struct zc_ev m[ZC_PAPI_MAX_RECS];
-};
-void zc_ze_papi_enter(struct zc_ze_pcall *p);
-void zc_ze_papi_leave(struct zc_ze_pcall *p);
-extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
-static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
-    (void)r;
-    /* t0 is never set without t: zc_ze_call_closed clears both, and the hooks that take t0 as an
-     * operation's submit time (timed_pre) run for open calls only */
-    if (!c->t0 || !zc_on(ZC_F_API_TIMING)) return;
-    uint64_t t1 = zc_tick();
-    uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
-    struct zc_loc *l = c->t->loc;
-    /* n read once: only this thread changes it while the collector is active (zc_own_begin) */
-    size_t n = l->n;
-    if (__builtin_expect(region != 0 && n < l->lim && !zc_own_locked, 1)) {
-        uint64_t s;
-        if (zc_own_begin_seq(l, &s)) {
-            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
-            zc_loc_publish(l, n + 1);
-        }
-        zc_own_end_seq(l, s);
-        return;
-    }
-    zc_ze_call_end_slow(c, t1); /* buffer full, region not defined yet, or owners lock */
-}
-
 /* ---------------------------------------------------------------- devices and clocks */
 struct zc_anchor {
     uint64_t host, dev; /* dev unrolled to 64 bits */
@@ -199,43 +134,6 @@ struct zc_dev {
     atomic_bool off;
 };
 
-struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
-void zc_ze_devices_enumerate(void);
-void zc_ze_thread_exit(void); /* the lifecycle's thread_exit: cached records back to the shared list */
-/* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
-void zc_ze_clock_anchor(struct zc_dev *d, bool force);
-/* Host ns of a device tick (unrolled). */
-uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev);
-/* Unrolled device tick at host time h. */
-uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
-/* Start/end of a kernel timestamp (masked to kbits) in host ns; not_before is a host time the
- * operation cannot have started before (its submission). */
-void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
-                         uint64_t *start, uint64_t *end);
-/* A device without global timestamps (d->host_anchored): a record seen complete at host time
- * seen narrows the clock offset's interval; its ticks relative to the device's first record and
- * its duration in ticks come back, to be placed by zc_ze_clock_place once the interval settled:
- * ZC_SETTLE_NS after seen by zc_ze_clock_observed (the newest observation), or at the end. */
-#define ZC_SETTLE_NS 10000000u
-void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t seen,
-                         int64_t *s_rel, uint64_t *dur);
-uint64_t zc_ze_clock_observed(struct zc_dev *d);
-void zc_ze_clock_place(struct zc_dev *d, int64_t s_rel, uint64_t dur, uint64_t *start, uint64_t *end);
-/* One line per device whose times were anchored from host observations (finalize). */
-void zc_ze_clock_report(void);
-
-/* A completion query of ours on device d (call) answered r, neither success nor NOT_READY (or
- * waiting timed out: r = ZE_RESULT_NOT_READY with timeout): device timing stops on d, with one
- * message; its pending records are dropped at the next drain of each stream. Returns true when
- * r is such a failure. Lock-free: callable with any lock held. */
-bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r);
-/* The same for a wait that cannot end (why: the message), counted as a driver failure. */
-void zc_ze_device_stuck(struct zc_dev *d, const char *why);
-static inline bool zc_ze_dev_on(const struct zc_dev *d) { return d && !atomic_load_explicit(&d->off, memory_order_relaxed); }
-/* Waits up to timeout_ns for our event: zeEventHostSynchronize, or status polls where the driver
- * lacks it. ZE_RESULT_SUCCESS, ZE_RESULT_NOT_READY (timeout) or the driver's error. */
-ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns);
-
 /* ---------------------------------------------------------------- operations */
 enum zc_op_kind { ZC_OP_KERNEL, ZC_OP_COPY, ZC_OP_FILL, ZC_OP_IMAGE, ZC_OP_BARRIER };
 
@@ -264,79 +162,12 @@ struct zc_ctx {
     uint64_t nevents;
     bool broken; /* pool creation failed: stop injecting in this context */
 };
-struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
-/* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
-ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
-/* Up to n such events into out (one lock); returns how many. */
-uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n);
-/* Returns an event to the pool; resets it first. */
-void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
 
 /* ---------------------------------------------------------------- streams and records */
 struct zc_exec;
+struct zc_inbox; /* zc_ze_inbox.h */
 
 enum zc_rec_state { ZC_REC_PENDING, ZC_REC_DONE };
-
-/* An immediate list's timed operations on their way to its engine's stream: a queue of 4 KiB
- * blocks written by the one thread appending to the list and read by drainers (one at a time:
- * the stream's drain_lock). An Append writes one 64-byte entry and publishes it with a plain
- * release store; the drainer turns entries into records and hands emptied blocks back. The
- * appending thread never waits: it takes a lock once per 63 entries (a block back from the
- * drainer), and drains only when a list nobody synchronises holds ZC_INBOX_DRAIN_ABOVE entries. */
-#define ZC_INBOX_BLOCK 63u
-#define ZC_INBOX_DRAIN_ABOVE 65536u
-struct zc_inbox_entry {
-    ze_event_handle_t inj;
-    uint64_t submit;     /* zc_tick() of the Append */
-    uint64_t unused;     /* (64 bytes: an entry is one cache line; its append number is its position) */
-    struct zc_rec *rec;  /* a prepared record (operations that re-signal an app event), or NULL */
-    struct zc_opdesc op;
-};
-struct zc_inbox_block {
-    struct zc_inbox_entry e[ZC_INBOX_BLOCK];
-    struct zc_inbox_block *next;
-} __attribute__((aligned(64))); /* 4 KiB: aligned_alloc wants a size that is a multiple of 64 */
-struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
-    /* the appending thread's */
-    struct zc_inbox_block *pb;   /* block being filled */
-    uint32_t pi;                 /* entries in it */
-    struct zc_inbox_block *pfree;/* empty blocks ready for use */
-    uint64_t head_seen;          /* the consumer's head as last read */
-    _Atomic uint64_t tail;       /* entries published */
-    /* the drainer's */
-    _Atomic uint64_t head __attribute__((aligned(64))); /* entries taken */
-    struct zc_inbox_block *cb;   /* block being read */
-    uint32_t ci;
-    /* emptied blocks on their way back (lock) */
-    pthread_mutex_t lock;
-    struct zc_inbox_block *returned;
-    struct zc_list *list;
-    struct zc_stream *stream;
-    struct zc_inbox *next;       /* the stream's inboxes (changed under drain_lock and lock) */
-};
-/* The slow part of a push: a new block, or too many entries waiting. */
-bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
-/* Whether the next entry can be written in place (else a push takes the slow path: a new block,
- * where it also checks how many entries wait); then fill zc_ze_inbox_slot and publish. */
-static inline bool zc_ze_inbox_fast(const struct zc_inbox *ib) { return __builtin_expect(ib->pi != ZC_INBOX_BLOCK, 1); }
-static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) { return &ib->pb->e[ib->pi]; }
-/* The append number the next entry gets (1, 2, ...: its position in the inbox; the publisher's
- * own count). */
-static inline uint64_t zc_ze_inbox_next_seq(const struct zc_inbox *ib) {
-    return atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1;
-}
-static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
-    ib->pi++;
-    atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
-}
-static inline bool zc_ze_inbox_push(struct zc_inbox *ib, const struct zc_inbox_entry *e) {
-    if (!zc_ze_inbox_fast(ib)) return zc_ze_inbox_push_slow(ib, e);
-    *zc_ze_inbox_slot(ib) = *e;
-    zc_ze_inbox_publish(ib);
-    return true;
-}
-struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s);
-void zc_ze_inbox_free(struct zc_inbox *ib); /* drains it and takes it off its stream */
 
 struct zc_rec {
     struct zc_rec *next, *prev; /* stream FIFO (pending) or free list */
@@ -384,46 +215,6 @@ struct zc_stream {
     uint32_t nlanes;
     struct zc_stream *next_all;
 };
-
-struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what);
-/* Allocates a record (free list; no malloc after warm-up). */
-struct zc_rec *zc_ze_rec_new(void);
-/* Queues a submitted record on its stream. */
-void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
-/* Drains what has completed on s and writes what can be written. */
-void zc_ze_stream_drain(struct zc_stream *s);
-/* Collects what completed on every stream, stopping at each one's first incomplete records. */
-void zc_ze_drain_completed(void);
-/* Drains every stream; with wait, waits (bounded) for outstanding work first. */
-void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
-/* Writes what completed, whatever is still pending (finalize). */
-void zc_ze_streams_flush(void);
-uint64_t zc_ze_dropped_records(void);
-void zc_ze_drop_context(struct zc_ctx *x);
-void zc_ze_rec_free(struct zc_rec *r);
-/* A pending record's list goes away (stream locked). */
-void zc_ze_pend_detach(struct zc_stream *s, struct zc_rec *r);
-/* Called with the record's stream locked once it is written or dropped (zc_ze_hooks.c). */
-void zc_ze_rec_done(struct zc_rec *r);
-/* Called with the stream locked when one record of an execution completed (zc_ze_hooks.c);
- * returns true when the execution still waits for its post list (then it goes to s->await). */
-bool zc_ze_exec_record_done(struct zc_exec *x);
-/* An execution without records that holds its slot until its post list ran (zc_ze_drain.c). */
-void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
-/* Polls an execution whose records are complete; frees it once its post list ran. */
-bool zc_ze_exec_try_finish(struct zc_exec *x);
-void zc_ze_exec_free(struct zc_exec *x);
-
-/* App events re-signalled after a timed operation (zc_ze_drain.c). */
-void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
-/* Associates an app event with the injected event of a list template (regular lists). */
-void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj);
-/* Our event inj goes back to the pool: no app event may point at it any more. */
-void zc_ze_uevent_forget_inj(ze_event_handle_t ev, ze_event_handle_t inj);
-/* The injected event that holds the times of ev's operation, or NULL. */
-ze_event_handle_t zc_ze_uevent_inj(ze_event_handle_t ev);
-void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy);
-bool zc_ze_uevent_timestamps(ze_event_handle_t ev, ze_kernel_timestamp_result_t *dst);
 
 /* ---------------------------------------------------------------- lists and executions */
 struct zc_tmpl {
@@ -499,7 +290,19 @@ struct zc_exec {
     bool dup;              /* the list more than once in its call: untimed, holds the slot */
 };
 
-struct zc_list *zc_ze_list(ze_command_list_handle_t h);
+
+/* An immediate list's state beside its inbox (it has no helper slots: l->slots holds it). */
+struct zc_deferred { /* an injected event an app event's re-signal barrier waits on */
+    ze_event_handle_t inj;
+    uint64_t seq;
+    ze_event_handle_t user_event;
+};
+struct zc_imm {
+    struct zc_deferred *v;
+    uint32_t n, cap;
+    bool sync;
+};
+static inline struct zc_imm *zc_ze_imm(struct zc_list *l) { return (struct zc_imm *)(void *)l->slots; }
 
 struct zc_queue {
     ze_command_queue_handle_t h;
@@ -512,6 +315,17 @@ struct zc_queue {
      * executions submitted here (created at the first; one per app queue, so that executions
      * that the app's queues keep apart never wait for each other's harvest) */
     ze_command_queue_handle_t harvest;
+};
+
+
+struct zc_kernel {
+    uint32_t region;
+    struct zc_kernel_sel sel; /* timed? counted by which kernel windows? (once, at creation) */
+    char name[128];
+};
+
+struct zc_image {
+    size_t bpp, w, h, d;
 };
 
 /* ---------------------------------------------------------------- events the app owns */
@@ -528,33 +342,158 @@ struct zc_uevent {
 /* ---------------------------------------------------------------- shared state */
 struct zc_ze {
     bool ready;                 /* real driver loaded and initialised */
-    struct zc_map lists, queues, kernels, ctxs, fences, uevents;
+    struct zc_map lists, queues, kernels, images, ctxs, uevents;
     pthread_mutex_t devs_lock;
     struct zc_dev *devs[ZC_ZE_MAX_DEVICES];
     uint32_t ndevs;
     pthread_mutex_t streams_lock;
     struct zc_stream *streams;
-    struct zc_map engine_streams; /* (ctx,dev,ordinal,index) key -> stream */
-    atomic_uint_fast64_t stalls, untimed, unsupported;
+    atomic_uint_fast64_t stalls, untimed;
     atomic_uint devs_off;         /* devices whose timing stopped (zc_ze_device_off) */
 };
 extern struct zc_ze zc_ze;
+extern struct zc_ze zc_ze; /* zc_ze_objects.c */
 
-/* The Append path's test: one load while no device stopped timing. */
-static inline bool zc_ze_dev_on_fast(const struct zc_dev *d) {
-    return __builtin_expect(!atomic_load_explicit(&zc_ze.devs_off, memory_order_relaxed), 1) || zc_ze_dev_on(d);
+/* ================================================================ what each file offers, bottom up */
+/* ---------------------------------------------------------------- zc_ze_caps.c */
+/* Recomputed by the getter after each table the loader fetched. */
+void zc_ze_caps_update(void);
+/* Says once (job leader at warning level, other ranks at info) what a missing entry switched off. */
+void zc_ze_caps_announce(void);
+
+/* ---------------------------------------------------------------- zc_ze_clock.c */
+/* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
+void zc_ze_clock_anchor(struct zc_dev *d, bool force);
+/* Host ns of a device tick (unrolled). */
+uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev);
+/* Unrolled device tick at host time h. */
+uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
+/* Start/end of a kernel timestamp (masked to kbits) in host ns; not_before is a host time the
+ * operation cannot have started before (its submission). */
+void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
+                         uint64_t *start, uint64_t *end);
+/* A device without global timestamps (d->host_anchored): a record seen complete at host time
+ * seen narrows the clock offset's interval; its ticks relative to the device's first record and
+ * its duration in ticks come back, to be placed by zc_ze_clock_place once the interval settled:
+ * ZC_SETTLE_NS after seen by zc_ze_clock_observed (the newest observation), or at the end. */
+#define ZC_SETTLE_NS 10000000u
+void zc_ze_clock_observe(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t seen,
+                         int64_t *s_rel, uint64_t *dur);
+uint64_t zc_ze_clock_observed(struct zc_dev *d);
+void zc_ze_clock_place(struct zc_dev *d, int64_t s_rel, uint64_t dur, uint64_t *start, uint64_t *end);
+/* One line if the device's times were anchored from host observations (finalize). */
+void zc_ze_clock_report(struct zc_dev *d);
+
+/* ---------------------------------------------------------------- zc_ze_objects.c */
+struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
+void zc_ze_devices_enumerate(void);
+/* A completion query of ours on device d (call) answered r, neither success nor NOT_READY (or
+ * waiting timed out: r = ZE_RESULT_NOT_READY with timeout): device timing stops on d, with one
+ * message; its pending records are dropped at the next drain of each stream. Returns true when
+ * r is such a failure. Lock-free: callable with any lock held. */
+bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r);
+/* The same for a wait that cannot end (why: the message), counted as a driver failure. */
+void zc_ze_device_stuck(struct zc_dev *d, const char *why);
+static inline bool zc_ze_dev_on(const struct zc_dev *d) {
+    return d && !atomic_load_explicit(&d->off, memory_order_relaxed);
 }
-
-uint32_t zc_ze_api_region(uint32_t api);
+/* Waits up to timeout_ns for our event: zeEventHostSynchronize, or status polls where the driver
+ * lacks it. ZE_RESULT_SUCCESS, ZE_RESULT_NOT_READY (timeout) or the driver's error. */
+ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns);
+struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
+/* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
+ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
+/* Up to n such events into out (one lock); returns how many. */
+uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n);
+/* Returns an event to the pool; resets it first. */
+void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
 /* Memory type of a pointer: 'H' host USM, 'D' device, 'S' shared, 'M' anything else. */
 char zc_ze_memtype(const void *p);
 void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
 
-/* Pre-finalize: wait for device work, drain, write. */
-void zc_ze_finalize(void);
+/* ---------------------------------------------------------------- zc_ze_call.c */
+uint32_t zc_ze_api_region(uint32_t api);
+/* A closed call whose launch opened a kernel window: recorded from here on like any. */
+bool zc_ze_call_reopen(struct zc_ze_call *c);
+
+/* ---------------------------------------------------------------- zc_ze_events.c */
+/* App events re-signalled after a timed operation. */
+void zc_ze_uevent_set(ze_event_handle_t ev, struct zc_rec *r);
+/* Associates an app event with the injected event of a list template (regular lists). */
+void zc_ze_uevent_set_inj(ze_event_handle_t ev, ze_event_handle_t inj);
+/* Our event inj goes back to the pool: no app event may point at it any more. */
+void zc_ze_uevent_forget_inj(ze_event_handle_t ev, ze_event_handle_t inj);
+/* The injected event that holds the times of ev's operation, or NULL. */
+ze_event_handle_t zc_ze_uevent_inj(ze_event_handle_t ev);
+void zc_ze_uevent_clear(ze_event_handle_t ev, bool destroy);
+/* r completed (its times are known) or was dropped: the app event that points at it learns so. */
+void zc_ze_uevent_complete(struct zc_rec *r);
+void zc_ze_uevent_drop(struct zc_rec *r);
+/* The stream of ev's pending operation (NULL if none), and then its timestamps once drained
+ * (false if none). */
+struct zc_stream *zc_ze_uevent_pending(ze_event_handle_t ev);
+bool zc_ze_uevent_read(ze_event_handle_t ev, ze_kernel_timestamp_result_t *dst);
+
+/* ---------------------------------------------------------------- zc_ze_records.c */
+/* Allocates a record (free list; no malloc after warm-up). */
+struct zc_rec *zc_ze_rec_new(void);
+void zc_ze_rec_free(struct zc_rec *r);
+/* A thread keeps at most two batches of freed records; the rest goes back to the shared list. */
+void zc_ze_rec_release_flush(void);
+void zc_ze_thread_exit(void); /* the lifecycle's thread_exit: cached records back to the shared list */
+struct zc_exec *zc_ze_exec_new(void);
+void zc_ze_exec_free(struct zc_exec *x);
+/* The execution's records are all done: its slot (if any) is released and it is freed. */
+void zc_ze_exec_release(struct zc_exec *x);
+/* A slot whose post list ran: reusable by the next execution of its list. */
+void zc_ze_slot_release(struct zc_slot *s);
+/* Room for n events in the list's own pool. */
+bool zc_ze_list_pool_reserve(struct zc_list *l, uint32_t n);
+/* The list's pool is empty: what drainers handed back, else a batch from the context (the
+ * appending thread only). */
+ze_event_handle_t zc_ze_event_refill(struct zc_list *l);
+/* An event the list took but did not use (the Append failed): straight back. */
+void zc_ze_event_unget(struct zc_list *l, ze_event_handle_t e);
+/* r, an immediate operation of l, completed: its event (and those of the re-signal barriers before
+ * it) go back to the list. */
+void zc_ze_list_event_done(struct zc_list *l, const struct zc_rec *r);
+
+/* ---------------------------------------------------------------- zc_ze_drain.c */
+struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what);
+/* An immediate list's inbox on its engine's stream, and its end (drains what is still in it). */
+struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l);
+void zc_ze_stream_inbox_close(struct zc_inbox *ib);
+/* Queues a submitted record on its stream. */
+void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
+/* Drains what has completed on s and writes what can be written. */
+void zc_ze_stream_drain(struct zc_stream *s);
+/* The same, stopping after give_up_after consecutive incomplete records (0: scans everything). */
+void zc_ze_stream_drain_some(struct zc_stream *s, unsigned give_up_after);
+/* Collects what completed on every stream, stopping at each one's first incomplete records. */
+void zc_ze_drain_completed(void);
+/* Drains every stream; with wait, waits (bounded) for outstanding work first. */
+void zc_ze_drain_all(bool wait, uint64_t timeout_ns);
+/* Writes what completed, whatever is still pending (finalize). */
+void zc_ze_streams_flush(void);
+uint64_t zc_ze_dropped_records(void);
+void zc_ze_drop_context(struct zc_ctx *x);
+/* A list goes away: its records still queued on any stream stop pointing at it. */
+void zc_ze_streams_forget_list(struct zc_list *l);
+/* An execution without records that holds its slot until its post list ran. */
+void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
 /* The background drainer: started with the first stream, stopped (joined) at finalize. */
 void zc_ze_bg_start(void);
 void zc_ze_bg_stop(void);
+
+/* ---------------------------------------------------------------- zc_ze_exec.c */
+/* A list about to be reset or destroyed: waits (bounded) for the harvests of its executions. */
+void zc_ze_slots_quiesce(struct zc_list *l);
+/* The list's helper slots and gate go back or away (ctx_dying: its context is being destroyed). */
+void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying);
+
+/* ---------------------------------------------------------------- zc_ze_shim.c */
+/* exported: the bridge libzecoll_ze.so's getters call */
+ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);
 
 #endif

@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* Collector-side state for driver objects: devices (with their clocks' parameters), contexts
- * with our pools of injected events, and the USM allocation ranges that classify transfers.
- * All driver calls here go to zc_ze_real, never through our own wrappers. */
-#include "zc_ze_internal.h"
+/* Collector-side state for driver objects, the bottom of the layer: the shared state (zc_ze) and
+ * the lookup caches of zc_ze_objects.h, devices (with their clocks' parameters, and whether timing
+ * still runs on them), contexts with our pools of injected events, and the USM allocation ranges
+ * that classify transfers. All driver calls here go to zc_ze_real, never through our own wrappers. */
+#include "zc_ze_objects.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ZC_POOL_EVENTS 256
+
+struct zc_ze zc_ze = {
+    .lists = ZC_MAP_INIT, .queues = ZC_MAP_INIT, .kernels = ZC_MAP_INIT, .images = ZC_MAP_INIT, .ctxs = ZC_MAP_INIT,
+    .uevents = ZC_MAP_INIT, .devs_lock = PTHREAD_MUTEX_INITIALIZER, .streams_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+_Thread_local struct zc_ze_tls_cache zc_ze_tls_list __attribute__((tls_model("initial-exec")));
+_Thread_local struct zc_ze_tls_cache zc_ze_tls_kernel __attribute__((tls_model("initial-exec")));
+atomic_uint_fast64_t zc_ze_list_gen = 1, zc_ze_kernel_gen = 1;
 
 /* ---------------------------------------------------------------- devices */
 static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
@@ -82,6 +94,58 @@ void zc_ze_devices_enumerate(void) {
         if (n > ZC_ZE_MAX_DEVICES) n = ZC_ZE_MAX_DEVICES;
         if (zc_ze_real.ze_device.pfnGet(drv[i], &n, devs) != ZE_RESULT_SUCCESS) continue;
         for (uint32_t k = 0; k < n; k++) zc_ze_dev(devs[k]);
+    }
+}
+
+/* ---------------------------------------------------------------- devices whose timing stopped */
+/* Devices whose completion queries failed: one message each, timing stops there (callable with
+ * any lock held: records are dropped by the next drain of each stream, see stream_drain). */
+static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void strict_abort(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    zc_strict_vabort(__func__, __LINE__, fmt, ap);
+}
+
+static void device_off_say(struct zc_dev *d, bool count, const char *fmt, ...) {
+    if (!d || atomic_exchange(&d->off, true)) return;
+    atomic_fetch_add(&zc_ze.devs_off, 1);
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (count) { /* the driver failed us: counted once per device, not once per record */
+        atomic_fetch_add(&zc_failures, 1);
+        if (zc_knobs.STRICT) strict_abort("device %u: %s", d->index, msg);
+    }
+    ZC_WARN("device %u: %s: its GPU operations are not timed from now on, records still pending are dropped", d->index,
+            msg);
+}
+
+bool zc_ze_device_off(struct zc_dev *d, const char *call, ze_result_t r) {
+    if (r == ZE_RESULT_SUCCESS || r == ZE_RESULT_NOT_READY) return false;
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED)
+        device_off_say(d, false, "the driver does not support %s on our events (0x%x; a driver feature, not an error)",
+                       call, (unsigned)r);
+    else if (r == ZE_RESULT_ERROR_DEVICE_LOST)
+        device_off_say(d, false, "device lost (%s returned ZE_RESULT_ERROR_DEVICE_LOST)", call);
+    else
+        device_off_say(d, true, "%s failed on our events (0x%x)", call, (unsigned)r);
+    return true;
+}
+
+void zc_ze_device_stuck(struct zc_dev *d, const char *why) { device_off_say(d, true, "%s", why); }
+
+ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns) {
+    if (zc_ze_real.ze_event.pfnHostSynchronize) return zc_ze_real.ze_event.pfnHostSynchronize(e, timeout_ns);
+    uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : zc_now() + timeout_ns, nap = 1000;
+    for (;;) {
+        ze_result_t r = zc_ze_real.ze_event.pfnQueryStatus(e);
+        if (r != ZE_RESULT_NOT_READY || zc_now() >= deadline) return r;
+        struct timespec ts = {0, (long)nap};
+        nanosleep(&ts, NULL);
+        if (nap < 100000) nap *= 2;
     }
 }
 

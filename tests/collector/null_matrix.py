@@ -53,7 +53,7 @@ BOUND_RE = re.compile(r"device (\d+): .*starts within \+-(\d+) ns")
 
 def collector_entries(src):
     found = set()
-    for f in sorted(glob.glob(os.path.join(src, "*.c"))):
+    for f in sorted(glob.glob(os.path.join(src, "*.[ch]"))):  # the inline headers too
         found.update(f"{t}.{m}" for t, m in CALL_RE.findall(open(f).read()))
     return sorted(found)
 
@@ -150,7 +150,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--libdir", required=True)
     ap.add_argument("--zesim", required=True)
-    ap.add_argument("--sources", required=True, help="collector/ze: the entries are those its .c files call")
+    ap.add_argument("--sources", required=True, help="collector/ze: the entries are those its .c and .h files call")
     ap.add_argument("--work", required=True)
     ap.add_argument("--app", action="append", required=True, help="a program and its arguments, one string")
     ap.add_argument("--shard", default="0/1")

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Generate zs_ddi_members.h: one ZS_DDI(table, member, api) line per entry of every Level Zero
 dispatch table in the installed headers (ze_ddi.h, zet_ddi.h, zes_ddi.h), for ZESIM_NULL_ENTRIES.
-The header parsing is shared with the collector's generator (scripts/gen_ze_wrappers.py)."""
+The header parsing is shared with the collector's generator (collector/ze/gen/gen_ze_wrappers.py)."""
 import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "collector", "ze", "gen"))
 from gen_ze_wrappers import parse_ddi  # noqa: E402
 
 

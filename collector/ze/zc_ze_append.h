@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* The Append path, inline: what every timed Append does before and after the driver's call (our
+ * event in place of the app's signal event; one inbox entry or one list template). Each Append
+ * hook calls these; their slow paths are in zc_ze_append.c (and the list's event pool refill in
+ * zc_ze_records.c). Hooks of new Append-like entry points include this header. */
+#ifndef ZC_ZE_APPEND_H
+#define ZC_ZE_APPEND_H
+
+#include "zc_ze_inbox.h"
+#include "zc_ze_objects.h"
+
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- slow paths (zc_ze_append.c) */
+/* An operation that goes untimed: counted per executed operation (a regular list's at each
+ * execution, see the Execute prologue). */
+void zc_ze_untimed_op(struct zc_list *l);
+/* The re-signal barrier for the app's event, right after its operation. */
+void zc_ze_resignal(struct zc_ze_call *c, struct zc_list *l, ze_command_list_handle_t hl);
+/* An immediate Append that re-signals an app event: its record exists at once. */
+void zc_ze_imm_post_uevent(struct zc_ze_call *c, struct zc_list *l, const struct zc_opdesc *op, uint64_t seq);
+/* An inbox entry that needs a new block (a drain first if nobody collects the list). */
+bool zc_ze_imm_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
+void zc_ze_tmpl_grow_failed(void);
+/* Kernel windows and filters: counts the launch, says whether it is timed. */
+bool zc_ze_launch_select(struct zc_ze_call *c, ze_kernel_handle_t k);
+
+/* ---------------------------------------------------------------- the list's own events (no lock) */
+static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {
+    if (__builtin_expect(l->npool != 0, 1)) return l->pool[--l->npool];
+    return zc_ze_event_refill(l);
+}
+
+/* ---------------------------------------------------------------- prologue and epilogue */
+/* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
+static inline void zc_ze_timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
+    if (!zc_on(ZC_F_DEVICE_TIMING)) return;
+    /* never a closed call here: launches come only through zc_ze_launch_select then, which stops them */
+    struct zc_list *l = zc_ze_list(hl);
+    if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
+    /* an application event is re-signalled after our event: the driver must be able to, and our
+     * events of a list read back between executions are reset from the host, under no barrier */
+    if (__builtin_expect(*sig != NULL, 0) && (!l->resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
+        zc_ze_untimed_op(l);
+        return;
+    }
+    ze_event_handle_t inj = zc_ze_event_get_inj(l);
+    if (!inj) {
+        zc_ze_untimed_op(l);
+        return;
+    }
+    c->ptr = l;
+    c->inj = inj;
+    c->user_event = *sig;
+    *sig = inj;
+    /* the op cannot start before this moment: the lower bound for unrolling its timestamps */
+    if (!c->t0) c->t0 = zc_tick();
+}
+
+/* Epilogue of every timed Append: one 64-byte entry into the immediate list's inbox, or one
+ * template into the regular list; no lock, no allocation once warm. */
+static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
+                                    ze_result_t r, enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
+    if (!c->inj) return;
+    struct zc_list *l = c->ptr;
+    *sig = c->user_event;
+    if (__builtin_expect(r != ZE_RESULT_SUCCESS, 0)) {
+        zc_ze_event_unget(l, c->inj);
+        return;
+    }
+    if (c->user_event) zc_ze_resignal(c, l, hl);
+    struct zc_thread *t = c->t;
+    /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
+    uint64_t callsite = ++t->callsite;
+    c->callsite = callsite;
+    if (l->immediate) {
+        struct zc_imm *im = zc_ze_imm(l);
+        if (__builtin_expect(!c->user_event && zc_ze_inbox_fast(l->inbox), 1)) { /* written in place: one cache line */
+            struct zc_inbox_entry *e = zc_ze_inbox_slot(l->inbox);
+            e->inj = c->inj;
+            e->submit = c->t0;
+            e->rec = NULL;
+            e->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            zc_ze_inbox_publish(l->inbox);
+        } else {
+            struct zc_opdesc op = {(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            if (c->user_event) {
+                /* only the thread using the list appends to it (spec): the next position is its */
+                zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
+            } else {
+                struct zc_inbox_entry en = {c->inj, c->t0, 0, NULL, op};
+                if (!zc_ze_imm_push_slow(l->inbox, &en)) zc_ze_tmpl_grow_failed();
+            }
+        }
+        if (__builtin_expect(im->sync, 0)) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
+        return;
+    }
+    if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0)) {
+        /* the first template of a list comes here: from now on executions while recording is
+         * off look for lists that carry our events (they keep their helper lists) */
+        if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) atomic_store(&zc_ze_tmpl_lists, 1);
+        uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
+        struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
+        if (!n) {
+            zc_ze_tmpl_grow_failed();
+            return;
+        }
+        l->tmpl = n;
+        l->cap_tmpl = ncap;
+    }
+    struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
+    tp->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+    tp->inj = c->inj;
+    tp->user_event = c->user_event;
+    if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);
+}
+
+static inline void zc_ze_launch_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
+                                    ze_kernel_handle_t k) {
+    /* not timed: its call region stays */
+    if (__builtin_expect(zc_win_kernels, 0) && !zc_ze_launch_select(c, k)) return;
+    zc_ze_timed_pre(c, hl, sig);
+}
+
+#endif
