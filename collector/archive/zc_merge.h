@@ -6,7 +6,10 @@
 #ifndef ZC_MERGE_H
 #define ZC_MERGE_H
 
-#include "zc_defs.h"
+#include "zc_def_types.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include <otf2/otf2.h>
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* From the collector's event records (struct zc_ev, zc_core.h) to OTF2 events. Shared by the
- * collector's writer (zc_loc.c, zc_otf2.c) and zecoll-salvage (salvage/), which must turn the
- * same records into the same events: one definition of the conversion, no second copy. */
+/* From the collector's event records (struct zc_ev, zc_ev.h) to OTF2 events. Shared by the
+ * collector's writer (writer/zc_writer.c, zc_otf2.c) and zecoll-salvage (salvage/), which must
+ * turn the same records into the same events: one definition of the conversion, no second copy. */
 #ifndef ZC_EVT_H
 #define ZC_EVT_H
 
-#include "zc_core.h"
+#include "zc_ev.h"
+
+#include <stddef.h>
 
 #include <otf2/OTF2_EvtWriter.h>
 
@@ -19,7 +21,7 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
                                     uint64_t (*conv)(void *, uint64_t), void *cv, uint64_t *last,
                                     uint64_t *nevents, uint64_t *nclamped) {
     uint64_t l = *last, clamped = 0, events = 0;
-    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the records inside it (zc_core.h) */
+    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the records inside it (zc_ev.h) */
     struct zc_ev *call = NULL;
     for (size_t i = 0; i < n; i++) {
         struct zc_ev *e = &ev[i];

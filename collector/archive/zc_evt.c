@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* zc_evt_write: the collector's event records as OTF2 events (zc_evt.h). */
 #include "zc_evt.h"
-#include "zc_papi.h" /* the layout of ZC_EV_METRIC records */
 
 OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
                             const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max) {
@@ -27,10 +26,10 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
         case ZC_EV_RMA_PUT: e = OTF2_EvtWriter_RmaPut(w, NULL, x->ts, x->a, (uint32_t)(x->c >> 32), x->b, x->c & 0xffffffffu); break;
         case ZC_EV_RMA_COMPLETE: e = OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, x->ts, x->a, x->c); break;
         case ZC_EV_BUFFER_FLUSH: e = OTF2_EvtWriter_BufferFlush(w, NULL, x->ts, x->b); break;
-        case ZC_EV_MEASUREMENT: /* recording windows (zc_loc.c places them) */
+        case ZC_EV_MEASUREMENT: /* recording windows (the writer places them) */
             e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, x->ts, x->a ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
             break;
-        case ZC_EV_CALL: /* a whole host call (zc_core.h): its Leave follows the d records inside it */
+        case ZC_EV_CALL: /* a whole host call (zc_ev.h): its Leave follows the d records inside it */
             e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
             if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, param_callsite, x->c);
             if (x->d && i + x->d < n) {
@@ -63,7 +62,7 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
                                                 x->b, x->c);
             break;
         case ZC_EV_METRIC: {
-            /* the values: b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_papi.h) */
+            /* the values: b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_ev.h) */
             uint32_t nv = x->a;
             OTF2_MetricValue v[ZC_PAPI_MAX_EVENTS];
             size_t more = nv ? (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1 : 0;

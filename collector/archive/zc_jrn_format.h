@@ -6,7 +6,7 @@
 #ifndef ZC_JRN_FORMAT_H
 #define ZC_JRN_FORMAT_H
 
-#include "zc_core.h" /* struct zc_ev, the record types */
+#include "zc_ev.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -56,8 +56,8 @@ enum zc_jrn_type {
     /* the process's PAPI metric class (zc_defs.h), replacing any before: count, count x (name,
      * description, unit strings, OTF2 value type, OTF2 metric mode) */
     ZC_JRN_METRICS = 11,
-    /* entries of the rank's log of recording-window transitions (collector/zc_window.c; entry
-     * 0: the state at start-up), from which markers are placed (collector/zc_marks.h): first
+    /* entries of the rank's log of recording-window transitions (collector/core/zc_window.c; entry
+     * 0: the state at start-up), from which markers are placed (zc_marks.h): first
      * entry, count, count x (time in ns, 1 = recording turned on / 0 = off) */
     ZC_JRN_WINDOWS = 12,
     /* communicators named after their COMMS record (MPI_Comm_set_name): count, count x (local
@@ -68,7 +68,7 @@ enum zc_jrn_type {
 _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
-/* One record of an EVENTS payload (a struct zc_ev, zc_core.h): its type (one byte), a byte whose
+/* One record of an EVENTS payload (a struct zc_ev, zc_ev.h): its type (one byte), a byte whose
  * bits 0-3 say which of a, b, c, d are not zero, then LEB128 varints: the time as the zigzag
  * difference from the previous record's (from 0 for the first), and each non-zero field, b as the
  * zigzag difference from the record's own time for the types whose b is a time (a call's Leave,

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The local definition tables behind zc_def_*() (zc_core.h), read by the OTF2 writer. */
-#ifndef ZC_DEFS_H
-#define ZC_DEFS_H
+/* What the archive's definitions are made of: the local definition tables (struct zc_defs, filled
+ * by core/zc_defs.c in the collector, rebuilt from the journal by salvage/) and the clock offsets
+ * of a rank. Types only. */
+#ifndef ZC_DEF_TYPES_H
+#define ZC_DEF_TYPES_H
 
-#include "zc_core.h"
+#include <stdint.h>
+
+enum zc_region_role { ZC_ROLE_FUNCTION, ZC_ROLE_WRAPPER, ZC_ROLE_DATA_TRANSFER, ZC_ROLE_ALLOCATE,
+                      ZC_ROLE_DEALLOCATE, ZC_ROLE_BARRIER, ZC_ROLE_ARTIFICIAL, ZC_ROLE_P2P,
+                      ZC_ROLE_COLL_ONE2ALL, ZC_ROLE_COLL_ALL2ONE, ZC_ROLE_COLL_ALL2ALL, ZC_ROLE_COLL_OTHER };
+enum zc_paradigm { ZC_PARADIGM_L0, ZC_PARADIGM_MPI, ZC_PARADIGM_MEASUREMENT };
+enum zc_comm_kind { ZC_COMM_L0, ZC_COMM_MPI, ZC_COMM_MPI_SELF, ZC_COMM_MPI_INTER };
 
 #define ZC_NO_ID UINT32_MAX
 
@@ -37,7 +45,7 @@ struct zc_def_comm {
     uint32_t renamed; /* zc_defs.comm_renames when its name last changed (MPI_Comm_set_name), 0: never */
 };
 
-/* The process's PAPI counters (zc_papi.c): one metric class, local metric id 0, of these
+/* The process's PAPI counters (core/zc_papi.c): one metric class, local metric id 0, of these
  * members in order (the events that count here); none when PAPI did not start. */
 struct zc_def_metric {
     uint32_t name, descr, unit; /* strings */
@@ -62,15 +70,13 @@ struct zc_defs {
     struct zc_def_metric *metrics;
     uint32_t nmetrics;
 };
-extern struct zc_defs zc_defs;
 
-/* Sets the metric class (once; its strings defined with zc_def_string). 0, or -1 when out of
- * memory. */
-int zc_def_metric_class(const struct zc_def_metric *m, uint32_t n);
-
-/* The writer holds the lock while it walks the tables and adds the strings it needs. */
-void zc_defs_lock(void);
-void zc_defs_unlock(void);
-uint32_t zc_def_string_locked(const char *s);
+/* A clock offset to rank 0, measured at MPI_Init and MPI_Finalize (mpi/): written into every
+ * location's local definitions. */
+struct zc_clock_offset {
+    uint64_t local;  /* local time of the measurement */
+    int64_t offset;  /* add to local time to get rank 0's */
+    double stddev;
+};
 
 #endif

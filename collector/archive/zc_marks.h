@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* MeasurementOnOff placement (docs/archive.md A18): from a location's records and its rank's log
  * of window transitions to the markers between the records. Shared by the collector's writer
- * (zc_loc.c, with the live log of zc_window.c) and zecoll-salvage (with the log the journal
- * kept), so a salvaged archive has the markers the complete one would have had. */
+ * (writer/zc_writer.c, with the live log of core/zc_window.c) and zecoll-salvage (with the log
+ * the journal kept), so a salvaged archive has the markers the complete one would have had. */
 #ifndef ZC_MARKS_H
 #define ZC_MARKS_H
 
-#include "zc_core.h"
+#include "zc_ev.h"
+
+#include <stddef.h>
 
 /* A log of transitions: entry k is the k-th (entry 0: the state at start-up), with its host
  * time (ns, never decreasing) and whether recording turned on. get returns false for an entry
@@ -16,10 +18,13 @@ struct zc_marks_log {
     void *ud;
 };
 
-/* The collector's live log (zc_window.c), for its locations (zc_loc.c). */
-extern const struct zc_marks_log zc_win_marks_log;
-
-/* struct zc_marks, one location's state: zc_core.h (a field of struct zc_loc). */
+/* One location's placement (a field of struct zc_loc; salvage keeps one per location): the next
+ * entry of the log to place, whether the markers written so far leave it on, and an OFF waiting
+ * (at m_off or later) for what was in flight when recording stopped. */
+struct zc_marks {
+    uint64_t mk, m_off;
+    bool m_on, m_pend, thread;
+};
 
 /* A new location: it starts with the latest off period (the OFF now in force, or, while
  * recording is on, the last OFF and the ON that ended it). current: the log's latest entry. */
