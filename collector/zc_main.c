@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* How a process ends: every way out (return from main, exit() on any thread, MPI_Finalize,
+/* The composition root of libzecoll.so: the one file that knows every floor and both layers.
+ * The subsystem table (each layer's init / post_mpi_init / pre_finalize / finalize / fork_child /
+ * thread_exit), the constructor, fork handling and every exit path drive them in order; nothing
+ * else initialises or tears down collector state. The layers reach these steps through core/'s
+ * zc_finalize, zc_post_mpi_init and zc_start_unselected, which the constructor installs first.
+ *
+ * How a process ends: every way out (return from main, exit() on any thread, MPI_Finalize,
  * SIGTERM/SIGINT/SIGHUP/SIGQUIT/SIGXCPU) goes through one finalizer; every other exit path
  * waits for it, bounded by its progress; and the process ends as it would have without the
  * collector (a signal death stays a signal death, the status of exit() stays the status).
@@ -17,13 +23,19 @@
  * unkillable. Fatal signals that report a crash (SIGSEGV, SIGBUS, SIGABRT, ...) are left alone:
  * nothing can be written safely from there, and the archive directory then lacks its anchor
  * file (traces.otf2), so it never looks complete. */
-#include "zc_defs.h"
+#include "zc_journal.h"
+#include "zc_otf2.h"
+#include "zc_otf2_io.h"
+#include "zc_writer.h"
+
+#include "zc_core.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +43,90 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-atomic_uint_fast64_t zc_progress;
+/* The layers: named here and nowhere else below them. */
+extern const struct zc_subsystem zc_ze_subsystem, zc_mpi_subsystem;
+
+/* ---------------------------------------------------------------- core subsystem */
+static int core_init(void) {
+    for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], true);
+    if (!zc_knobs.API_TIMING) atomic_store(&zc_feature_on[ZC_F_API_TIMING], false);
+    if (!zc_knobs.DEVICE_TIMING) atomic_store(&zc_feature_on[ZC_F_DEVICE_TIMING], false);
+    if (!zc_knobs.RECORD_MPI) atomic_store(&zc_feature_on[ZC_F_MPI], false);
+    /* no events: PAPI is never loaded and nothing samples (zc_papi.c) */
+    if (!zc_knobs.PAPI_EVENTS.n) atomic_store(&zc_feature_on[ZC_F_PAPI], false);
+    zc_param_callsite = 0; /* the one parameter, defined by the writer */
+    zc_region_flush = zc_def_region("zecoll buffer flush", ZC_ROLE_ARTIFICIAL, ZC_PARADIGM_MEASUREMENT);
+    /* local communicator 0: the process's Level Zero communicator (RMA window 0 lives on it) */
+    if (zc_def_comm(ZC_COMM_L0, "L0", ZC_NO_ID, NULL, 0, NULL, 0, "l0", 2) != 0) return -1;
+    zc_win_init();
+    return 0;
+}
+
+static bool late_started; /* started in MPI_Init to take part in the job's archive (ZECOLL_ENABLE=0 here) */
+
+static void core_finalize(void) {
+    zc_win_finalize();
+    if (!zc_knobs.SUMMARY || zc_knobs.LOG_LEVEL == 0 || late_started) return;
+    uint64_t events = 0, clamped = 0, dropped = zc_loc_lost_count(), threads = 0, streams = 0;
+    for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
+        events += l->nevents;
+        clamped += l->nclamped;
+        dropped += l->ndropped;
+        if (l->kind == ZC_LOC_THREAD) threads++;
+        else streams++;
+    }
+    if (!zc_otf2_path()[0] && !events && !dropped) return; /* nothing recorded, nothing to say */
+    char line[PATH_MAX + 512], win[128];
+    zc_win_describe(win, sizeof(win));
+    int n = snprintf(line, sizeof(line),
+                     "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
+                     "(%llu clamped, %llu dropped, %llu internal errors, %llu write errors%s%s%s)",
+                     zc_job.rank, (unsigned long long)events, (unsigned long long)threads, (unsigned long long)streams,
+                     zc_on(ZC_F_TRACE) && zc_otf2_path()[0] ? zc_otf2_path() : "(no archive)", (unsigned long long)clamped,
+                     (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures),
+                     (unsigned long long)zc_otf2_write_errors(),
+                     zc_otf2_io_damaged() ? ": the archive ends where writing failed" : "", win[0] ? "; " : "", win);
+    if (n > 0) zc_log_write(line, sizeof(line), (size_t)n);
+}
+
+static const struct zc_subsystem zc_core_subsystem = {.name = "core", .init = core_init, .finalize = core_finalize};
+
+static const struct zc_subsystem *const subsystems[] = {
+    &zc_core_subsystem,
+    &zc_writer_subsystem,
+    &zc_jrn_subsystem, /* finalizes before the writer: its flusher stops before the buffers are written */
+    &zc_ze_subsystem,
+    &zc_mpi_subsystem,
+};
+#define NSUB (sizeof(subsystems) / sizeof(subsystems[0]))
+
+static int post_mpi_init(void) {
+    int rc = 0;
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->post_mpi_init && subsystems[i]->post_mpi_init() != 0) rc = -1;
+    return rc;
+}
+
+static void thread_exit_hooks(void) {
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->thread_exit) subsystems[i]->thread_exit();
+}
+
+/* ---------------------------------------------------------------- finalize */
+/* Every layer's pre_finalize and finalize, once; finalize_once (below) decides who runs it. */
+static void lifecycle_finalize(void) {
+    if (!zc_active()) return;
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->pre_finalize) subsystems[i]->pre_finalize();
+    atomic_fetch_add(&zc_progress, 1);
+    /* events after this point (other threads still running) are not recorded */
+    zc_win_set_active(false);
+    atomic_store_explicit(&zc_is_active, false, memory_order_release);
+    for (size_t i = NSUB; i-- > 0;) {
+        if (subsystems[i]->finalize) subsystems[i]->finalize();
+        atomic_fetch_add(&zc_progress, 1);
+    }
+}
 
 /* ---------------------------------------------------------------- waiting */
 static void futex_wait(_Atomic int *addr, int val, long ns) {
@@ -75,33 +170,6 @@ static int slot_of(int sig) {
     for (size_t i = 0; i < NTAKEN; i++)
         if (taken[i] == sig) return (int)i;
     return -1;
-}
-
-/* ThreadSanitizer intercepts sigaction itself (and calls it while initialising, before any of our
- * code may run): in TSan builds there is no interposition, and an app handler installed later
- * replaces ours. */
-#if defined(__SANITIZE_THREAD__)
-#define ZC_SIG_INTERPOSE 0
-#else
-#define ZC_SIG_INTERPOSE 1
-#endif
-
-/* libc's functions behind ours, looked up once (any thread may be first: atomically) */
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn next_sigaction(void) {
-    static sigaction_fn next;
-    sigaction_fn f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-        __atomic_store_n(&next, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
-int zc_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-    if (!ZC_SIG_INTERPOSE) return sigaction(sig, act, old);
-    sigaction_fn next = next_sigaction();
-    return next ? next(sig, act, old) : -1;
 }
 
 static bool is_ign(const struct sigaction *a) { return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_IGN; }
@@ -249,13 +317,13 @@ static void install_signals(void) {
  * back what it set. */
 #if ZC_SIG_INTERPOSE
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-    sigaction_fn next = next_sigaction();
+    zc_sigaction_fn next = zc_next_sigaction();
     if (!next) {
         errno = ENOSYS;
         return -1;
     }
     int i = slot_of(sig);
-    if (i < 0) { /* a recording window's signal (zc_window.c): ours stays, chaining to theirs */
+    if (i < 0) { /* a recording window's signal (core/zc_window.c): ours stays, chaining to theirs */
         pthread_mutex_lock(&sig_lock);
         bool win = zc_win_sigaction(sig, act, old);
         pthread_mutex_unlock(&sig_lock);
@@ -314,14 +382,15 @@ static void finalize_once(void) {
     sigemptyset(&ours);
     for (size_t i = 0; i < NTAKEN; i++) sigaddset(&ours, taken[i]);
     pthread_sigmask(SIG_BLOCK, &ours, &old);
-    zc_lifecycle_finalize();
+    lifecycle_finalize();
     atomic_store(&fin_state, FIN_DONE);
     futex_wake(&fin_state);
     release_signals();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void zc_finalize(void) {
+/* zc_finalize (core/zc_proc.h): MPI_Finalize, exit(), the atexit handler */
+static void finalize(void) {
     finalize_once();
     wait_for_signal_death();
 }
@@ -340,7 +409,7 @@ __attribute__((visibility("default"), noreturn)) void exit(int status) {
         f = (void (*)(int))dlsym(RTLD_NEXT, "exit");
         __atomic_store_n(&next, f, __ATOMIC_RELEASE);
     }
-    zc_finalize();
+    finalize();
     /* One thread runs libc's exit: glibc's exit handler list is not safe against concurrent
      * exit() calls (hostile.concurrent_exits, ASan: two threads freed the same block of atexit
      * entries in __run_exit_handlers, about 1 run in 20). A later caller waits for the process
@@ -353,16 +422,16 @@ __attribute__((visibility("default"), noreturn)) void exit(int status) {
     _exit(status); /* cannot happen: libc's exit is always there */
 }
 
-static void at_exit(void) { zc_finalize(); }
+static void at_exit(void) { finalize(); }
 
-void zc_exit_init(void) {
+static void exit_init(void) {
     atexit(at_exit);
     install_signals();
 }
 
 /* The child after fork: the watcher stayed in the parent, the child's signals go straight to
  * the application's handlers, and nothing is written. */
-void zc_exit_fork_child(void) {
+static void exit_fork_child(void) {
     atomic_store(&fin_state, FIN_DONE);
     atomic_store(&sig_first, 0);
     atomic_store(&parked, PARK_NONE);
@@ -374,4 +443,60 @@ void zc_exit_fork_child(void) {
         sig_pipe[0] = sig_pipe[1] = -1;
     }
     release_signals();
+}
+
+/* ---------------------------------------------------------------- fork */
+/* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
+ * events, so the child runs untraced (an exec'd program starts its own collector). */
+static void atfork_child(void) {
+    zc_win_set_active(false);
+    zc_win_fork_child();
+    atomic_store(&zc_is_active, false);
+    exit_fork_child();
+    for (size_t i = 0; i < NSUB; i++) /* the writer's first: it has no writer threads any more */
+        if (subsystems[i]->fork_child) subsystems[i]->fork_child();
+}
+
+/* ---------------------------------------------------------------- constructor */
+static int start_unselected(void);
+
+__attribute__((constructor)) static void zc_constructor(void) {
+    static atomic_bool done;
+    if (atomic_exchange(&done, true)) return;
+    zc_proc_ops = (struct zc_proc_ops){finalize, post_mpi_init, start_unselected, thread_exit_hooks};
+    zc_proc_start(zc_now());
+    /* whatever ZECOLL_ENABLE says: every rank takes part in MPI_Init's collective steps */
+    for (size_t i = 0; i < NSUB; i++)
+        if (subsystems[i]->detect) subsystems[i]->detect();
+    zc_knobs_load();
+    if (!zc_knobs.ENABLE) return;
+    zc_clock_init();
+    for (size_t i = 0; i < NSUB; i++) {
+        if (subsystems[i]->init && subsystems[i]->init() != 0) {
+            ZC_WARN("layer %s did not initialise; collection is off", subsystems[i]->name);
+            return;
+        }
+    }
+    atomic_store_explicit(&zc_is_active, true, memory_order_release);
+    zc_win_set_active(true);
+    exit_init(); /* atexit, signals (above) */
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* An MPI job in which some ranks collect and this one does not (ZECOLL_ENABLE=0 here, or its
+ * start failed): the job's archive is written collectively, so this rank takes part in it as an
+ * unselected rank (docs/config.md): the core and the writer start here, in MPI_Init, and record
+ * nothing. Level Zero stays untouched (its driver was never redirected). 0 = started. */
+static int start_unselected(void) {
+    if (zc_active()) return 0;
+    zc_knobs.SUMMARY = false;
+    late_started = true;
+    zc_clock_init();
+    zc_win_unselected();
+    if (core_init() != 0 || zc_writer_subsystem.init() != 0) return -1;
+    atomic_store_explicit(&zc_is_active, true, memory_order_release);
+    zc_win_set_active(true);
+    exit_init(); /* atexit, signals (above) */
+    pthread_atfork(NULL, NULL, atfork_child);
+    return 0;
 }

@@ -12,9 +12,9 @@
 #include "zc_mpi_internal.h"
 #include "zc_mpi_gen.h"
 
-#include "../collector/zc_defs.h"
-#include "../collector/zc_map.h"
-#include "../collector/zc_papi.h"
+#include "zc_defs.h"
+#include "zc_map.h"
+#include "zc_papi.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 #define ZC_MERGE_H
 
 #include "zc_def_types.h"
+#include "zc_ev.h" /* enum zc_loc_kind */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,7 +17,13 @@
  * nonstop_tsc (VMs often hide the cpuid bit), unless the kernel itself dropped the TSC as a
  * clocksource on bare metal (a paravirtual clock in a VM reads the TSC anyway). ZECOLL_HOST_CLOCK
  * =clock_gettime forces the fallback, =tsc the TSC (tests). */
-#include "zc_core.h"
+#include "zc_clock.h"
+
+#include "zc_knobs.h"
+#include "zc_launcher.h"
+#include "zc_log.h"
+
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +34,7 @@
 #endif
 
 bool zc_tsc;
+int64_t zc_clock_skew;
 
 struct anchor {
     uint64_t tick, ns, window; /* window: the read window in ticks (error bound = half of it) */
@@ -167,8 +174,31 @@ static void anchor_if_due(void) {
     pthread_mutex_unlock(&anchor_lock);
 }
 
+/* ZECOLL_CLOCK_SKEW_NS: the launcher's rank picks this process's entry (MPI is not up yet, and
+ * every timestamp must carry the same skew). */
+static void set_clock_skew(void) {
+    const char *list = zc_knobs.CLOCK_SKEW_NS;
+    if (!list || !*list) return;
+    int rank = zc_launcher_rank();
+    long idx = rank < 0 ? 0 : rank;
+    const char *p = list;
+    for (long i = 0; i < idx && p; i++) {
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    if (!p) return; /* fewer entries than ranks: no skew */
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || (*end && *end != ',')) {
+        ZC_WARN("ignoring ZECOLL_CLOCK_SKEW_NS=\"%s\": expected comma-separated integers (ns)", list);
+        return;
+    }
+    zc_clock_skew = v;
+}
+
 void zc_clock_init(void) {
-    const char *force = getenv("ZECOLL_HOST_CLOCK"); /* TODO(knob table): HOST_CLOCK auto|tsc|clock_gettime */
+    set_clock_skew();
+    const char *force = zc_knobs.HOST_CLOCK;
     const char *why = NULL;
     if (force && strcmp(force, "auto") && strcmp(force, "tsc") && strcmp(force, "clock_gettime")) {
         ZC_WARN("ignoring ZECOLL_HOST_CLOCK=\"%s\": expected auto, tsc or clock_gettime; using auto", force);

@@ -4,6 +4,7 @@
  * use of an API, kernel creation), so one mutex and a linear-probing hash for strings suffice. */
 #include "zc_defs.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 

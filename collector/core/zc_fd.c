@@ -5,10 +5,11 @@
  * descriptors are moved above 2, and descriptors that others open on our behalf (OTF2's files,
  * opened with fopen inside its calls) are kept off 0-2 by holding the closed ones while those
  * calls run. */
-#include "zc_core.h"
+#include "zc_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,7 +2,10 @@
 /* The collector's side of the configuration (config/): loads it once in the constructor, says
  * what is wrong with it once per job, and stores the effective configuration in the archive.
  * No other file calls getenv() for ZECOLL_* settings. */
-#include "zc_core.h"
+#include "zc_knobs.h"
+
+#include "zc_launcher.h"
+#include "zc_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,22 +37,6 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
     if (n < 0) return;
     zc_log_write(buf, sizeof(buf), 8 + (size_t)n);
 }
-
-/* Before MPI_Init the rank is known only from the launcher's variables (the first one set). */
-int zc_launcher_rank(void) {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *r = getenv(vars[i]);
-        if (!r) continue;
-        char *end;
-        long v = strtol(r, &end, 10);
-        return end != r && !*end && v >= 0 && v <= INT32_MAX ? (int)v : -1;
-    }
-    return -1;
-}
-
-/* Once per job: only the launcher's rank 0 speaks (or a process no MPI launcher started). */
-bool zc_job_leader(void) { return zc_launcher_rank() <= 0; }
 
 /* Processes started by one that already said it (a shell or launcher that inherited
  * LD_PRELOAD, then the application) stay quiet: the messages' hash is left in the environment. */
@@ -133,12 +120,14 @@ int zc_knobs_load(void) {
     if (!cfg) {
         zc_knobs.ENABLE = false;
         zc_knobs.LOG_LEVEL = 1;
+        zc_log_config(zc_knobs.LOG_LEVEL, zc_knobs.STRICT);
         fallback.knobs = zc_knobs;
         say("out of memory while reading the configuration: collection is off");
         return -1;
     }
     zc_cfg = cfg;
     zc_knobs = cfg->knobs;
+    zc_log_config(zc_knobs.LOG_LEVEL, zc_knobs.STRICT);
     char launcher[NAME_MAX + 1];
     if (launcher_process(&cfg->knobs.LAUNCHERS, launcher, sizeof(launcher))) {
         zc_knobs.ENABLE = false; /* not even the configuration's messages: the ranks say them */

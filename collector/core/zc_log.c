@@ -2,7 +2,9 @@
 /* Logging and the internal-failure policy. Messages are formatted into a bounded stack buffer
  * and written with one write(2), so lines from ranks and threads do not interleave and no stdio
  * lock is taken (the app may be inside printf when we log). errno is preserved. */
-#include "zc_core.h"
+#include "zc_log.h"
+
+#include "zc_proc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +17,15 @@
 atomic_bool zc_feature_on[ZC_F_COUNT];
 atomic_uint_fast64_t zc_failures;
 static atomic_bool failed_once[ZC_F_COUNT];
+/* zc_knobs' LOG_LEVEL and STRICT, given by zc_knobs_load: the loader logs, so it is the one that
+ * knows the log, not the other way round */
+static uint64_t log_level;
+static bool strict;
+
+void zc_log_config(uint64_t level, bool strict_abort) {
+    log_level = level;
+    strict = strict_abort;
+}
 
 static const char *const feature_names[ZC_F_COUNT] = {"trace output", "device timing", "API timing", "MPI tracing",
                                                              "PAPI counting", "the salvage journal"};
@@ -51,7 +62,7 @@ static void vlog(const char *tag, const char *func, int line, const char *fmt, v
 }
 
 void zc_log(int level, const char *func, int line, const char *fmt, ...) {
-    if ((uint64_t)level > zc_knobs.LOG_LEVEL) return;
+    if ((uint64_t)level > log_level) return;
     va_list ap;
     va_start(ap, fmt);
     vlog(level <= ZC_LOG_WARN ? "warning: " : "", func, line, fmt, ap);
@@ -73,7 +84,7 @@ void zc_fail(enum zc_feature f, const char *func, int line, const char *fmt, ...
     if (atomic_load(&zc_feature_on[f])) atomic_fetch_add(&zc_failures, 1);
     va_list ap;
     va_start(ap, fmt);
-    if (zc_knobs.STRICT) zc_strict_vabort(func, line, fmt, ap);
+    if (strict) zc_strict_vabort(func, line, fmt, ap);
     if (!atomic_exchange(&failed_once[f], true)) {
         vlog("internal error: ", func, line, fmt, ap);
         char msg[160];

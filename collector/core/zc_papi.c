@@ -17,6 +17,10 @@
 #include "zc_papi.h"
 
 #include "zc_defs.h"
+#include "zc_fd.h"
+#include "zc_knobs.h"
+#include "zc_launcher.h"
+#include "zc_log.h"
 
 #include <dlfcn.h>
 #include <otf2/OTF2_GeneralDefinitions.h>

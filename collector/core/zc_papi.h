@@ -6,11 +6,11 @@
 #ifndef ZC_PAPI_H
 #define ZC_PAPI_H
 
-#include "zc_core.h"
+#include "zc_ev.h"  /* the records, ZC_PAPI_MAX_EVENTS and their layout */
+#include "zc_loc.h" /* struct zc_thread */
 
-#define ZC_PAPI_MAX_EVENTS 16 /* per process; more are named in the warning and not counted */
-#define ZC_PAPI_PER_REC 3     /* values per ZC_EV_METRIC / ZC_EV_METRIC_MORE record (b, c, d) */
-#define ZC_PAPI_MAX_RECS ((ZC_PAPI_MAX_EVENTS + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC)
+#include <stddef.h>
+#include <stdint.h>
 
 /* Reads the calling thread's counters into records (one ZC_EV_METRIC, then ZC_EV_METRIC_MORE),
  * their ts left for the caller to stamp with zc_papi_stamp. The first call of a thread starts

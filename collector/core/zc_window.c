@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Recording windows (docs/config.md "Windows"): which ranks record, and when. Recording is on
  * while at least one window that applies on this rank is open; every interposed call checks
- * that with one load of zc_rec (zc_core.h), nothing else. What opens and closes the windows:
+ * that with one load of zc_rec (zc_window.h), nothing else. What opens and closes the windows:
  * a timer thread (time), MPI_Pcontrol (pcontrol), the launch hooks counting matching kernels
  * (kernel), an async-signal-safe handler (signal).
  *
@@ -10,8 +10,17 @@
  * the signal handler may too): a change that turns recording on or off also bumps the count of
  * transitions, and the transition's number picks its slot in an append-only log of (time,
  * on/off). The log is all the writer needs to place MeasurementOnOff records on every location
- * (zc_loc.c, loc_emit), so no hot path ever writes a marker. */
-#include "zc_core.h"
+ * (writer/zc_writer.c), so no hot path ever writes a marker. */
+#include "zc_window.h"
+
+#include "zc_clock.h"
+#include "zc_knobs.h"
+#include "zc_launcher.h"
+#include "zc_log.h"
+#include "zc_proc.h"
+#include "zc_sig.h"
+
+#include <pthread.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -86,6 +95,14 @@ bool zc_win_log_get(uint64_t k, uint64_t *ns, bool *on) {
     *on = st == 2;
     return true;
 }
+
+/* MeasurementOnOff records are placed where a buffer is converted (zc_marks.c), from this live
+ * log: nothing on a hot path writes them. */
+static bool win_log_get(void *ud, uint64_t k, uint64_t *ns, bool *on) {
+    (void)ud;
+    return zc_win_log_get(k, ns, on);
+}
+const struct zc_marks_log zc_win_marks_log = {win_log_get, NULL};
 
 uint64_t zc_win_log_current(void) { return atomic_load_explicit(&zc_rec, memory_order_acquire) >> 32; }
 uint64_t zc_win_markers_lost(void) { return atomic_load(&wlog_lost); }
@@ -202,11 +219,7 @@ static void time_start(uint64_t base) {
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
         pthread_cond_init(&timer_cv, &ca);
         pthread_condattr_destroy(&ca);
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old); /* the application's signals are not ours */
-        timer_running = pthread_create(&timer_thread, NULL, timer_main, NULL) == 0;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        timer_running = zc_thread_spawn(&timer_thread, timer_main, NULL) == 0; /* the app's signals are not ours */
         if (!timer_running) ZC_FAIL(ZC_F_TRACE, "cannot start the thread of the time windows");
     }
     pthread_mutex_unlock(&timer_lock);
@@ -234,8 +247,6 @@ static void on_window_signal(int sig, siginfo_t *si, void *uc) {
     }
     errno = saved;
 }
-
-
 
 static void signals_install(void) {
     for (uint32_t i = 0; i < nwins; i++) {
@@ -303,8 +314,6 @@ static void apply_rank(uint32_t rank) {
 }
 
 /* The rank is known from the launcher's variables before MPI_Init; MPI_Init confirms it. */
-int zc_launcher_rank(void);
-
 void zc_win_init(void) {
     nwins = zc_knobs.WINDOWS.n;
     wins = nwins ? calloc(nwins, sizeof(*wins)) : NULL;
@@ -316,7 +325,7 @@ void zc_win_init(void) {
     wlog_write(0, zc_tick(), (atomic_load(&zc_rec) & REC_COUNT) != 0);
     signals_install();
     /* a process without MPI counts time from its start; an MPI program from MPI_Init */
-    if (!zc_mpi_linked()) time_start(zc_start_time());
+    if (!zc_job.mpi_linked) time_start(zc_start_time());
 }
 
 /* Before zc_win_init (zc_start_unselected): the start-up state is then "off". */

@@ -9,7 +9,7 @@
  *     converted to ns and clamped) is appended too, with the stream index of its first record
  *     (with two writer threads, by the converting one, before the other hands it to OTF2);
  *   - the flusher, a thread that wakes every ZECOLL_FLUSH_INTERVAL_MS and copies what still sits
- *     in each location's current buffer (zc_loc_snapshot: the owner keeps recording, lock-free),
+ *     in each location's current buffer (the writer's snapshot: the owner keeps recording, lock-free),
  *     then writes a FLUSH record: every record put before its time is now in the file.
  * A location's records are numbered in the order they were put, so a range the flusher already
  * journaled is skipped when its buffer is written later (jdone), and salvage can tell a gap.
@@ -18,14 +18,25 @@
  * checksum: a file cut anywhere (the process killed mid-write, a node crash) reads back as a
  * prefix of whole records. With ZECOLL_FLUSH_SYNC the flusher also fdatasyncs, so a node crash
  * loses at most one interval. When the archive is complete the journal is removed. */
+#include "zc_journal.h"
+
+#include "zc_otf2_io.h"
+
+#include "zc_clock.h"
 #include "zc_defs.h"
 #include "zc_evt.h"
 #include "zc_jrn_format.h"
+#include "zc_knobs.h"
+#include "zc_log.h"
 #include "zc_merge.h"
+#include "zc_proc.h"
+#include "zc_sig.h"
+#include "zc_window.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +424,9 @@ static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool passes_stopped; /* pass_lock: finalize began, the flusher makes no more passes */
 static struct zc_ev *scratch;
 static size_t scratch_cap;
+static const struct zc_jrn_feed *feed; /* the writer's (zc_writer.c), set before the flusher starts */
+
+void zc_jrn_feed(const struct zc_jrn_feed *f) { feed = f; }
 
 static bool journal_open(void) {
     pthread_mutex_lock(&jlock);
@@ -433,7 +447,7 @@ static void flush_loc(struct zc_loc *l) {
     uint64_t from = l->jdone;
     pthread_mutex_unlock(&jlock);
     uint64_t first;
-    size_t n = zc_loc_snapshot(l, from, scratch, scratch_cap, &first);
+    size_t n = feed->snapshot(l, from, scratch, scratch_cap, &first);
     if (!n) return;
     if (l->kind == ZC_LOC_THREAD) { /* ticks to ns, as the writer converts them */
         struct zc_tickconv tc;
@@ -459,7 +473,7 @@ static int flush_pass(void) {
         bool any = false;
         for (struct zc_loc *l = zc_loc_list(); l && !any; l = l->next)
             any = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE) != 0;
-        if (any) zc_otf2_open_for_journal();
+        if (any) feed->open_archive();
         if (!journal_open()) return -1;
     }
     /* devices first: a device record is put after its Append (on a thread location), so every

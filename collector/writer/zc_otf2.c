@@ -8,20 +8,30 @@
  * that (Level Zero initialisation usually precedes MPI_Init) are held in memory and written
  * first. The archive is closed collectively in MPI_Finalize. Definitions are written once, at
  * close, by zc_unify.c. */
+#include "zc_otf2.h"
+
+#include "zc_journal.h"
+#include "zc_otf2_io.h"
+#include "zc_unify.h"
+
+#include "zc_clock.h"
 #include "zc_defs.h"
 #include "zc_evt.h"
+#include "zc_fd.h"
+#include "zc_knobs.h"
+#include "zc_log.h"
 #include "zc_papi.h"
+#include "zc_proc.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <otf2/otf2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "zc_otf2_io.h"
 
 static pthread_mutex_t otf2_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Everything OTF2 does runs under otf2_lock, with the application's closed descriptors 0-2 held
@@ -309,8 +319,8 @@ int zc_otf2_init(void) {
     return 0;
 }
 
-uint64_t zc_otf2_loc_id(const struct zc_loc *l) { return l->id | zc_rank(); }
-#define loc_id zc_otf2_loc_id
+/* A location's OTF2 id: its local id with the rank, final once the archive is open. */
+static uint64_t loc_id(const struct zc_loc *l) { return l->id | zc_rank(); }
 
 /* ---------------------------------------------------------------- held events */
 static uint64_t held_bytes;
@@ -367,7 +377,7 @@ static bool decide_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) 
         loc->ndropped += n;
         return false;
     }
-    if (!opened && !holding_done && zc_mpi_expected()) {
+    if (!opened && !holding_done && atomic_load(&zc_job.mpi_expected)) {
         hold_locked(loc, ev, n);
         return false;
     }
@@ -385,7 +395,8 @@ static bool decide_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) 
 static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     OTF2_EvtWriter *w = loc->writer;
     if (!w) {
-        w = OTF2_Archive_GetEvtWriter(archive, loc_id(loc));
+        loc->gid = loc_id(loc);
+        w = OTF2_Archive_GetEvtWriter(archive, loc->gid);
         if (!w) {
             ZC_FAIL(ZC_F_TRACE, "no OTF2 event writer for location %s", loc->name);
             loc->ndropped += n;
@@ -428,7 +439,7 @@ bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, u
     return write;
 }
 
-/* The archive cannot close meanwhile: finalize waits for the writer threads first (zc_loc.c). A
+/* The archive cannot close meanwhile: finalize waits for the writer threads first (zc_writer.c). A
  * write that failed since _begin still hands OTF2 the events, as zc_otf2_write does. */
 void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     otf2_enter();
@@ -437,13 +448,13 @@ void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     otf2_leave();
 }
 
-/* Measurement markers (zc_loc.c): written like records but not journaled (they are no records
+/* Measurement markers (zc_writer.c): written like records but not journaled (they are no records
  * of the location's stream: a salvaged archive has none). */
 void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (n == 0) return;
     otf2_enter();
     if (closed || !zc_on(ZC_F_TRACE)) {
-    } else if (!opened && !holding_done && zc_mpi_expected()) {
+    } else if (!opened && !holding_done && atomic_load(&zc_job.mpi_expected)) {
         hold_locked(loc, ev, n);
     } else if (!(zc_job.mpi && !opened) && open_locked() == 0 && !zc_otf2_io_damaged()) {
         write_events_locked(loc, ev, n);
@@ -453,7 +464,7 @@ void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
 
 void zc_otf2_open_for_journal(void) {
     otf2_enter();
-    if (!opened && !closed && !holding_done && zc_on(ZC_F_TRACE) && !zc_job.mpi && !zc_mpi_launched()) open_locked();
+    if (!opened && !closed && !holding_done && zc_on(ZC_F_TRACE) && !zc_job.mpi && !zc_job.mpi_launched) open_locked();
     otf2_leave();
 }
 
@@ -461,7 +472,7 @@ void zc_otf2_open_for_journal(void) {
 /* Events OTF2 was given for a location whose file ends early (zc_otf2_io.c) are dropped ones. */
 static void count_lost(uint64_t id, uint64_t kept) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next)
-        if (loc_id(l) == id && l->otf2_events > kept) l->ndropped += l->otf2_events - kept;
+        if (l->gid == id && l->otf2_events > kept) l->ndropped += l->otf2_events - kept;
 }
 
 /* Collective in an MPI job. */
@@ -470,7 +481,8 @@ static void close_locked(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         /* every location is defined, so every one has its event file, even without events (the
          * thread of an unselected rank, which the job's MPI communicator names) */
-        if (!l->writer) l->writer = OTF2_Archive_GetEvtWriter(archive, loc_id(l));
+        l->gid = loc_id(l);
+        if (!l->writer) l->writer = OTF2_Archive_GetEvtWriter(archive, l->gid);
         if (l->writer) {
             OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
             OTF2_ErrorCode c = OTF2_Archive_CloseEvtWriter(archive, l->writer);
@@ -512,15 +524,16 @@ static void close_locked(void) {
     if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
 }
 
-void zc_otf2_finalize(void) {
+bool zc_otf2_close_begin(void) {
     otf2_enter();
-    if (closed) {
-        otf2_leave();
-        return;
-    }
-    holding_done = true; /* MPI did not start: what was held goes to a per-process archive */
+    bool to_close = !closed;
+    if (to_close) holding_done = true; /* MPI did not start: what was held goes to a per-process archive */
     otf2_leave();
-    zc_loc_flush_all();
+    return to_close;
+}
+
+/* After zc_otf2_close_begin, once the writer wrote every buffer. */
+void zc_otf2_close(void) {
     otf2_enter();
     closed = true;
     atomic_store_explicit(&writable, false, memory_order_relaxed);
@@ -529,7 +542,7 @@ void zc_otf2_finalize(void) {
          * rank takes part. A rank that exits without it (or is stopped by a signal) cannot. */
         if (!zc_job.closing) {
             if (archive) {
-                bool kept = zc_jrn_exists(); /* said first (zc_core.h) */
+                bool kept = zc_jrn_exists(); /* said first (zc_journal.h) */
                 ZC_WARN("rank %u ends without MPI_Finalize: the job's archive %s cannot be completed%s%s%s",
                         zc_job.rank, archive_dir, kept ? "; after the job, run `zecoll salvage " : "",
                         kept ? archive_dir : "", kept ? "`" : "");
@@ -553,7 +566,7 @@ void zc_otf2_finalize(void) {
     if (zc_on(ZC_F_TRACE) && open_locked() == 0) {
         close_locked();
     } else {
-        if (zc_jrn_exists()) /* said first (zc_core.h) */
+        if (zc_jrn_exists()) /* said first (zc_journal.h) */
             ZC_WARN("the archive %s could not be completed; its journal holds what was recorded: run `zecoll salvage %s`",
                     archive_dir, archive_dir);
         (void)zc_jrn_close(false);

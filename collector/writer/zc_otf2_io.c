@@ -9,7 +9,11 @@
  *
  * Everything here runs under zc_otf2.c's lock, in the thread calling OTF2 (its error callback is
  * synchronous), except the callback's test of whose error it is. */
-#include "zc_core.h"
+#include "zc_otf2_io.h"
+
+#include "zc_clock.h"
+#include "zc_fd.h"
+#include "zc_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "zc_otf2_io.h"
 
 static _Thread_local bool in_ours __attribute__((tls_model("initial-exec"))); /* OTF2 runs for us */
 static OTF2_ErrorCallback prev_cb;

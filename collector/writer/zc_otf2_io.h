@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Failures to write the archive (zc_otf2_io.c), for the OTF2 writer (zc_otf2.c). */
+/* Failures to write the archive (zc_otf2_io.c), for the OTF2 writer (zc_otf2.c) and the journal. */
 #ifndef ZC_OTF2_IO_H
 #define ZC_OTF2_IO_H
 
@@ -31,5 +31,9 @@ void zc_otf2_io_reserve_release(void);
  * kept() learns how many events of each such location the archive holds. */
 void zc_otf2_io_repair(const char *dir, const char *name, uint64_t chunk, void (*kept)(uint64_t loc, uint64_t events));
 void zc_otf2_io_fork_child(void);
+/* errno of a write that failed because of the file system (full, quota, file-size limit, I/O,
+ * read-only), not because of us; such failures are counted as write errors (also the journal's) */
+bool zc_write_failure(int e);
+void zc_write_failure_count(void);
 
 #endif

@@ -6,7 +6,13 @@
  * which each rank writes as OTF2 mapping tables into its locations' local definitions, next to
  * its clock offsets. A process alone runs the same code with a job of one, so serial and MPI
  * archives are built the same way. */
+#include "zc_unify.h"
+
+#include "zc_defs.h"
+#include "zc_loc.h"
+#include "zc_log.h"
 #include "zc_merge.h"
+#include "zc_proc.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -26,7 +32,7 @@ static void serialize(struct zc_wbuf *b, uint64_t ts_min, uint64_t ts_max) {
         return;
     }
     for (struct zc_loc *l = zc_loc_list(); l && i < nlocs; l = l->next, i++)
-        locs[i] = (struct zc_merge_loc){zc_otf2_loc_id(l), l->name, l->kind, l->otf2_events, l->group, l->comm_rank,
+        locs[i] = (struct zc_merge_loc){l->gid, l->name, l->kind, l->otf2_events, l->group, l->comm_rank,
                                         l->nevents, l->nclamped, l->ndropped, 0};
     /* the job's time axis is rank 0's: corrected first and last timestamps */
     const struct zc_clock_offset *o = zc_job.offsets;
@@ -90,7 +96,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
     OTF2_Archive_OpenDefFiles(archive);
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         /* every location gets a (possibly empty) local definition file */
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, zc_otf2_loc_id(l));
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, l->gid);
         if (!dw) continue;
         zc_merge_write_local(dw, mine, mine ? nmine : 0, zc_job.rank, zc_job.offsets, zc_job.mpi ? zc_job.noffsets : 0);
         OTF2_Archive_CloseDefWriter(archive, dw);
