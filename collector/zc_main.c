@@ -29,6 +29,7 @@
 #include "zc_writer.h"
 
 #include "zc_core.h"
+#include "zc_papi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -107,7 +108,11 @@ static int post_mpi_init(void) {
     return rc;
 }
 
-static void thread_exit_hooks(void) {
+/* A recording thread exits: its PAPI set stops (its counts go on with the slot's next thread),
+ * and while the collector is active every layer lets go of what it kept for the thread. */
+static void thread_exit_hooks(struct zc_thread *t) {
+    zc_papi_thread_exit(t);
+    if (!zc_active()) return;
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->thread_exit) subsystems[i]->thread_exit();
 }

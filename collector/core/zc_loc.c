@@ -20,7 +20,6 @@
 #include "zc_defs.h"
 #include "zc_knobs.h"
 #include "zc_log.h"
-#include "zc_papi.h"
 #include "zc_window.h"
 
 #include <linux/membarrier.h>
@@ -210,8 +209,7 @@ static void thread_exit(void *arg) {
     struct zc_thread *t = arg;
     if (!t || zc_tls_thread != t) return;
     zc_tls_thread = NULL;
-    zc_papi_thread_exit(t);
-    if (zc_active() && zc_proc_ops.thread_exit) zc_proc_ops.thread_exit();
+    if (zc_proc_ops.thread_exit) zc_proc_ops.thread_exit(t);
     pthread_mutex_lock(&reg_lock);
     t->next_free = free_slots;
     free_slots = t;

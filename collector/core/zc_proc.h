@@ -67,11 +67,14 @@ struct zc_subsystem {
 };
 
 /* The whole collector's steps, installed by the composition root before anything else runs. */
+struct zc_thread;
 struct zc_proc_ops {
     void (*finalize)(void);
     int (*post_mpi_init)(void);
     int (*start_unselected)(void);
-    void (*thread_exit)(void); /* every layer's thread_exit (the thread registry's key destructor) */
+    /* a recording thread exits, before its slot goes to the next one (the thread registry's key
+     * destructor, zc_loc.c): its PAPI counters stop, and every layer's thread_exit runs */
+    void (*thread_exit)(struct zc_thread *t);
 };
 extern struct zc_proc_ops zc_proc_ops;
 
