@@ -28,10 +28,10 @@
 #include "zc_jrn_format.h"
 #include "zc_knobs.h"
 #include "zc_log.h"
-#include "zc_merge.h"
 #include "zc_proc.h"
 #include "zc_sig.h"
 #include "zc_window.h"
+#include "zc_wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
