@@ -3,7 +3,7 @@
 # The test command: installs missing dependencies, then builds and runs the whole ctest suite three
 # times: a -Werror build, an ASan+UBSan build, and a TSan build (threaded tests, label "tsan"); the
 # TSan build's tests run twice, the second time through both writer threads
-# (ZECOLL_WRITER_STAGES=2: a 2-CPU machine otherwise runs one, collector/zc_loc.c).
+# (ZECOLL_WRITER_STAGES=2: a 2-CPU machine otherwise runs one, collector/writer/zc_writer.c).
 # Usage: scripts/test.sh [extra ctest args]   (ZC_TEST_BUILDS="default asan tsan" picks builds)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -65,7 +65,7 @@ static struct {
     pthread_key_t key;
 } P = {.once = PTHREAD_ONCE_INIT};
 
-/* A thread slot's counting (a slot serves one live thread after another, zc_core.h): the event
+/* A thread slot's counting (a slot serves one live thread after another, zc_loc.h): the event
  * set of the thread that holds the slot now, started on its first sample, and what the slot's
  * earlier threads counted, added to it, so a location's counters never go down. */
 struct zc_papi_thread {
