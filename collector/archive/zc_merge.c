@@ -32,37 +32,27 @@ int64_t zc_merge_offset_at(const struct zc_clock_offset *o, int n, uint64_t t) {
 
 void zc_merge_serialize(struct zc_wbuf *b, const struct zc_merge_src *src) {
     const struct zc_defs *d = src->defs;
-    zc_wbuf_put(b, ZC_UNIFY_MAGIC);
-    zc_wbuf_put(b, src->rank);
+    zc_wbuf_put_n(b, (const uint64_t[]){ZC_UNIFY_MAGIC, src->rank}, 2);
     zc_wbuf_put_str(b, src->host);
-    zc_wbuf_put(b, src->tmin);
-    zc_wbuf_put(b, src->tmax);
-    zc_wbuf_put(b, src->mpi_loc);
-    zc_wbuf_put(b, d->nstrings);
-    zc_wbuf_put_strings(b, d, 0);
-    zc_wbuf_put(b, d->nregions);
-    zc_wbuf_put_regions(b, d, 0);
-    zc_wbuf_put(b, d->ndevices);
-    zc_wbuf_put_devices(b, d, 0);
-    zc_wbuf_put(b, d->ngroups);
-    zc_wbuf_put_groups(b, d, 0);
-    zc_wbuf_put(b, d->ncomms);
-    zc_wbuf_put_comms(b, d, 0);
-    zc_wbuf_put(b, d->nmetrics);
-    zc_wbuf_put_metrics(b, d, 0);
+    zc_wbuf_put_n(b, (const uint64_t[]){src->tmin, src->tmax, src->mpi_loc}, 3);
+    /* each table: its count, then its elements */
+    const struct {
+        uint32_t n;
+        zc_wbuf_put_defs_fn put;
+    } tables[] = {{d->nstrings, zc_wbuf_put_strings}, {d->nregions, zc_wbuf_put_regions},
+                  {d->ndevices, zc_wbuf_put_devices}, {d->ngroups, zc_wbuf_put_groups},
+                  {d->ncomms, zc_wbuf_put_comms},     {d->nmetrics, zc_wbuf_put_metrics}};
+    for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+        zc_wbuf_put(b, tables[t].n);
+        tables[t].put(b, d, 0);
+    }
     zc_wbuf_put(b, src->nlocs);
     for (size_t i = 0; i < src->nlocs; i++) {
         const struct zc_merge_loc *l = &src->locs[i];
         zc_wbuf_put(b, l->id);
         zc_wbuf_put_str(b, l->name);
-        zc_wbuf_put(b, l->kind);
-        zc_wbuf_put(b, l->otf2_events);
-        zc_wbuf_put(b, l->group);
-        zc_wbuf_put(b, l->comm_rank);
-        zc_wbuf_put(b, l->recorded);
-        zc_wbuf_put(b, l->clamped);
-        zc_wbuf_put(b, l->dropped);
-        zc_wbuf_put(b, l->data_end);
+        zc_wbuf_put_n(b, (const uint64_t[]){l->kind, l->otf2_events, l->group, l->comm_rank, l->recorded, l->clamped,
+                                            l->dropped, l->data_end}, 8);
     }
 }
 

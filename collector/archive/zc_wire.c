@@ -66,42 +66,38 @@ const uint64_t *zc_rbuf_get_n(struct zc_rbuf *r, uint64_t n) {
 }
 
 /* ---------------------------------------------------------------- definition tables */
+void zc_wbuf_put_n(struct zc_wbuf *b, const uint64_t *v, size_t n) {
+    for (size_t i = 0; i < n; i++) zc_wbuf_put(b, v[i]);
+}
+
 void zc_wbuf_put_strings(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
     for (uint32_t i = from; i < d->nstrings; i++) zc_wbuf_put_str(b, d->strings[i]);
 }
 
 void zc_wbuf_put_regions(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
     for (uint32_t i = from; i < d->nregions; i++) {
-        zc_wbuf_put(b, d->regions[i].name);
-        zc_wbuf_put(b, d->regions[i].role);
-        zc_wbuf_put(b, d->regions[i].paradigm);
+        const struct zc_def_region *r = &d->regions[i];
+        zc_wbuf_put_n(b, (const uint64_t[]){r->name, r->role, r->paradigm}, 3);
     }
 }
 
 void zc_wbuf_put_devices(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
     for (uint32_t i = from; i < d->ndevices; i++) {
-        zc_wbuf_put(b, d->devices[i].index);
-        zc_wbuf_put(b, d->devices[i].name);
-        zc_wbuf_put(b, d->devices[i].uuid);
+        const struct zc_def_device *v = &d->devices[i];
+        zc_wbuf_put_n(b, (const uint64_t[]){v->index, v->name, v->uuid}, 3);
     }
 }
 
 void zc_wbuf_put_groups(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
-    for (uint32_t i = from; i < d->ngroups; i++) {
-        zc_wbuf_put(b, d->groups[i].device);
-        zc_wbuf_put(b, d->groups[i].context);
-    }
+    for (uint32_t i = from; i < d->ngroups; i++)
+        zc_wbuf_put_n(b, (const uint64_t[]){d->groups[i].device, d->groups[i].context}, 2);
 }
 
 void zc_wbuf_put_comms(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
     for (uint32_t i = from; i < d->ncomms; i++) {
         const struct zc_def_comm *c = &d->comms[i];
-        zc_wbuf_put(b, c->kind);
-        zc_wbuf_put(b, c->name);
-        zc_wbuf_put(b, c->parent);
-        zc_wbuf_put(b, c->n);
-        zc_wbuf_put(b, c->nremote);
-        for (uint32_t k = 0; k < c->n + c->nremote; k++) zc_wbuf_put(b, c->members[k]);
+        zc_wbuf_put_n(b, (const uint64_t[]){c->kind, c->name, c->parent, c->n, c->nremote}, 5);
+        zc_wbuf_put_n(b, c->members, (size_t)c->n + c->nremote);
         zc_wbuf_put_str(b, c->key);
     }
 }
@@ -109,10 +105,6 @@ void zc_wbuf_put_comms(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from
 void zc_wbuf_put_metrics(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from) {
     for (uint32_t i = from; i < d->nmetrics; i++) {
         const struct zc_def_metric *m = &d->metrics[i];
-        zc_wbuf_put(b, m->name);
-        zc_wbuf_put(b, m->descr);
-        zc_wbuf_put(b, m->unit);
-        zc_wbuf_put(b, m->type);
-        zc_wbuf_put(b, m->mode);
+        zc_wbuf_put_n(b, (const uint64_t[]){m->name, m->descr, m->unit, m->type, m->mode}, 5);
     }
 }

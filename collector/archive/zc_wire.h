@@ -19,6 +19,7 @@ struct zc_wbuf {
 };
 
 void zc_wbuf_put(struct zc_wbuf *b, uint64_t v);
+void zc_wbuf_put_n(struct zc_wbuf *b, const uint64_t *v, size_t n);
 /* length with the NUL, then the bytes with their NUL, zero-padded to whole words */
 void zc_wbuf_put_str(struct zc_wbuf *b, const char *s);
 
@@ -30,6 +31,7 @@ void zc_wbuf_put_devices(struct zc_wbuf *b, const struct zc_defs *d, uint32_t fr
 void zc_wbuf_put_groups(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
 void zc_wbuf_put_comms(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
 void zc_wbuf_put_metrics(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
+typedef void (*zc_wbuf_put_defs_fn)(struct zc_wbuf *b, const struct zc_defs *d, uint32_t from);
 
 /* Reading such words back, bounds-checked: past the end, or a string whose length does not fit or
  * whose NUL is not where its length says, sets bad (and returns 0, "" or NULL). */

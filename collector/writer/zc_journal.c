@@ -136,45 +136,23 @@ static void defs_locked(void) {
     zc_defs_lock();
     const struct zc_defs *d = &zc_defs;
     size_t at;
-    if (d->nstrings > done_strings) {
-        at = rec_begin(ZC_JRN_STRINGS);
-        zc_wbuf_put(&stage, done_strings);
-        zc_wbuf_put(&stage, d->nstrings - done_strings);
-        zc_wbuf_put_strings(&stage, d, done_strings);
+    /* the tables that only grow: from the first not journaled, each a record of its own */
+    const struct {
+        uint32_t type, n, *done;
+        zc_wbuf_put_defs_fn put;
+    } grown[] = {{ZC_JRN_STRINGS, d->nstrings, &done_strings, zc_wbuf_put_strings},
+                 {ZC_JRN_REGIONS, d->nregions, &done_regions, zc_wbuf_put_regions},
+                 {ZC_JRN_DEVICES, d->ndevices, &done_devices, zc_wbuf_put_devices},
+                 {ZC_JRN_GROUPS, d->ngroups, &done_groups, zc_wbuf_put_groups},
+                 {ZC_JRN_COMMS, d->ncomms, &done_comms, zc_wbuf_put_comms}};
+    for (size_t t = 0; t < sizeof(grown) / sizeof(grown[0]); t++) {
+        uint32_t done = *grown[t].done;
+        if (grown[t].n <= done) continue;
+        at = rec_begin(grown[t].type);
+        zc_wbuf_put_n(&stage, (const uint64_t[]){done, grown[t].n - done}, 2);
+        grown[t].put(&stage, d, done);
         rec_end(at);
-        done_strings = d->nstrings;
-    }
-    if (d->nregions > done_regions) {
-        at = rec_begin(ZC_JRN_REGIONS);
-        zc_wbuf_put(&stage, done_regions);
-        zc_wbuf_put(&stage, d->nregions - done_regions);
-        zc_wbuf_put_regions(&stage, d, done_regions);
-        rec_end(at);
-        done_regions = d->nregions;
-    }
-    if (d->ndevices > done_devices) {
-        at = rec_begin(ZC_JRN_DEVICES);
-        zc_wbuf_put(&stage, done_devices);
-        zc_wbuf_put(&stage, d->ndevices - done_devices);
-        zc_wbuf_put_devices(&stage, d, done_devices);
-        rec_end(at);
-        done_devices = d->ndevices;
-    }
-    if (d->ngroups > done_groups) {
-        at = rec_begin(ZC_JRN_GROUPS);
-        zc_wbuf_put(&stage, done_groups);
-        zc_wbuf_put(&stage, d->ngroups - done_groups);
-        zc_wbuf_put_groups(&stage, d, done_groups);
-        rec_end(at);
-        done_groups = d->ngroups;
-    }
-    if (d->ncomms > done_comms) {
-        at = rec_begin(ZC_JRN_COMMS);
-        zc_wbuf_put(&stage, done_comms);
-        zc_wbuf_put(&stage, d->ncomms - done_comms);
-        zc_wbuf_put_comms(&stage, d, done_comms);
-        rec_end(at);
-        done_comms = d->ncomms;
+        *grown[t].done = grown[t].n;
     }
     if (d->comm_renames > done_comm_renames) { /* after COMMS: they name communicators it defined */
         uint64_t cnt = 0;
@@ -205,19 +183,14 @@ static void offsets_locked(void) {
         uint64_t sd;
         memcpy(&sd, &o->stddev, sizeof(sd));
         size_t at = rec_begin(ZC_JRN_OFFSET);
-        zc_wbuf_put(&stage, o->local);
-        zc_wbuf_put(&stage, (uint64_t)o->offset);
-        zc_wbuf_put(&stage, sd);
+        zc_wbuf_put_n(&stage, (const uint64_t[]){o->local, (uint64_t)o->offset, sd}, 3);
         rec_end(at);
     }
 }
 
 static void location_locked(struct zc_loc *l) {
     size_t at = rec_begin(ZC_JRN_LOCATION);
-    zc_wbuf_put(&stage, l->id);
-    zc_wbuf_put(&stage, l->kind);
-    zc_wbuf_put(&stage, l->group);
-    zc_wbuf_put(&stage, l->comm_rank);
+    zc_wbuf_put_n(&stage, (const uint64_t[]){l->id, l->kind, l->group, l->comm_rank}, 4);
     zc_wbuf_put_str(&stage, l->name);
     zc_wbuf_put(&stage, l->mk0);
     rec_end(at);
