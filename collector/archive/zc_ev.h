@@ -43,7 +43,7 @@ enum zc_ev_type {
     /* A whole host call in one record (thread locations): ts = Enter, b = Leave time, a = region,
      * c = callsite id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], Leave. */
     ZC_EV_CALL,
-    /* MeasurementOnOff, a = 1 on, 0 off: placed by the writer (loc_emit), never recorded */
+    /* MeasurementOnOff, a = 1 on, 0 off: placed by the writer (writer/zc_writer.c), never recorded */
     ZC_EV_MEASUREMENT,
     /* PAPI counters (zc_papi.h): a = number of values, b, c, d = the first three; the others
      * follow in ZC_EV_METRIC_MORE records (b, c, d each, same ts), always in the same put. One

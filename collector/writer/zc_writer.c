@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- conversion */
+/* ---------------------------------------------------------------- measurement markers */
 /* MeasurementOnOff records are placed where a buffer is converted (zc_marks.c), from the live
  * log of transitions (core/zc_window.c): nothing on a hot path writes them. */
 struct marks_out {
@@ -56,7 +56,7 @@ static void marks_end(struct zc_loc *loc) {
     loc->last_ts = last;
 }
 
-
+/* ---------------------------------------------------------------- conversion */
 /* Records of a thread location from stream index `first` on (n of them, in place) made final by
  * the resolver, those not made final before (a journal's snapshot resolves the buffer's front in
  * place). Callers are serialised per location: the writer of its buffer, or snapshot() under
@@ -332,7 +332,6 @@ static void flush_all(void) {
         zc_loc_unlock(l);
     }
 }
-
 
 /* ---------------------------------------------------------------- the writer's lifecycle */
 static void loc_created(struct zc_loc *loc) {
