@@ -87,6 +87,34 @@ def strip_code(text, strings=True):
     return "".join(out)
 
 
+def drop_declarations(code):
+    """A header without its file-scope declarations (prototypes, extern variables): a header that
+    declares what a .c defines does not depend on it; its inline bodies and macros do."""
+    out, depth, stmt = [], 0, []
+    for line in code.splitlines(keepends=True):
+        if depth == 0 and line.lstrip().startswith("#"):
+            out.append(line)
+            continue
+        for ch in line:
+            if depth == 0:
+                stmt.append(ch)
+                if ch == ";":
+                    text = "".join(stmt)
+                    decl = text.lstrip().startswith("extern") or ("(" in text and "=" not in text)
+                    out.append(re.sub(r"\w", " ", text) if decl else text)
+                    stmt = []
+                elif ch == "{":
+                    out.append("".join(stmt))
+                    stmt = []
+                    depth += 1
+            else:
+                out.append(ch)
+                depth += ch == "{"
+                depth -= ch == "}"
+    out.append("".join(stmt))
+    return "".join(out)
+
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 # a zc_ identifier that is not a struct/union/enum tag nor a member (.x, ->x)
 IDENT = re.compile(r"(?<![\w.>])(?<!struct\s)(?<!union\s)(?<!enum\s)(zc_\w+)")
@@ -183,6 +211,8 @@ def check(tree, injects=(), inject_includes=(), extra_objects=(), readme=None, o
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         code = strip_code(text)
+        if rel.endswith(".h"):
+            code = drop_declarations(code)
         incs = INCLUDE.findall(strip_code(text, strings=False)) + [h for fi, h in inject_includes if fi == rel]
         for name in incs:
             tgt = tree.resolve_include(rel, name)
