@@ -10,8 +10,8 @@
  * At finalize rank 0 merges equal keys into one global communicator. */
 #include "zc_mpi_internal.h"
 
-#include "../collector/zc_defs.h"
-#include "../collector/zc_map.h"
+#include "zc_defs.h"
+#include "zc_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>

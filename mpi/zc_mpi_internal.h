@@ -11,8 +11,8 @@
 #include <mpi.h>
 #include <otf2/OTF2_Events.h>
 
-#include "../collector/zc_core.h"
-#include "../collector/zc_papi.h"
+#include "zc_core.h"
+#include "zc_papi.h"
 
 /* Open MPI's predefined objects behind the handles we use. */
 #pragma weak ompi_mpi_comm_world

@@ -12,6 +12,8 @@
 #include "zc_mpi_internal.h"
 #include "zc_mpi_gen.h"
 
+#include "zc_journal.h"
+
 /* OTF2's MPI collective callbacks (header-only, from libotf2-trace-dev) through PMPI; every MPI
  * symbol it needs is weak like ours (tests/collector/check_exports.sh checks). */
 #pragma weak PMPI_Gather
@@ -50,8 +52,6 @@ atomic_bool zc_mpi_is_ready;
 static MPI_Comm priv;       /* the collector's duplicate of MPI_COMM_WORLD */
 static bool have_priv, job; /* job: one archive for the whole job (agreed by every rank) */
 static bool linked;         /* libmpi was there when we were loaded: the weak references resolve */
-static bool launched;       /* started by an MPI launcher */
-static atomic_bool init_seen;
 
 /* The PMPI function `name` of an MPI library loaded after us. Python's extension modules are
  * loaded RTLD_LOCAL, so their libmpi is not in the global scope that RTLD_DEFAULT searches:
@@ -79,19 +79,16 @@ void *zc_mpi_resolve(const char *name) {
     return a.p;
 }
 
-/* Before MPI_Init an MPI program is not yet a job: events wait for the job's archive if MPI
- * will come (the program links libmpi and a launcher started it). A program that never calls
- * MPI_Init writes them to its own archive at exit. */
-bool zc_mpi_expected(void) { return linked && launched && !atomic_load(&init_seen); }
-bool zc_mpi_launched(void) { return linked && launched; }
-
-/* Set at load time, whatever ZECOLL_ENABLE says: every rank must take part in MPI_Init's
- * collective steps, including a rank whose collector is off. */
-__attribute__((constructor)) static void mpi_detect(void) {
+/* Set at load time (the collector's constructor, first), whatever ZECOLL_ENABLE says: every rank
+ * must take part in MPI_Init's collective steps, including a rank whose collector is off. Before
+ * MPI_Init an MPI program is not yet a job: events wait for the job's archive if MPI will come
+ * (the program links libmpi and a launcher started it: zc_job.mpi_expected, until MPI_Init). A
+ * program that never calls MPI_Init writes them to its own archive at exit. */
+static void mpi_detect(void) {
     linked = zc_mpi_linked();
-    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-        if (getenv(vars[i])) launched = true;
+    zc_job.mpi_linked = linked;
+    zc_job.mpi_launched = linked && zc_launcher_started();
+    atomic_store(&zc_job.mpi_expected, zc_job.mpi_launched);
 }
 
 /* The child of a fork is not an MPI process of the job. */
@@ -113,7 +110,8 @@ static void mpi_thread_exit(void) {
     zc_mpi_tls.fast = NULL;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {.name = "mpi", .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
+const struct zc_subsystem zc_mpi_subsystem = {
+    .name = "mpi", .detect = mpi_detect, .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {
@@ -335,7 +333,7 @@ static void record_region(uint32_t fn, struct zc_mpi_special *s) {
 }
 
 static void after_init(void) {
-    atomic_store(&init_seen, true);
+    atomic_store(&zc_job.mpi_expected, false);
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) != MPI_SUCCESS) {
         /* a collective failure: every rank ends up here */
         ZC_WARN("cannot duplicate MPI_COMM_WORLD: each rank records on its own");
@@ -395,7 +393,6 @@ void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
     if (zc_active()) zc_win_time_base();
 }
 
-/* Also called by the collector's constructor, which may run before mpi_detect. */
 bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL; }
 
 void zc_mpi_finalize_prepare(void) {

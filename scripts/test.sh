@@ -3,7 +3,7 @@
 # The test command: installs missing dependencies, then builds and runs the whole ctest suite three
 # times: a -Werror build, an ASan+UBSan build, and a TSan build (threaded tests, label "tsan"); the
 # TSan build's tests run twice, the second time through both writer threads
-# (ZECOLL_WRITER_STAGES=2: a 2-CPU machine otherwise runs one, collector/zc_loc.c). The default
+# (ZECOLL_WRITER_STAGES=2: a 2-CPU machine otherwise runs one, collector/writer/zc_writer.c). The default
 # build's PAPI tests run once more with PAPI's perf_event component made to look disabled
 # (ZECOLL_TEST_FAKE_NO_PMU=1, tests/papi/run_papi_test.py), so the path of a CPU that libpfm4 does
 # not know stays tested on hosts that have a PMU. It ends with every test skipped in each run and

@@ -25,9 +25,9 @@
 #ifndef ZC_ZE_INTERNAL_H
 #define ZC_ZE_INTERNAL_H
 
-#include "../zc_core.h"
-#include "../zc_papi.h"
-#include "../zc_map.h"
+#include "zc_core.h"
+#include "zc_papi.h"
+#include "zc_map.h"
 #include "zc_ze_gen.h"
 
 #define ZC_ZE_MAX_DEVICES 64

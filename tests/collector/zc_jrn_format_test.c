@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The salvage journal's record encoding (collector/zc_jrn_format.h), which the collector writes
+/* The salvage journal's record encoding (collector/archive/zc_jrn_format.h), which the collector writes
  * and zecoll-salvage reads:
  *   - varints are LEB128 (known byte vectors), and every value below 2^16, 2^k - 1 / 2^k /
  *     2^k + 1 for k = 0..63 and random values of every bit length read back as written; cut
