@@ -35,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
 sys.path.insert(0, HERE)
+from check_comm import check_matrix, world_of  # noqa: E402
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -166,6 +167,8 @@ def read_archive(path):
             comms[c._ref] = c.name
         A["comms"] = comms
         cs_param = [p for p in d.parameters if p.name == "callsite id"]
+        world = world_of(d, info)
+        sends = []  # the communication matrix (check_comm.py)
         stacks = collections.defaultdict(list)
         dev_recs, host_cs, counts, metrics, offs = [], {}, collections.Counter(), collections.Counter(), {}
         host_regions = []  # (rank, name, paradigm, dur, bytes, comm, outer)
@@ -246,6 +249,8 @@ def read_archive(path):
             elif kind in ("MpiSend", "MpiRecv", "MpiIsend", "MpiIrecv"):
                 if st:
                     st[-1]["bytes"] += ev.msg_length
+                if kind in ("MpiSend", "MpiIsend"):
+                    sends.append((ref, ev.communicator._ref, ev.receiver, ev.msg_length, world))
             elif kind in ("MpiCollectiveEnd", "NonBlockingCollectiveComplete"):
                 if st:
                     st[-1]["bytes"] += ev.size_sent + ev.size_received
@@ -283,7 +288,7 @@ def read_archive(path):
                     c[1] += mlast[ref][mref] - v
         A["papi"] = {"members": {m._ref: m for m in d.metric_members}, "summed": summed, "regions": mreg, "ranks": mrank,
                      "quality": mq}
-        A.update(regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
+        A.update(sends=sends, regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
                  first=first, last=last, off_windows=off_windows, stacks=stacks, mpi_iv=mpi_iv)
     return A
 
@@ -775,6 +780,8 @@ def main():
             E = json.load(f)
     C = Checker(a.v)
     check(C, A, R, truth, E)
+    if A["sends"] or "comm_matrix" in R:
+        check_matrix(C, A, R)
     if a.papi_expected:
         with open(a.papi_expected) as f:
             check_papi_expected(C, R, json.load(f))
