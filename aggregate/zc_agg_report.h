@@ -278,6 +278,8 @@ extern const size_t agg_nsections;
 /* ================================================================ wait states (zc_agg_waits.c) */
 /* Matches the gathered records: wait-state and GPU-idle rows of the report. 0, or -1 out of memory. */
 int agg_waits_build(struct agg_report *r, const struct agg_stats *s);
+/* The findings (zc_agg_sec_findings.c), from the sections built before; whether Level Zero was active. */
+void agg_findings_build(struct agg_report *r, const struct agg_stats *s);
 
 /* ================================================================ building (zc_agg_report.c) */
 /* Zeroed room for n + 1 elements (never NULL for n = 0), freed with the report; NULL when out of

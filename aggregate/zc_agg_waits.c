@@ -451,6 +451,7 @@ int agg_waits_build(struct agg_report *r, const struct agg_stats *s) {
         r->w_nbelow += r->wc[i].n_below;
     }
     ret = idle_rows(&c);
+    if (!ret) agg_findings_build(r, s);
 out:
     free(c.unc);
     free(c.w);
