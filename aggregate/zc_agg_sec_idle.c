@@ -26,7 +26,7 @@ static const struct txt_col iw_cols[] = {
 static void text(const struct agg_report *r, struct agg_text *t) {
     if (!r->nidl) return;
     const struct r_idle *j = &r->idle_job;
-    char a[64], b[64], c[64], d[64], e[64], g[64];
+    char a[64], b[64], c[64], d[64], e[64], h[64];
     txt_heading(t, "GPU idle: %s in %llu gaps = %s of the devices' time (ranks' wall x devices)", TXT_NS(a, j->total),
                 LLU(j->gaps), TXT_PCT(b, j->share));
     fprintf(t->f, "while the host was in MPI %s, in a Level Zero synchronisation %s, outside recording %s, computing %s\n",
@@ -37,7 +37,7 @@ static void text(const struct agg_report *r, struct agg_text *t) {
         const struct r_idle *x = &r->idl[i];
         fprintf(t->f, "%-6u %10s %7s %10s %10s %10s %10s\n", x->rank, TXT_NS(a, x->total), TXT_PCT(b, x->share),
                 TXT_NS(c, x->ns[AGG_IDLE_MPI]), TXT_NS(d, x->ns[AGG_IDLE_SYNC]), TXT_NS(e, x->ns[AGG_IDLE_OFF]),
-                TXT_NS(g, x->ns[AGG_IDLE_COMPUTE]));
+                TXT_NS(h, x->ns[AGG_IDLE_COMPUTE]));
     }
     if (r->niw) {
         fprintf(t->f, "idle while in MPI, by wait state and blamed rank (top %u):\n", txt_min(t->top, r->niw));
