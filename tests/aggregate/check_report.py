@@ -709,6 +709,12 @@ def check(C, A, R, truth, expected):
                        E["mpi_ns"][k] / (E["span"][k][1] - E["span"][k][0] - E["mpi_off_ns"][k]), 5.1e-7)
         if "events" in E:
             C.eq("synth: events", R["job"]["events"], E["events"])
+        if "waits" in E:  # the planted wait states (and the allreduces' Wait at NxN), exactly
+            keys = ("wait_state", "waiting", "blamed", "waits", "ns", "waits_below_uncertainty", "ns_below_uncertainty")
+            C.eq("synth: wait states by (waiting, blamed) pair",
+                 sorted(tuple(x[k] for k in keys) for x in R["wait_states"]["by_pair"]),
+                 sorted(tuple(x[k] for k in keys) for x in E["waits"]["by_pair"]))
+            C.eq("synth: wait-state time", R["wait_states"]["ns"], E["waits"]["ns"])
         if "papi" in E:  # every counter's deltas per region and per rank, as generated
             C.eq("synth: papi regions",
                  {(x["counter"], x["region"]): (x["calls"], x["total"], x["min"], x["max"], x["region_ns"]) for x in R["papi"]["regions"]},
