@@ -256,7 +256,7 @@ enum agg_rec_type {
     REC_SEND = 1, /* comm, src << 32 | dst, tag, t event, t enter, t leave, region << 8 | blocking, loc index, bytes */
     REC_RECV,     /* comm, src << 32 | dst, tag, t posted, t enter (completing call), t leave, region << 8 | blocking, loc index, bytes */
     REC_COLL,     /* comm, rank << 32 | sequence on (rank, comm), op << 32 | root (world), t enter, t leave, -, region, loc index */
-    REC_PIECE,    /* rank << 32 | device node, gap start, call loc index, call enter, piece start, piece end: idle during an MPI call */
+    REC_PIECE,    /* rank << 32 | device node, gap start, call loc index, call enter, piece start, piece end, 1 once the gap ended: idle during an MPI call */
     REC_GAP,      /* rank << 32 | device node, start, end, ns by enum agg_idle_cause (4 words): a process's longest gaps */
 };
 #define AGG_REC_W 10

@@ -27,7 +27,7 @@ void agg_idle_host(struct pctx *c, uint64_t t) {
 }
 
 void agg_idle_gap_start(struct pctx *c, struct dst *v, uint64_t t) {
-    (void)c;
+    v->g_rec = c->s->nrec;
     v->g_t = t;
     for (int k = 0; k < AGG_IDLE_NCAUSES; k++) v->g_ns[k] = 0;
 }
@@ -47,11 +47,18 @@ static void piece(struct pctx *c, struct dst *v, uint64_t t) {
     w[4] = c->own_enter;
     w[5] = a;
     w[6] = t;
+    w[7] = 0; /* until its gap ends */
 }
 
 void agg_idle_gap_end(struct pctx *c, struct dst *v, uint64_t t) {
     dev_to(c, v, t);
     piece(c, v, t);
+    /* its pieces count now that it is a gap (idle after the last operation is none) */
+    uint64_t key = (uint64_t)c->rank << 32 | v->node;
+    for (size_t i = v->g_rec; i < c->s->nrec; i++) {
+        uint64_t *w = agg_rec(c->s, i);
+        if (w[0] == REC_PIECE && w[1] == key && w[2] == v->idle_start) w[7] = 1;
+    }
     uint64_t dur = t - v->idle_start;
     for (int k = 0; k < AGG_IDLE_NCAUSES; k++) {
         struct agg_acc *a = agg_stats_get(c->s, T_IDLE, (uint32_t)k, c->rank, v->node);

@@ -68,6 +68,7 @@ struct dst { /* a device: operations running now by class, and what they add up 
     uint64_t last_t, busy, busy_c, busy_x, overlap, offns, first, last, idle_start;
     bool any, idle, gap_off;
     uint64_t g_t, g_ns[AGG_IDLE_NCAUSES]; /* the gap in progress: accounted up to g_t, by host cause */
+    size_t g_rec;                          /* the first record since it began (its MPI pieces) */
 };
 
 struct gap_top { /* one of the process's longest idle gaps */

@@ -280,6 +280,7 @@ extern const size_t agg_nsections;
 int agg_waits_build(struct agg_report *r, const struct agg_stats *s);
 /* The findings (zc_agg_sec_findings.c), from the sections built before; whether Level Zero was active. */
 void agg_findings_build(struct agg_report *r, const struct agg_stats *s);
+void agg_findings_html(const struct agg_report *r, FILE *f);
 
 /* ================================================================ building (zc_agg_report.c) */
 /* Zeroed room for n + 1 elements (never NULL for n = 0), freed with the report; NULL when out of

@@ -71,7 +71,7 @@ static void wait_findings(struct agg_report *r, struct r_finding *all, uint32_t 
         char who[64], t[64];
         ranks_text(who, sizeof(who), rk, k);
         agg_fmt_ns(t, sizeof(t), (double)ns);
-        add(r, all, n, w->ns, "waits", "%s %s %.0f%% of %s MPI time (%s) in %s%s, %.0f%% of it for rank %u", who,
+        add(r, all, n, w->ns, "waits", "%s %s %.1f%% of %s MPI time (%s) in %s%s, %.1f%% of it for rank %u", who,
             k == 1 ? "spends" : "spend", 100 * rep_ratio(ns, mpi), k == 1 ? "its" : "their", t, w->cls_name,
             w->cls == W_LATE_SENDER ? " (waiting for late senders)" : "", 100 * rep_ratio(bns, ns), blamed);
     }
@@ -87,7 +87,7 @@ static void idle_findings(struct agg_report *r, struct r_finding *all, uint32_t 
             if (r->idl[j].rank == x->rank) ri = &r->idl[j];
         if (!ri) continue;
         add(r, all, n, x->ns, "gpu-idle",
-            "rank %u's GPUs idle %.0f%% of the run, %.0f%% of that while rank %u waits in %s (%s) for rank %u", x->rank,
+            "rank %u's GPUs idle %.1f%% of the run, %.1f%% of that while rank %u waits in %s (%s) for rank %u", x->rank,
             100 * ri->share, 100 * x->share, x->rank, x->fn, x->cls_name, x->blamed);
         done[nd++] = x->rank;
     }
@@ -98,7 +98,7 @@ static void idle_findings(struct agg_report *r, struct r_finding *all, uint32_t 
     for (int k = 1; k < AGG_IDLE_NCAUSES; k++)
         if (j->ns[k] > j->ns[best]) best = k;
     if (j->total && j->share >= 0.05)
-        add(r, all, n, j->ns[best], "gpu-idle", "GPUs are idle %.0f%% of the devices' time; %.0f%% of that while %s", 100 * j->share,
+        add(r, all, n, j->ns[best], "gpu-idle", "GPUs are idle %.1f%% of the devices' time; %.1f%% of that while %s", 100 * j->share,
             100 * rep_ratio(j->ns[best], j->total), what[best]);
 }
 
@@ -110,7 +110,7 @@ static void mpi_finding(struct agg_report *r, struct r_finding *all, uint32_t *n
         if (!top || r->mr[i].share > top->share) top = &r->mr[i];
     }
     if (!top || !r->mpi_total) return;
-    add(r, all, n, r->mpi_total, "communication", "MPI takes %.0f%% of the ranks' recorded time (rank %u the most: %.0f%%)",
+    add(r, all, n, r->mpi_total, "communication", "MPI takes %.1f%% of the ranks' recorded time (rank %u the most: %.1f%%)",
         100 * rep_ratio(r->mpi_total, denom), top->rank, 100 * top->share);
 }
 
@@ -153,7 +153,7 @@ static void json(const struct agg_report *r, FILE *f) {
     fputs("]}", f);
 }
 
-static void html(const struct agg_report *r, FILE *f) {
+void agg_findings_html(const struct agg_report *r, FILE *f) {
     if (!r->nfnd && r->any_l0) return;
     fputs("<h2 id=\"findings\">Findings</h2>\n", f);
     if (!r->any_l0) fputs("<p>No Level Zero activity was recorded: MPI and host sections only.</p>\n", f);
@@ -166,4 +166,5 @@ static void html(const struct agg_report *r, FILE *f) {
     fputs("</ol>\n", f);
 }
 
-const struct agg_section agg_sec_findings = {"findings", NULL, text, NULL, json, html};
+/* its HTML opens the overview (zc_agg_sec_job.c), above the cards */
+const struct agg_section agg_sec_findings = {"findings", NULL, text, NULL, json, NULL};

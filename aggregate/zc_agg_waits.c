@@ -246,7 +246,8 @@ static int compute(struct wctx *c) {
         tally(c, WT_COMM, w->cls, w->comm, 0, w);
         tally(c, WT_PAIR, w->cls, w->waiter, w->blamed, w);
     }
-    for (size_t i = at[REC_PIECE]; i < at[REC_PIECE + 1]; i++) piece(c, s->rec + ix[i] * AGG_REC_W);
+    for (size_t i = at[REC_PIECE]; i < at[REC_PIECE + 1]; i++)
+        if (s->rec[ix[i] * AGG_REC_W + 7]) piece(c, s->rec + ix[i] * AGG_REC_W); /* of a gap that ended */
     free(ix);
     return c->t.oom ? -1 : 0;
 }
