@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #define AGG_NONE UINT32_MAX
-#define AGG_SCHEMA_VERSION 2
+#define AGG_SCHEMA_VERSION 3
 #define AGG_SCHEMA_VERSION_MIN 1 /* --diff reads reports back to this version */
 #define AGG_TOPK_MAX 16
 

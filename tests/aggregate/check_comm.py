@@ -4,6 +4,7 @@ aggregator: messages and bytes per (communicator, sender, receiver) world-rank p
 the send (MpiSend, MpiIsend), communicator ranks mapped to world ranks through the
 communicator's group (an intercommunicator's peer is in the group the caller is not in)."""
 import collections
+import math
 
 
 def _members(grp, rank_of_loc):
@@ -61,3 +62,141 @@ def check_matrix(C, A, R):
     coll = sum(c["bytes"] for c in R["mpi"]["collectives"])
     fn = sum(m["bytes"] for m in R["mpi"]["functions"])
     C.eq("matrix bytes x 2 = MPI functions' bytes - collectives' bytes", 2 * cm["bytes"], fn - coll)
+
+
+# ---------------------------------------------------------------------------------------------
+# wait states, recomputed from the archive's events (docs/report-schema.md, wait_states)
+
+NXN = {"ALLGATHER", "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE_SCATTER",
+       "REDUCE_SCATTER_BLOCK"}
+CLASS_ORDER = ["Late Sender", "Late Receiver", "Wait at NxN", "Wait at Barrier", "Late Broadcast", "Late Scatter",
+               "Early Reduce", "Early Gather"]
+
+
+class MpiEvents:
+    """What read_archive's event loop hands over: message ends and blocking collectives, each with
+    its MPI call's Enter (and Leave, filled when the call closes)."""
+
+    def __init__(self, info, world):
+        self.info, self.world = info, world
+        self.sends, self.recvs, self.colls, self.post, self.seq = [], [], [], {}, collections.Counter()
+
+    def event(self, kind, ref, ev, t, st):
+        if not st or str(st[-1]["region"].paradigm) != "Paradigm.MPI":
+            return
+        f = st[-1]
+        me = self.info[ref]["rank"]
+        if kind == "MpiIrecvRequest":
+            self.post[(ref, ev.request_id)] = t
+            return
+        rec = {"loc": ref, "enter": f["t"], "fn": f["region"].name, "frame": f}
+        if kind in ("MpiSend", "MpiIsend"):
+            comm = ev.communicator._ref
+            rec.update(comm=comm, src=me, dst=self.world[comm](ev.receiver, me), tag=ev.msg_tag, t=t,
+                       blocking=kind == "MpiSend")
+            self.sends.append(rec)
+        elif kind in ("MpiRecv", "MpiIrecv"):
+            comm = ev.communicator._ref
+            post = f["t"] if kind == "MpiRecv" else self.post.pop((ref, ev.request_id), f["t"])
+            rec.update(comm=comm, src=self.world[comm](ev.sender, me), dst=me, tag=ev.msg_tag, t=post,
+                       blocking=kind == "MpiRecv")
+            self.recvs.append(rec)
+        elif kind == "MpiCollectiveEnd":
+            comm = ev.communicator._ref
+            op = str(ev.collective_op).split(".")[-1]
+            root = ev.root
+            rw = None if root in (None, 0xFFFFFFFF) else self.world[comm](root, me)
+            rec.update(comm=comm, rank=me, op=op, root=rw, seq=self.seq[(me, comm)])
+            self.seq[(me, comm)] += 1
+            self.colls.append(rec)
+        else:
+            return
+        f.setdefault("recs", []).append(rec)
+
+    @staticmethod
+    def leave(f, t):
+        for rec in f.get("recs", ()):
+            rec["leave"] = t
+
+
+def wait_states(M, offsets):
+    """{(class, waiting, blamed): [waits, ns, waits below, ns below]}"""
+    sd = collections.defaultdict(float)
+    for loc, offs in offsets.items():
+        for _, _, s in offs:
+            sd[loc & 0xFFFFFFFF] = max(sd[loc & 0xFFFFFFFF], s)
+    unc = {r: math.ceil(v) for r, v in sd.items()}
+    waits = {}  # (loc, enter) -> (wait, class index, blamed, waiting)
+
+    def add(cls, waiting, blamed, rec, w):
+        if w <= 0:
+            return
+        key = (rec["loc"], rec["enter"])
+        cand = (w, -CLASS_ORDER.index(cls), -blamed, waiting)
+        if key not in waits or cand > waits[key]:
+            waits[key] = cand
+    groups = collections.defaultdict(lambda: ([], []))
+    for s in M.sends:
+        groups[(s["comm"], s["src"], s["dst"], s["tag"])][0].append(s)
+    for r in M.recvs:
+        groups[(r["comm"], r["src"], r["dst"], r["tag"])][1].append(r)
+    for (_, src, dst, _), (ss, rr) in groups.items():
+        ss.sort(key=lambda x: (x["t"], x["loc"], x["enter"]))
+        rr.sort(key=lambda x: (x["t"], x["loc"], x["enter"]))
+        for s, r in zip(ss, rr):
+            if s["enter"] > r["enter"] and r["leave"] > r["enter"]:
+                add("Late Sender", dst, src, r, min(s["enter"] - r["enter"], r["leave"] - r["enter"]))
+            if s["blocking"] and r["t"] > s["enter"] and (s["fn"] == "MPI_Ssend" or (s["fn"] == "MPI_Send" and s["leave"] > r["t"])):
+                add("Late Receiver", src, dst, s, min(r["t"], s["leave"]) - s["enter"])
+    inst = collections.defaultdict(list)
+    for c in M.colls:
+        inst[(c["comm"], c["seq"])].append(c)
+    for members in inst.values():
+        members.sort(key=lambda x: x["rank"])
+        op, root = members[0]["op"], members[0]["root"]
+        last = max(members, key=lambda x: (x["enter"], -x["rank"]))
+        if op == "BARRIER" or op in NXN:
+            for m in members:
+                if m is not last:
+                    add("Wait at Barrier" if op == "BARRIER" else "Wait at NxN", m["rank"], last["rank"], m,
+                        min(last["enter"] - m["enter"], m["leave"] - m["enter"]))
+            continue
+        rt = [m for m in members if m["rank"] == root]
+        if not rt:
+            continue
+        rt = rt[0]
+        others = [m for m in members if m is not rt]
+        if op in ("BCAST", "SCATTER", "SCATTERV"):
+            for m in others:
+                if rt["enter"] > m["enter"]:
+                    add("Late Broadcast" if op == "BCAST" else "Late Scatter", m["rank"], root, m,
+                        min(rt["enter"] - m["enter"], m["leave"] - m["enter"]))
+        elif op in ("REDUCE", "GATHER", "GATHERV") and others:
+            first = min(others, key=lambda x: (x["enter"], x["rank"]))
+            if first["enter"] > rt["enter"]:
+                add("Early Reduce" if op == "REDUCE" else "Early Gather", root, first["rank"], rt,
+                    min(first["enter"] - rt["enter"], rt["leave"] - rt["enter"]))
+    out = collections.defaultdict(lambda: [0, 0, 0, 0])
+    for w, ci, nb, waiting in waits.values():
+        cls, blamed = CLASS_ORDER[-ci], -nb
+        o = out[(cls, waiting, blamed)]
+        if w > unc.get(waiting, 0) + unc.get(blamed, 0):
+            o[0] += 1
+            o[1] += w
+        else:
+            o[2] += 1
+            o[3] += w
+    return dict(out)
+
+
+def check_waits(C, A, R):
+    """the report's wait states per (class, waiting, blamed) against the recomputed ones"""
+    ws = R.get("wait_states")
+    C.true("wait_states in the report", ws is not None)
+    if ws is None:
+        return
+    want = wait_states(A["mpi_events"], A["offsets"])
+    got = {(x["wait_state"], x["waiting"], x["blamed"]): [x["waits"], x["ns"], x["waits_below_uncertainty"],
+                                                          x["ns_below_uncertainty"]] for x in ws["by_pair"]}
+    C.eq("wait states by (class, waiting, blamed)", got, want)
+    C.eq("wait-state time", ws["ns"], sum(v[1] for v in want.values()))

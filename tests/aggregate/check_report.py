@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
 sys.path.insert(0, HERE)
-from check_comm import check_matrix, world_of  # noqa: E402
+from check_comm import MpiEvents, check_matrix, check_waits, world_of  # noqa: E402
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -169,6 +169,7 @@ def read_archive(path):
         cs_param = [p for p in d.parameters if p.name == "callsite id"]
         world = world_of(d, info)
         sends = []  # the communication matrix (check_comm.py)
+        mpi_ev = MpiEvents(info, world)  # the wait states (check_comm.py)
         stacks = collections.defaultdict(list)
         dev_recs, host_cs, counts, metrics, offs = [], {}, collections.Counter(), collections.Counter(), {}
         host_regions = []  # (rank, name, paradigm, dur, bytes, comm, outer)
@@ -215,6 +216,7 @@ def read_archive(path):
                 if not st or st[-1]["region"]._ref != ev.region._ref:
                     continue
                 f = st.pop()
+                MpiEvents.leave(f, t)
                 dur = t - f["t"]
                 reg = f["region"]
                 m0 = f["m"]
@@ -251,7 +253,12 @@ def read_archive(path):
                     st[-1]["bytes"] += ev.msg_length
                 if kind in ("MpiSend", "MpiIsend"):
                     sends.append((ref, ev.communicator._ref, ev.receiver, ev.msg_length, world))
+                mpi_ev.event(kind, ref, ev, t, st)
+            elif kind == "MpiIrecvRequest":
+                mpi_ev.event(kind, ref, ev, t, st)
             elif kind in ("MpiCollectiveEnd", "NonBlockingCollectiveComplete"):
+                if kind == "MpiCollectiveEnd":
+                    mpi_ev.event(kind, ref, ev, t, st)
                 if st:
                     st[-1]["bytes"] += ev.size_sent + ev.size_received
                     st[-1]["comm"] = ev.communicator._ref
@@ -288,7 +295,7 @@ def read_archive(path):
                     c[1] += mlast[ref][mref] - v
         A["papi"] = {"members": {m._ref: m for m in d.metric_members}, "summed": summed, "regions": mreg, "ranks": mrank,
                      "quality": mq}
-        A.update(sends=sends, regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
+        A.update(mpi_events=mpi_ev, sends=sends, regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
                  first=first, last=last, off_windows=off_windows, stacks=stacks, mpi_iv=mpi_iv)
     return A
 
@@ -788,6 +795,8 @@ def main():
     check(C, A, R, truth, E)
     if A["sends"] or "comm_matrix" in R:
         check_matrix(C, A, R)
+    if A["mpi_events"].colls or A["mpi_events"].recvs or "wait_states" in R:
+        check_waits(C, A, R)
     if a.papi_expected:
         with open(a.papi_expected) as f:
             check_papi_expected(C, R, json.load(f))
