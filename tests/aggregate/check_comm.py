@@ -200,3 +200,75 @@ def check_waits(C, A, R):
                                                           x["ns_below_uncertainty"]] for x in ws["by_pair"]}
     C.eq("wait states by (class, waiting, blamed)", got, want)
     C.eq("wait-state time", ws["ns"], sum(v[1] for v in want.values()))
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU idle by what the host did, recomputed from the archive (docs/report-schema.md, gpu_idle)
+
+SYNC = {"zeCommandQueueSynchronize", "zeEventHostSynchronize", "zeFenceHostSynchronize", "zeContextSystemBarrier"}
+
+
+def _union(iv):
+    out = []
+    for s, e in sorted(iv):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def _minus(a, b):
+    out = []
+    for s, e in a:
+        for bs, be in b:
+            if be <= s or bs >= e:
+                continue
+            if bs > s:
+                out.append([s, bs])
+            s = max(s, be)
+            if s >= e:
+                break
+        if s < e:
+            out.append([s, e])
+    return out
+
+
+def _measure(iv):
+    return sum(e - s for s, e in iv)
+
+
+def gpu_idle(A):
+    """{rank: (mpi, l0 sync, outside recording, compute)} ns of its devices' gaps between busy periods"""
+    info = A["info"]
+    busy = collections.defaultdict(list)
+    for d in A["dev_recs"]:
+        if d["role"] != "RegionRole.BARRIER":
+            busy[(d["rank"], info[d["ref"]]["dev_ref"])].append((d["start"], d["end"]))
+    sync = collections.defaultdict(list)
+    for r, ref, name, s, e in A["regions"]:
+        if not info[ref]["stream"] and name in SYNC:
+            sync[r].append((s, e))
+    off = collections.defaultdict(list)
+    for ref, w in A["off_windows"].items():
+        if not info[ref]["stream"]:
+            off[info[ref]["rank"]] += [tuple(x) for x in w]
+    out = collections.defaultdict(lambda: [0, 0, 0, 0])
+    for (r, _), iv in busy.items():
+        u = _union(iv)
+        gaps = _minus([[u[0][0], u[-1][1]]], u)
+        rest = gaps
+        for k, states in enumerate((A["mpi_iv"].get(r, []), sync[r], off[r])):
+            s = _union(states)
+            inside = _minus(rest, _minus(rest, s))
+            out[r][k] += _measure(inside)
+            rest = _minus(rest, s)
+        out[r][3] += _measure(rest)
+    return {r: tuple(v) for r, v in out.items()}
+
+
+def check_gpu_idle(C, A, R):
+    want = gpu_idle(A)
+    got = {x["rank"]: (x["mpi_ns"], x["l0_sync_ns"], x["outside_recording_ns"], x["host_compute_ns"])
+           for x in R["gpu_idle"]["by_rank"]}
+    C.eq("GPU idle per rank by host cause (MPI, L0 sync, off, compute)", got, want)

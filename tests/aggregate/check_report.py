@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
 sys.path.insert(0, HERE)
-from check_comm import MpiEvents, check_matrix, check_waits, world_of  # noqa: E402
+from check_comm import MpiEvents, check_gpu_idle, check_matrix, check_waits, world_of  # noqa: E402
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -797,6 +797,8 @@ def main():
         check_matrix(C, A, R)
     if A["mpi_events"].colls or A["mpi_events"].recvs or "wait_states" in R:
         check_waits(C, A, R)
+    if "gpu_idle" in R:
+        check_gpu_idle(C, A, R)
     if a.papi_expected:
         with open(a.papi_expected) as f:
             check_papi_expected(C, R, json.load(f))
