@@ -208,7 +208,8 @@ def check_waits(C, A, R):
 SYNC = {"zeCommandQueueSynchronize", "zeEventHostSynchronize", "zeFenceHostSynchronize", "zeContextSystemBarrier"}
 
 
-def _union(iv):
+def union(iv):
+    """[(s, e)] -> merged list; touching intervals merge, zero-length ones split gaps (also check_report.py's)"""
     out = []
     for s, e in sorted(iv):
         if out and s <= out[-1][1]:
@@ -218,7 +219,8 @@ def _union(iv):
     return out
 
 
-def _minus(a, b):
+def minus(a, b):
+    """merged intervals a without merged intervals b"""
     out = []
     for s, e in a:
         for bs, be in b:
@@ -234,7 +236,7 @@ def _minus(a, b):
     return out
 
 
-def _measure(iv):
+def measure(iv):
     return sum(e - s for s, e in iv)
 
 
@@ -255,15 +257,15 @@ def gpu_idle(A):
             off[info[ref]["rank"]] += [tuple(x) for x in w]
     out = collections.defaultdict(lambda: [0, 0, 0, 0])
     for (r, _), iv in busy.items():
-        u = _union(iv)
-        gaps = _minus([[u[0][0], u[-1][1]]], u)
+        u = union(iv)
+        gaps = minus([[u[0][0], u[-1][1]]], u)
         rest = gaps
         for k, states in enumerate((A["mpi_iv"].get(r, []), sync[r], off[r])):
-            s = _union(states)
-            inside = _minus(rest, _minus(rest, s))
-            out[r][k] += _measure(inside)
-            rest = _minus(rest, s)
-        out[r][3] += _measure(rest)
+            s = union(states)
+            inside = minus(rest, minus(rest, s))
+            out[r][k] += measure(inside)
+            rest = minus(rest, s)
+        out[r][3] += measure(rest)
     return {r: tuple(v) for r, v in out.items()}
 
 

@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
 sys.path.insert(0, HERE)
-from check_comm import MpiEvents, check_gpu_idle, check_matrix, check_waits, world_of  # noqa: E402
+from check_comm import MpiEvents, check_gpu_idle, check_matrix, check_waits, measure, minus, union, world_of  # noqa: E402
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -72,39 +72,6 @@ def direction(kind, s, d):
         return "image"
     sd, dd = s == "D", d == "D"
     return "D2D" if sd and dd else "H2D" if dd else "D2H" if sd else "H2H"
-
-
-def union(intervals):
-    """[(s, e)] -> merged list; touching intervals merge, zero-length ones split gaps."""
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1][1] = e
-        else:
-            out.append([s, e])
-    return out
-
-
-def measure(iv):
-    return sum(e - s for s, e in iv)
-
-
-def minus(a, b):
-    """merged intervals a without merged intervals b"""
-    out = []
-    for s, e in a:
-        for bs, be in b:
-            if be <= s or bs >= e:
-                continue
-            if bs > s:
-                out.append([s, bs])
-            s = max(s, be)
-            if s >= e:
-                break
-        if s < e:
-            out.append([s, e])
-    return out
 
 
 class Checker:
