@@ -68,6 +68,7 @@ static int pctx_init(struct pctx *c, const struct agg_defs *d, struct agg_stats 
 }
 
 static void pctx_free(struct pctx *c) {
+    agg_comm_free(c); /* reads the locations' pending records: before they go */
     for (uint32_t i = 0; c->ls && i < c->nls; i++) {
         free(c->ls[i].fr);
         agg_metric_free(&c->ls[i]);
@@ -79,7 +80,6 @@ static void pctx_free(struct pctx *c) {
     agg_map_free(&c->pend);
     agg_map_free(&c->early);
     agg_map_free(&c->wmark);
-    agg_comm_free(c);
 }
 
 /* ---------------------------------------------------------------- opening */

@@ -263,10 +263,15 @@ static int cmp_wait(const void *x, const void *y) {
     return (a->b > b->b) - (a->b < b->b);
 }
 
+/* r->mr is in rank order (zc_agg_sec_mpi.c) */
 static uint64_t rank_mpi(const struct agg_report *r, uint32_t rank) {
-    for (uint32_t i = 0; i < r->nmr; i++)
-        if (r->mr[i].rank == rank) return r->mr[i].mpi_ns;
-    return 0;
+    uint32_t lo = 0, hi = r->nmr;
+    while (lo < hi) {
+        uint32_t m = (lo + hi) / 2;
+        if (r->mr[m].rank < rank) lo = m + 1;
+        else hi = m;
+    }
+    return lo < r->nmr && r->mr[lo].rank == rank ? r->mr[lo].mpi_ns : 0;
 }
 
 static int rows(struct wctx *c, uint32_t table, struct r_wait **out, uint32_t *n) {
@@ -355,23 +360,24 @@ static void gap_cause(struct wctx *c, struct r_idlegap *g) {
 static int idle_rows(struct wctx *c) {
     struct agg_report *r = c->r;
     const struct agg_stats *s = c->s;
-    if (!REP_ALLOC(r, r->idl, s->nranks)) return -1;
+    uint32_t *row = rep_alloc(r, s->nranks, sizeof(uint32_t)); /* rank -> its row */
+    if (!row || !REP_ALLOC(r, r->idl, s->nranks)) return -1;
     for (uint32_t q = 0; q < s->nranks; q++) {
         const struct agg_rank *x = &s->ranks[q];
+        row[q] = AGG_NONE;
         if (!x->present || !x->ndev) continue;
+        row[q] = r->nidl;
         struct r_idle *w = &r->idl[r->nidl++];
         w->rank = q;
         w->denom = (x->last > x->first ? x->last - x->first : 0) * x->ndev;
     }
     for (uint32_t i = 0; i < s->n; i++) {
         const struct agg_key *k = &s->keys[i];
-        if (k->table != T_IDLE || k->a >= AGG_IDLE_NCAUSES) continue;
-        for (uint32_t j = 0; j < r->nidl; j++)
-            if (r->idl[j].rank == k->b) {
-                r->idl[j].ns[k->a] += s->accs[i].sum;
-                r->idl[j].total += s->accs[i].sum;
-                if (k->a == 0) r->idl[j].gaps += s->accs[i].n;
-            }
+        if (k->table != T_IDLE || k->a >= AGG_IDLE_NCAUSES || k->b >= s->nranks || row[k->b] == AGG_NONE) continue;
+        struct r_idle *w = &r->idl[row[k->b]];
+        w->ns[k->a] += s->accs[i].sum;
+        w->total += s->accs[i].sum;
+        if (k->a == 0) w->gaps += s->accs[i].n;
     }
     for (uint32_t j = 0; j < r->nidl; j++) {
         struct r_idle *w = &r->idl[j];
@@ -396,8 +402,7 @@ static int idle_rows(struct wctx *c) {
         w->region = (uint32_t)k->c;
         w->fn = w->region == AGG_NONE ? "" : rep_region_name(r, w->region);
         w->ns = c->t.accs[i].sum;
-        for (uint32_t j = 0; j < r->nidl; j++)
-            if (r->idl[j].rank == w->rank) w->share = rep_ratio(w->ns, r->idl[j].total);
+        if (w->rank < s->nranks && row[w->rank] != AGG_NONE) w->share = rep_ratio(w->ns, r->idl[row[w->rank]].total);
     }
     qsort(r->iw, r->niw, sizeof(*r->iw), cmp_idlewait);
     /* the 10 longest gaps of the job: each reader kept its processes' 10 longest */
