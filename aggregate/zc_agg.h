@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #define AGG_NONE UINT32_MAX
-#define AGG_SCHEMA_VERSION 2
+#define AGG_SCHEMA_VERSION 3
 #define AGG_SCHEMA_VERSION_MIN 1 /* --diff reads reports back to this version */
 #define AGG_TOPK_MAX 16
 
@@ -39,6 +39,7 @@ struct agg_region {
     uint32_t name;
     uint8_t role, paradigm;
     uint8_t dev_class, host_class;
+    bool l0_sync;       /* a Level Zero host synchronisation (GPU idle attribution) */
     uint32_t xfer;      /* transfers: kind << 16 | source letter << 8 | destination letter */
 };
 
@@ -73,7 +74,7 @@ struct agg_loc {
 };
 
 struct agg_comm {
-    uint32_t name, group, parent, size;
+    uint32_t name, group, group_b, parent, size; /* group_b: an intercommunicator's second group */
     bool inter, defined;
 };
 
@@ -113,6 +114,8 @@ struct agg_defs {
     uint32_t nlocs;
     struct agg_comm *comms;
     uint32_t ncomms;
+    struct agg_mgroup *mgroups; /* MPI groups by group id (zc_agg_comm.c) */
+    uint32_t nmgroups, mpi_locs_group;
     uint32_t *group_size; /* members of groups (by group id), for communicator sizes */
     uint32_t ngroup_size;
     uint32_t callsite_param; /* "callsite id" parameter id, AGG_NONE if absent */
@@ -132,6 +135,20 @@ struct agg_defs {
     int mpi;                 /* "MPI Rank" process groups */
     char salvaged[64];       /* the ZECOLL::SALVAGED anchor property (A20), "" when absent */
 };
+
+/* MPI groups (zc_agg_comm.c): a COMM_LOCATIONS group lists locations, a communicator's group the
+ * indices into it; world rank = location id & 0xffffffff (A8, A13). */
+struct agg_mgroup {
+    uint64_t *m;
+    uint32_t n;
+    uint8_t type; /* OTF2_GroupType */
+};
+int agg_group_keep(struct agg_defs *d, uint32_t self, uint8_t type, uint32_t n, const uint64_t *members);
+void agg_groups_free(struct agg_defs *d);
+/* The world rank of rank `local` of communicator comm seen from world rank `self` (an
+ * intercommunicator's peer is in the other group); AGG_NONE when unknown. */
+uint32_t agg_comm_world(const struct agg_defs *d, uint32_t comm, uint32_t local, uint32_t self);
+bool agg_is_l0_sync(const char *region_name);
 
 /* Reads anchor + global definitions of ARCHIVE (the directory or its traces.otf2); stats every
  * event file. 0, or -1 with e filled. */
@@ -216,6 +233,9 @@ enum agg_table {
     T_METRIC,       /* a region, b metric member: counter deltas over the region's instances; x0 their durations */
     T_METRIC_RANK,  /* a metric member, b rank, c AGG_MK_*: n, sum (deltas; threads and counted spans) */
     T_MQ,           /* b location index: x0 Metric records without their Enter/Leave, x1 decreasing values, x2 one-sided regions */
+    T_MSG,          /* a communicator, b sender, c receiver (world ranks): n messages, bytes (the send side) */
+    T_MPI_SIZE,     /* a region, b size class (log2) of a message or a collective's bytes: n, bytes */
+    T_IDLE,         /* a enum agg_idle_cause, b rank, c device node: idle-gap ns while the host did that (sum), gaps (n) */
     T_COUNT
 };
 
@@ -225,6 +245,21 @@ struct agg_key {
     uint32_t table, a;
     uint64_t b, c;
 };
+
+/* What a rank's host did while its GPU was idle (priority in this order) */
+enum agg_idle_cause { AGG_IDLE_MPI, AGG_IDLE_SYNC, AGG_IDLE_OFF, AGG_IDLE_COMPUTE, AGG_IDLE_NCAUSES };
+
+/* Event records for what needs the other ranks (zc_agg_comm.c, zc_agg_idle.c): readers append
+ * them, rank 0 gathers all and sorts them before use (zc_agg_waits.c), so their order, which
+ * depends on the number of readers, never shows. AGG_REC_W words each, word 0 the type. */
+enum agg_rec_type {
+    REC_SEND = 1, /* comm, src << 32 | dst, tag, t event, t enter, t leave, region << 8 | blocking, loc index, bytes */
+    REC_RECV,     /* comm, src << 32 | dst, tag, t posted, t enter (completing call), t leave, region << 8 | blocking, loc index, bytes */
+    REC_COLL,     /* comm, rank << 32 | sequence on (rank, comm), op << 32 | root (world), t enter, t leave, -, region, loc index */
+    REC_PIECE,    /* rank << 32 | device node, gap start, call loc index, call enter, piece start, piece end, 1 once the gap ended: idle during an MPI call */
+    REC_GAP,      /* rank << 32 | device node, start, end, ns by enum agg_idle_cause (4 words): a process's longest gaps */
+};
+#define AGG_REC_W 10
 
 /* Per-rank record (dense by rank). */
 struct agg_rank {
@@ -254,6 +289,9 @@ struct agg_stats {
     uint32_t nranks, nbins;
     uint32_t topk;
     bool oom;
+    /* event records (enum agg_rec_type), n records of AGG_REC_W words */
+    uint64_t *rec;
+    size_t nrec, caprec;
     /* direct-mapped memo of recent lookups (entry indices are stable: entries are never removed) */
     uint32_t memo[1024];
 };
@@ -262,6 +300,9 @@ void agg_stats_free(struct agg_stats *s);
 struct agg_acc *agg_stats_get(struct agg_stats *s, uint32_t table, uint32_t a, uint64_t b, uint64_t c);
 struct agg_acc *agg_stats_find(const struct agg_stats *s, uint32_t table, uint32_t a, uint64_t b, uint64_t c);
 uint64_t *agg_stats_rank_bins(struct agg_stats *s, uint32_t rank); /* allocated on first use */
+/* A new zeroed record of type t; its index, or SIZE_MAX (s->oom set) */
+size_t agg_rec_add(struct agg_stats *s, uint64_t t);
+static inline uint64_t *agg_rec(const struct agg_stats *s, size_t i) { return s->rec + i * AGG_REC_W; }
 void agg_top_add(struct agg_top *t, uint32_t k, const struct agg_top_ent *e);
 /* Serialises into a malloc'd array of 64-bit words. */
 uint64_t *agg_stats_pack(const struct agg_stats *s, size_t *nwords);

@@ -51,6 +51,7 @@ void agg_dev_advance(struct pctx *c, struct dst *v, uint64_t t) {
 }
 
 void agg_host_advance(struct pctx *c, uint64_t t) {
+    agg_idle_host(c, t);
     if (t > c->h_last) {
         if (c->h_off > 0 && c->h_mpi == 0) c->host_offns += t - c->h_last;
         c->h_last = t;
@@ -64,6 +65,7 @@ void agg_host_mpi_update(struct pctx *c, struct lst *l, uint64_t t) {
     agg_host_advance(c, t);
     l->in_mpi = in;
     c->h_mpi += in ? 1 : -1;
+    agg_idle_mpi(c, l, t, in);
 }
 
 /* An idle gap (between two busy periods) counts in the gap histogram unless measurement was off
@@ -82,11 +84,13 @@ void agg_dev_change(struct pctx *c, struct dst *v, uint64_t t, bool copy, int de
             struct agg_acc *g = agg_stats_get(c->s, T_GAP, agg_size_class(t - v->idle_start), 0, 0);
             if (g) agg_acc_add(g, t - v->idle_start);
         }
+        if (v->idle) agg_idle_gap_end(c, v, t);
         v->idle = false;
     } else if (was && !now) {
         v->idle = true;
         v->idle_start = t;
         v->gap_off = false;
+        agg_idle_gap_start(c, v, t);
         if (t > v->last) v->last = t;
     }
 }

@@ -243,6 +243,8 @@ static OTF2_CallbackCode cb_group(void *ud, OTF2_GroupRef self, OTF2_StringRef n
     if (!grow((void **)&r->d->group_size, &r->cap_gsize, (uint64_t)self + 1, sizeof(uint32_t))) return bad(r, "implausible group id");
     r->d->group_size[self] = n;
     if (self >= r->d->ngroup_size) r->d->ngroup_size = self + 1;
+    /* MPI groups' members: communicator ranks to world ranks (the matrix, wait states) */
+    if (p == OTF2_PARADIGM_MPI && agg_group_keep(r->d, self, t, n, members) != 0) return bad(r, "out of memory");
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -251,7 +253,7 @@ static OTF2_CallbackCode comm_common(struct rd *r, OTF2_CommRef self, OTF2_Strin
     if (!grow((void **)&r->d->comms, &r->cap_comms, (uint64_t)self + 1, sizeof(struct agg_comm)))
         return bad(r, "implausible communicator id");
     struct agg_comm *c = &r->d->comms[self];
-    *c = (struct agg_comm){.name = name, .group = g, .parent = parent, .inter = inter, .defined = true};
+    *c = (struct agg_comm){.name = name, .group = g, .group_b = gb, .parent = parent, .inter = inter, .defined = true};
     c->size = g < r->d->ngroup_size ? r->d->group_size[g] : 0;
     if (inter && gb < r->d->ngroup_size) c->size += r->d->group_size[gb];
     if (self >= r->d->ncomms) r->d->ncomms = self + 1;
@@ -384,6 +386,7 @@ static void classify(struct agg_defs *d, struct agg_region *r) {
     else if (r->paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM) r->host_class = AGG_H_MEASUREMENT;
     else if (r->paradigm == OTF2_PARADIGM_OPENCL) r->host_class = AGG_H_L0;
     else r->host_class = AGG_H_OTHER;
+    r->l0_sync = r->host_class == AGG_H_L0 && agg_is_l0_sync(n);
 }
 
 void agg_xfer_name(uint32_t x, char *out, size_t n) {
@@ -620,6 +623,7 @@ static bool defs_complete(const struct agg_defs *d, const struct rd *r, OTF2_Err
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     memset(d, 0, sizeof(*d));
     d->callsite_param = AGG_NONE;
+    d->mpi_locs_group = AGG_NONE;
     char anchor[PATH_MAX], dir[PATH_MAX];
     agg_archive_paths(archive, anchor, dir);
     struct stat st;
@@ -685,6 +689,7 @@ void agg_defs_free(struct agg_defs *d) {
     free(d->locs);
     free(d->comms);
     free(d->group_size);
+    agg_groups_free(d);
     free(d->mmembers);
     for (uint32_t i = 0; i < d->nmclasses; i++) free(d->mclasses[i].m);
     free(d->mclasses);

@@ -359,6 +359,33 @@ static void diff_mpi(struct cmp *c, const struct jv *A, const struct jv *B) {
     judge(c, "MPI", "time per rank", ma, mb, fmax(AGG_SKETCH_REL_ERROR, fmax(cva, cvb)), true, "ns", true);
 }
 
+/* Wait states per class (time per rank) and GPU idle, shown not judged: they depend on the
+ * ranks' timing more than on the code; then both reports' findings. */
+static void diff_waits(struct cmp *c, const struct jv *A, const struct jv *B, double ra, double rb) {
+    const struct jv *wa = get(get(A, "wait_states"), "by_class"), *wb = get(get(B, "wait_states"), "by_class");
+    for (int k = 0; k < 2; k++) {
+        const struct jv *v = k ? wb : wa, *o = k ? wa : wb;
+        for (size_t i = 0; v && v->t == J_ARR && i < v->n; i++) {
+            const char *cls = str(&v->kids[i], "wait_state");
+            const struct jv *other = NULL;
+            for (size_t j = 0; o && o->t == J_ARR && j < o->n; j++)
+                if (!strcmp(str(&o->kids[j], "wait_state"), cls)) other = &o->kids[j];
+            if (k && other) continue; /* shown from A's side */
+            double a = num(k ? other : &v->kids[i], "ns", 0) / ra, b = num(k ? &v->kids[i] : other, "ns", 0) / rb;
+            judge(c, "wait state", cls, a, b, 0, true, "ns", false);
+        }
+    }
+    const struct jv *ia = get(A, "gpu_idle"), *ib = get(B, "gpu_idle");
+    if (ia || ib)
+        fprintf(c->out, "%-12s %-44s %13.2f%% %13.2f%%    %+8.2f points (information)\n", "GPU idle", "share of devices' time",
+                100 * num(ia, "share", 0), 100 * num(ib, "share", 0), 100 * (num(ib, "share", 0) - num(ia, "share", 0)));
+    for (int k = 0; k < 2; k++) {
+        const struct jv *f = get(get(k ? B : A, "findings"), "items");
+        for (size_t i = 0; f && f->t == J_ARR && i < f->n; i++)
+            fprintf(c->out, "%s finding %zu: %s\n", k ? "B" : "A", i + 1, str(&f->kids[i], "text"));
+    }
+}
+
 int agg_diff(const char *pa, const char *pb, const struct agg_diff_opts *o, FILE *out) {
     struct jv A, B;
     if (load(pa, &A, stderr) != 0) return 2;
@@ -378,6 +405,7 @@ int agg_diff(const char *pa, const char *pb, const struct agg_diff_opts *o, FILE
     diff_kernels(&c, &A, &B, ra, rb, o);
     diff_copies(&c, &A, &B);
     diff_mpi(&c, &A, &B);
+    diff_waits(&c, &A, &B, ra, rb);
     /* utilisation and wall time are shown, not judged: they move with the job's size */
     const struct jv *ua = get(get(&A, "utilisation"), "job"), *ub = get(get(&B, "utilisation"), "job");
     fprintf(out, "%-12s %-44s %13.2f%% %13.2f%%    %+8.2f points (information)\n", "utilisation", "job", 100 * num(ua, "utilisation", 0),

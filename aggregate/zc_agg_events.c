@@ -54,7 +54,7 @@ static struct lst *ev(struct pctx *c, OTF2_LocationRef loc, uint64_t t) {
 
 /* Every record but Enter, Leave and Metric: a Metric waiting before it had no Enter/Leave (A19
  * broken). */
-static struct lst *record(struct pctx *c, OTF2_LocationRef loc, uint64_t t) {
+struct lst *agg_ev_record(struct pctx *c, OTF2_LocationRef loc, uint64_t t) {
     struct lst *l = ev(c, loc, t);
     if (l && __builtin_expect(l->met && l->met->pending, 0)) agg_metric_orphan(l);
     return l;
@@ -83,6 +83,12 @@ static OTF2_CallbackCode enter(struct pctx *c, struct lst *l, uint64_t t, uint32
         agg_host_advance(c, t);
         l->in_mpi = true;
         c->h_mpi++;
+        agg_idle_mpi(c, l, t, true);
+    }
+    if (!l->stream && c->d->regions[region].l0_sync) {
+        agg_host_advance(c, t);
+        l->in_sync++;
+        c->h_sync++;
     }
     if (l->stream && l->dev != AGG_NONE) {
         uint8_t k = c->d->regions[region].dev_class;
@@ -208,6 +214,12 @@ static OTF2_CallbackCode leave(struct pctx *c, struct lst *l, uint64_t t, uint32
     if (!leave_to(l, region)) return OTF2_CALLBACK_SUCCESS;
     struct frame f = l->fr[--l->depth];
     if (l->in_mpi) agg_host_mpi_update(c, l, t);
+    if (!l->stream && l->in_sync && c->d->regions[f.region].l0_sync) {
+        agg_host_advance(c, t);
+        l->in_sync--;
+        c->h_sync--;
+    }
+    if (l->npend && !l->in_mpi) agg_comm_leave(c, l, t);
     uint64_t dur = t >= f.t ? t - f.t : 0;
     if (l->met) agg_metric_region(c, l, &f, mclass, dur);
     const char *cat = l->stream ? device_done(c, l, &f, t, dur) : host_done(c, l, &f, dur);
@@ -297,7 +309,7 @@ static void record_seen(struct pctx *c, struct lst *l, const struct frame *f, ui
 static OTF2_CallbackCode cb_param(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
                                   OTF2_ParameterRef p, uint64_t v) {
     struct pctx *c = ud;
-    struct lst *l = record(c, loc, t);
+    struct lst *l = agg_ev_record(c, loc, t);
     if (!l) return OTF2_CALLBACK_INTERRUPT;
     if (p != c->d->callsite_param || l->depth == 0) return OTF2_CALLBACK_SUCCESS;
     struct frame *f = &l->fr[l->depth - 1];
@@ -309,7 +321,7 @@ static OTF2_CallbackCode cb_param(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
 
 /* ---------------------------------------------------------------- bytes of MPI and RMA */
 static OTF2_CallbackCode bytes_of(void *ud, OTF2_LocationRef loc, uint64_t t, uint64_t bytes) {
-    struct lst *l = record(ud, loc, t);
+    struct lst *l = agg_ev_record(ud, loc, t);
     if (!l) return OTF2_CALLBACK_INTERRUPT;
     if (l->depth) l->fr[l->depth - 1].bytes += bytes;
     return OTF2_CALLBACK_SUCCESS;
@@ -318,32 +330,6 @@ static OTF2_CallbackCode bytes_of(void *ud, OTF2_LocationRef loc, uint64_t t, ui
 static OTF2_CallbackCode cb_rma(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
                                 OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t match) {
     return bytes_of(ud, loc, t, bytes);
-}
-
-static OTF2_CallbackCode cb_send(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al, uint32_t peer,
-                                 OTF2_CommRef comm, uint32_t tag, uint64_t len) {
-    return bytes_of(ud, loc, t, len);
-}
-
-static OTF2_CallbackCode cb_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al, uint32_t peer,
-                                  OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req) {
-    return bytes_of(ud, loc, t, len);
-}
-
-/* a collective's bytes, and its communicator (collectives by communicator) */
-static OTF2_CallbackCode cb_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
-                                     OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t recvd) {
-    struct lst *l = record(ud, loc, t);
-    if (!l) return OTF2_CALLBACK_INTERRUPT;
-    if (l->depth) l->fr[l->depth - 1].bytes += sent + recvd;
-    if (l->depth) l->fr[l->depth - 1].comm = comm;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode cb_nbc_end(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
-                                    OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t recvd,
-                                    uint64_t req) {
-    return cb_coll_end(loc, t, ud, al, op, comm, root, sent, recvd);
 }
 
 /* ---------------------------------------------------------------- measurement on/off (A18) */
@@ -382,7 +368,7 @@ static void start_off(struct pctx *c, struct lst *l, uint64_t t) {
 static OTF2_CallbackCode cb_onoff(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
                                   OTF2_MeasurementMode mode) {
     struct pctx *c = ud;
-    struct lst *l = record(c, loc, t);
+    struct lst *l = agg_ev_record(c, loc, t);
     if (!l) return OTF2_CALLBACK_INTERRUPT;
     if (mode == OTF2_MEASUREMENT_OFF && !l->off) start_off(c, l, t);
     else if (mode == OTF2_MEASUREMENT_ON && l->off) agg_end_off(c, l, t);
@@ -400,7 +386,7 @@ static OTF2_CallbackCode cb_metric(OTF2_LocationRef loc, OTF2_TimeStamp t, void 
 
 /* records that only count (and end a Metric's wait) */
 static OTF2_CallbackCode seen(void *ud, OTF2_LocationRef loc, uint64_t t) {
-    return record(ud, loc, t) ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+    return agg_ev_record(ud, loc, t) ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
 
 static OTF2_CallbackCode cb_req(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al, uint64_t r) {
@@ -442,21 +428,15 @@ OTF2_GlobalEvtReaderCallbacks *agg_event_callbacks(void) {
     OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, cb_rma);
     OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, cb_rma);
     OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, cb_rma_done);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, cb_send);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, cb_send);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, cb_isend);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, cb_isend);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, cb_req);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, cb_req);
     OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, cb_req);
     OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, cb_req);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, cb_plain);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, cb_coll_end);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, cb_req);
-    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, cb_nbc_end);
     OTF2_GlobalEvtReaderCallbacks_SetMeasurementOnOffCallback(cb, cb_onoff);
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, cb_metric);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, cb_flush);
     OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(cb, cb_plain);
+    agg_comm_callbacks(cb); /* messages and collectives */
     return cb;
 }

@@ -32,6 +32,7 @@ static int pctx_init(struct pctx *c, const struct agg_defs *d, struct agg_stats 
     c->s = s;
     c->p = p;
     c->rank = p->rank;
+    c->own = AGG_NONE;
     c->first = UINT64_MAX;
     c->bin_lo = d->t0;
     c->bin_span = d->span ? d->span : 1;
@@ -67,6 +68,7 @@ static int pctx_init(struct pctx *c, const struct agg_defs *d, struct agg_stats 
 }
 
 static void pctx_free(struct pctx *c) {
+    agg_comm_free(c); /* reads the locations' pending records: before they go */
     for (uint32_t i = 0; c->ls && i < c->nls; i++) {
         free(c->ls[i].fr);
         agg_metric_free(&c->ls[i]);
@@ -362,7 +364,8 @@ int agg_read_process(const struct agg_defs *d, const char *archive, uint32_t pro
     flush_locations(&c);
     flush_devices(&c);
     flush_rank(&c, &offs);
-    if (c.pend.oom || c.early.oom || c.wmark.oom || s->oom) {
+    agg_idle_flush(&c);
+    if (c.pend.oom || c.early.oom || c.wmark.oom || c.irecv_post.oom || c.coll_seq.oom || s->oom) {
         agg_err_set(e, pa.anchor, "out of memory");
         goto out;
     }

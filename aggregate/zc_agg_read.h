@@ -56,6 +56,9 @@ struct lst { /* a location */
     uint64_t noffsets; /* clock offsets in its local definitions */
     bool off;
     bool in_mpi;      /* threads: inside an MPI call (an MPI region on its stack) */
+    uint32_t in_sync; /* threads: Level Zero host synchronisations open on its stack */
+    size_t *pend;     /* records of the MPI call in progress waiting for its Leave (zc_agg_comm.c) */
+    uint32_t npend, cappend;
     struct lmet *met; /* NULL until its first Metric */
 };
 
@@ -64,7 +67,14 @@ struct dst { /* a device: operations running now by class, and what they add up 
     int32_t act_c, act_x, off;
     uint64_t last_t, busy, busy_c, busy_x, overlap, offns, first, last, idle_start;
     bool any, idle, gap_off;
+    uint64_t g_t, g_ns[AGG_IDLE_NCAUSES]; /* the gap in progress: accounted up to g_t, by host cause */
+    size_t g_rec;                          /* the first record since it began (its MPI pieces) */
 };
+
+struct gap_top { /* one of the process's longest idle gaps */
+    uint64_t dur, node, start, end, ns[AGG_IDLE_NCAUSES];
+};
+#define AGG_GAP_TOP 10
 
 struct pctx { /* the process */
     const struct agg_defs *d;
@@ -89,6 +99,15 @@ struct pctx { /* the process */
     int32_t h_off, h_mpi;
     uint64_t h_last, host_offns;
     uint64_t cs_repeat, lat_neg, lat_neg_max;
+    /* MPI records (zc_agg_comm.c): posted non-blocking receives, collectives per communicator */
+    struct u64map irecv_post, coll_seq;
+    /* GPU idle (zc_agg_idle.c): threads in a Level Zero synchronisation; the MPI call that idle
+     * time is attributed to (the first thread in MPI), since when; the longest gaps */
+    int32_t h_sync;
+    uint32_t own;        /* ls index, AGG_NONE: no thread in MPI */
+    uint64_t own_since, own_enter; /* own_enter: its call's Enter (the key of its wait state) */
+    struct gap_top gtop[AGG_GAP_TOP];
+    uint32_t ngtop;
     uint64_t bin_lo, bin_span;
     uint64_t *bins;
     struct agg_timeline *tl;
@@ -107,7 +126,27 @@ void agg_host_advance(struct pctx *c, uint64_t t);
 /* A thread's MPI state after its stack changed (one MPI region anywhere on it: in MPI). */
 void agg_host_mpi_update(struct pctx *c, struct lst *l, uint64_t t);
 
+/* ---------------------------------------------------------------- GPU idle (zc_agg_idle.c) */
+/* The idle devices' gaps up to t by what the host does now (before the host's state changes). */
+void agg_idle_host(struct pctx *c, uint64_t t);
+/* A device's gap starts (busy -> idle) or ends (idle -> busy) at t. */
+void agg_idle_gap_start(struct pctx *c, struct dst *v, uint64_t t);
+void agg_idle_gap_end(struct pctx *c, struct dst *v, uint64_t t);
+/* Thread l entered (in) or left its MPI call at t (after agg_idle_host). */
+void agg_idle_mpi(struct pctx *c, struct lst *l, uint64_t t, bool in);
+/* The end of the process: its longest gaps into the records. */
+void agg_idle_flush(struct pctx *c);
+
+/* ---------------------------------------------------------------- MPI records (zc_agg_comm.c) */
+/* The callbacks of the point-to-point and collective records (messages, sizes, records). */
+void agg_comm_callbacks(OTF2_GlobalEvtReaderCallbacks *cb);
+/* An MPI region of l closed at t: its records get their Leave. */
+void agg_comm_leave(struct pctx *c, struct lst *l, uint64_t t);
+void agg_comm_free(struct pctx *c);
+
 /* ---------------------------------------------------------------- events (zc_agg_events.c) */
+/* Every record but Enter, Leave and Metric: its location, counted; NULL = stop reading. */
+struct lst *agg_ev_record(struct pctx *c, OTF2_LocationRef loc, uint64_t t);
 /* The callbacks of OTF2's global event reader, with the pctx as their user data. */
 OTF2_GlobalEvtReaderCallbacks *agg_event_callbacks(void);
 /* Measurement of l was off until t: its window ends (also at the end of the location). */

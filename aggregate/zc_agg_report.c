@@ -13,11 +13,14 @@
  * before any is printed, in this order: the straggler rows read the sorted kernels, the data
  * quality the host API's flush time and PAPI's counts; the job section's HTML overview reads the
  * figures of all. */
-extern const struct agg_section agg_sec_job, agg_sec_kernels, agg_sec_transfers, agg_sec_util, agg_sec_latency,
-    agg_sec_mpi, agg_sec_api, agg_sec_papi, agg_sec_quality;
+extern const struct agg_section agg_sec_job, agg_sec_findings, agg_sec_kernels, agg_sec_transfers, agg_sec_util,
+    agg_sec_latency, agg_sec_mpi, agg_sec_matrix, agg_sec_waits, agg_sec_idle, agg_sec_api, agg_sec_papi, agg_sec_quality;
+/* The findings print second but are built by the wait states' build (they read every section
+ * before it); the GPU sections print nothing for a job without Level Zero activity. */
 const struct agg_section *const agg_sections[] = {
-    &agg_sec_job, &agg_sec_kernels, &agg_sec_transfers, &agg_sec_util,    &agg_sec_latency,
-    &agg_sec_mpi, &agg_sec_api,     &agg_sec_papi,      &agg_sec_quality,
+    &agg_sec_job,    &agg_sec_findings, &agg_sec_kernels, &agg_sec_transfers, &agg_sec_util,
+    &agg_sec_latency, &agg_sec_mpi,     &agg_sec_matrix,  &agg_sec_waits,     &agg_sec_idle,
+    &agg_sec_api,    &agg_sec_papi,     &agg_sec_quality,
 };
 const size_t agg_nsections = sizeof(agg_sections) / sizeof(agg_sections[0]);
 

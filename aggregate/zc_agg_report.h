@@ -124,6 +124,53 @@ struct r_mrank {         /* one counter on one rank */
     uint64_t threads, counted, in_mpi, mpi_regions, in_l0, l0_regions;
 };
 
+/* wait states and GPU idle attribution (zc_agg_waits.c, zc_agg_sec_waits.c, zc_agg_sec_idle.c) */
+enum agg_wait_class {
+    W_LATE_SENDER, W_LATE_RECEIVER, W_NXN, W_BARRIER, W_LATE_BCAST, W_LATE_SCATTER, W_EARLY_REDUCE, W_EARLY_GATHER,
+    W_NCLASSES /* idle rows: in MPI, in no wait state */
+};
+extern const char *const agg_wait_class_names[W_NCLASSES + 1];
+struct r_wait {          /* a class, alone or with a key: rank, function, communicator, (waiting, blamed) pair */
+    uint32_t cls, a, b;  /* a: waiting rank / region / communicator; b: blamed rank */
+    const char *cls_name;
+    char label[96];      /* the function's or communicator's name */
+    uint64_t n, ns;      /* waits above their clock-offset uncertainty */
+    uint64_t n_below, ns_below, unc_max;
+    uint64_t mpi_ns;     /* the denominator of share: MPI time of the job or of the waiting rank */
+    double share;
+};
+struct r_idle {          /* one rank's devices (all gaps between busy periods), by host cause */
+    uint32_t rank;
+    uint64_t gaps, total, ns[AGG_IDLE_NCAUSES], denom;
+    double share;        /* total / denom (the rank's wall time x its devices) */
+};
+struct r_idlewait {      /* idle time while a rank waited in MPI: by class and blamed rank */
+    uint32_t rank, cls, blamed, region;
+    const char *cls_name, *fn;
+    uint64_t ns;
+    double share;        /* of the rank's idle time */
+};
+struct r_idlegap {
+    uint32_t rank, node;
+    uint64_t start, end, dur, ns[AGG_IDLE_NCAUSES];
+    char cause[160];
+};
+struct r_msg {           /* the communication matrix: one (communicator, sender, receiver) */
+    uint32_t comm, src, dst;
+    uint64_t n, bytes;
+};
+struct r_msize {         /* message sizes of one function in one log2 class */
+    uint32_t region, cls;
+    const char *name;
+    uint64_t n, bytes;
+};
+struct r_finding {
+    uint64_t weight;     /* ns lost: the ranking */
+    const char *anchor;  /* the section it links to */
+    char text[320];
+};
+#define AGG_FINDINGS 5
+
 struct agg_report {
     const struct agg_defs *d;
     struct agg_report_opts o;
@@ -173,6 +220,27 @@ struct agg_report {
     uint32_t npm;
     struct r_mrank *pr;
     uint32_t npr;
+    /* communication matrix */
+    struct r_msg *msg, *msgw; /* per communicator; all communicators summed (point-to-point) */
+    uint32_t nmsg, nmsgw;
+    uint64_t msg_n, msg_bytes;
+    struct r_msize *msz;
+    uint32_t nmsz;
+    /* wait states */
+    struct r_wait *wc, *wr, *wf, *wm, *wp; /* by class; class x rank, function, communicator, pair */
+    uint32_t nwc, nwr, nwf, nwm, nwp;
+    uint64_t w_total, w_below, w_nbelow, w_unmatched;
+    /* GPU idle */
+    struct r_idle *idl, idle_job;
+    uint32_t nidl;
+    struct r_idlewait *iw;
+    uint32_t niw;
+    struct r_idlegap *ig;
+    uint32_t nig;
+    bool any_l0;         /* any Level Zero activity recorded (else no GPU sections) */
+    /* findings */
+    struct r_finding fnd[AGG_FINDINGS];
+    uint32_t nfnd;
     /* data quality */
     struct r_loc *loc;
     uint32_t nloc;
@@ -206,6 +274,13 @@ struct agg_section {
 };
 extern const struct agg_section *const agg_sections[];
 extern const size_t agg_nsections;
+
+/* ================================================================ wait states (zc_agg_waits.c) */
+/* Matches the gathered records: wait-state and GPU-idle rows of the report. 0, or -1 out of memory. */
+int agg_waits_build(struct agg_report *r, const struct agg_stats *s);
+/* The findings (zc_agg_sec_findings.c), from the sections built before; whether Level Zero was active. */
+void agg_findings_build(struct agg_report *r, const struct agg_stats *s);
+void agg_findings_html(const struct agg_report *r, FILE *f);
 
 /* ================================================================ building (zc_agg_report.c) */
 /* Zeroed room for n + 1 elements (never NULL for n = 0), freed with the report; NULL when out of

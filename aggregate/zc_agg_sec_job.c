@@ -66,9 +66,8 @@ static void json(const struct agg_report *r, FILE *f) {
 
 /* ---------------------------------------------------------------- HTML overview */
 /* The headline figures, one card each; every card names its denominator. */
-static void html_cards(const struct agg_report *r, FILE *f) {
+static void html_gpu_cards(const struct agg_report *r, FILE *f) {
     char a[64], b[64];
-    fputs("<div class=\"cards\">\n", f);
     agg_fmt_ns(a, sizeof(a), (double)r->k_total);
     snprintf(b, sizeof(b), "%u kernels", r->nk);
     html_card(f, "kernel time (sum over ranks)", a, b);
@@ -80,15 +79,26 @@ static void html_cards(const struct agg_report *r, FILE *f) {
     for (uint32_t i = 0; i < r->nx; i++) bytes += r->x[i].bytes;
     agg_fmt_bytes(a, sizeof(a), (double)bytes);
     html_card(f, "bytes copied", a, "all memory copies");
+}
+
+static void html_cards(const struct agg_report *r, FILE *f) {
+    char a[64], b[64];
+    fputs("<div class=\"cards\">\n", f);
+    if (r->any_l0) html_gpu_cards(r, f);
     uint64_t denom_sum = 0, mpi_sum = 0, off_sum = 0;
     for (uint32_t i = 0; i < r->nmr; i++) denom_sum += r->mr[i].denom, mpi_sum += r->mr[i].mpi_ns, off_sum += r->mr[i].off;
     snprintf(a, sizeof(a), "%.1f%%", denom_sum ? 100.0 * (double)mpi_sum / (double)denom_sum : 0.0);
     html_card(f, "time in MPI", a,
               off_sum ? "of the ranks' wall time while recording (wall - measurement off)" : "of the ranks' wall time");
-    if (r->lat_all.n) {
+    if (r->nwc) {
+        snprintf(a, sizeof(a), "%.1f%%", 100 * rep_ratio(r->w_total, r->mpi_total));
+        html_card(f, "MPI time lost waiting", a, "wait states: for late senders, receivers, roots, the last rank");
+    }
+    if (r->any_l0 && r->lat_all.n) {
         agg_fmt_ns(a, sizeof(a), (double)r->lat_all.p50);
         html_card(f, "launch latency (p50)", a, "host Append to device start");
     }
+    (void)b;
     fputs("</div>\n<div id=\"readout\"></div>\n", f);
 }
 
@@ -127,8 +137,9 @@ static void html(const struct agg_report *r, FILE *f) {
                "log-linear sketch, relative error &le; %.2f%%</div>\n",
             d->nranks, plural(d->nranks), d->nhosts, plural(d->nhosts), d->ndevices, plural(d->ndevices), a,
             LLU(r->events), 100 * AGG_SKETCH_REL_ERROR);
+    agg_findings_html(r, f); /* the findings first */
     html_cards(r, f);
-    html_charts(r, f);
+    if (r->any_l0) html_charts(r, f);
 }
 
 const struct agg_section agg_sec_job = {"job", build, text, csv, json, html};

@@ -213,6 +213,7 @@ static void text_slowest(const struct agg_report *r, struct agg_text *t) {
 }
 
 static void text(const struct agg_report *r, struct agg_text *t) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     char a[64];
     uint32_t top = txt_min(t->top, r->nk);
     txt_heading(t, "Kernels: top %u of %u by %s; share = %% of all kernel time (%s)", top, r->nk,
@@ -360,6 +361,7 @@ static const struct html_col kernel_html[] = {
 };
 
 static void html(const struct agg_report *r, FILE *f) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     fputs("<h2>Kernels</h2>\n", f);
     HTML_TABLE(f, r, kernel_html, r->k, txt_min(r->nk, 200));
 }

@@ -70,6 +70,7 @@ static const struct txt_col queue_cols[] = {
 };
 
 static void text(const struct agg_report *r, struct agg_text *t) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     const struct r_lat *x = &r->lat_all;
     char a[64], b[64], c[64], e[64], g[64];
     txt_heading(t, "Launch latency: host Append -> device start (first execution of each Append)");

@@ -136,6 +136,7 @@ static const struct txt_col barrier_cols[] = {
 };
 
 static void text(const struct agg_report *r, struct agg_text *t) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     txt_heading(t, "Transfers and fills by memory (H host, D device, S shared, M other, I image); bandwidth = bytes / busy "
                    "time (sum of durations)");
     TXT_TABLE(t, xfer_cols, 100, r->x, r->nx);
@@ -253,6 +254,7 @@ static const struct html_col xfer_html[] = {
 };
 
 static void html(const struct agg_report *r, FILE *f) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     fputs("<h2>Transfers and fills</h2>\n", f);
     HTML_TABLE(f, r, xfer_html, r->x, r->nx);
 }

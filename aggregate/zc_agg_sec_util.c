@@ -148,6 +148,7 @@ static void text_lowest(const struct agg_report *r, struct agg_text *t) {
 }
 
 static void text(const struct agg_report *r, struct agg_text *t) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     char a[64], b[64], c[64], e[64], g[64], h[64];
     txt_heading(t, "Device utilisation: union of busy intervals (kernels, transfers, fills) / (rank's wall time - measurement "
                    "off)");
@@ -275,6 +276,7 @@ static const struct html_col device_html[] = {
 };
 
 static void html(const struct agg_report *r, FILE *f) {
+    if (!r->any_l0) return; /* no Level Zero activity: said once, in the findings */
     fputs("<h2>Devices</h2>\n", f);
     HTML_TABLE(f, r, device_html, r->ud, r->nud);
 }

@@ -153,7 +153,25 @@ void agg_stats_free(struct agg_stats *s) {
     free(s->slot);
     for (uint32_t r = 0; s->ranks && r < s->nranks; r++) free(s->ranks[r].bins);
     free(s->ranks);
+    free(s->rec);
     memset(s, 0, sizeof(*s));
+}
+
+size_t agg_rec_add(struct agg_stats *s, uint64_t t) {
+    if (s->nrec == s->caprec) {
+        size_t nc = s->caprec ? 2 * s->caprec : 256;
+        uint64_t *w = realloc(s->rec, nc * AGG_REC_W * sizeof(uint64_t));
+        if (!w) {
+            s->oom = true;
+            return SIZE_MAX;
+        }
+        s->rec = w;
+        s->caprec = nc;
+    }
+    uint64_t *w = agg_rec(s, s->nrec);
+    memset(w, 0, AGG_REC_W * sizeof(uint64_t));
+    w[0] = t;
+    return s->nrec++;
 }
 
 static struct agg_acc *agg_stats_get_slow(struct agg_stats *s, uint32_t table, uint32_t a, uint64_t b, uint64_t c);
@@ -316,6 +334,8 @@ uint64_t *agg_stats_pack(const struct agg_stats *s, size_t *nwords) {
         put(&b, x->off_sd1);
         for (uint32_t i = 0; i < s->nbins; i++) put(&b, x->bins ? x->bins[i] : 0);
     }
+    put(&b, s->nrec);
+    for (size_t i = 0; i < s->nrec * AGG_REC_W; i++) put(&b, s->rec[i]);
     if (b.oom) {
         free(b.w);
         return NULL;
@@ -426,6 +446,14 @@ int agg_stats_merge_packed(struct agg_stats *s, const uint64_t *w, size_t nwords
         uint64_t *bins = agg_stats_rank_bins(s, (uint32_t)rk);
         if (s->nbins && !bins) return -1;
         for (uint32_t i = 0; i < s->nbins; i++) bins[i] += get(&r);
+    }
+    uint64_t nrec = get(&r);
+    if (r.bad || nrec > (r.n - r.i) / AGG_REC_W) return -1;
+    for (uint64_t i = 0; i < nrec; i++) {
+        size_t k = agg_rec_add(s, 0);
+        if (k == SIZE_MAX) return -1;
+        memcpy(agg_rec(s, k), r.w + r.i, AGG_REC_W * sizeof(uint64_t));
+        r.i += AGG_REC_W;
     }
     return r.bad || s->oom ? -1 : 0;
 }

@@ -39,7 +39,8 @@ const char *const synth_region_names[NREGIONS] = {
     "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryFill", "zeCommandListAppendBarrier",
     "k_gemm", "k_axpy", "k_reduce",
     "zeCommandListAppendMemoryCopy(H2D)", "zeCommandListAppendMemoryCopy(D2H)", "zeCommandListAppendMemoryCopy(D2D)",
-    "zeCommandListAppendMemoryFill(D)", "zeCommandListAppendBarrier"};
+    "zeCommandListAppendMemoryFill(D)", "zeCommandListAppendBarrier",
+    "MPI_Send", "MPI_Recv", "MPI_Ssend", "MPI_Bcast", "MPI_Reduce", "MPI_Barrier"};
 
 struct op {
     uint64_t start, end, t_app, cs, bytes;
@@ -140,14 +141,6 @@ struct ivs {
 /* ---------------------------------------------------------------- writing */
 static uint64_t last_local;
 
-struct ctx {
-    struct synth sy;
-    const struct opts *o;
-    OTF2_EvtWriter *w;
-    uint64_t n, last;
-    int64_t skew;
-    uint32_t r; /* the rank being written */
-};
 
 /* ---------------------------------------------------------------- PAPI-like counters (A19) */
 static uint64_t pm_value(int m, uint64_t t) { return m == PM_INS ? t / 7 : t / 2; }
@@ -177,7 +170,7 @@ static void pm_region(const struct ctx *c, uint32_t region, uint64_t a, uint64_t
 }
 
 /* every record: the job's span, time order on the location, the local (skewed) time written */
-static void tick(struct ctx *c, uint64_t global_t) {
+void synth_tick(struct ctx *c, uint64_t global_t) {
     if (global_t < c->sy.gmin) c->sy.gmin = global_t;
     if (global_t > c->sy.gmax) c->sy.gmax = global_t;
     if (global_t < c->last) {
@@ -190,23 +183,23 @@ static void tick(struct ctx *c, uint64_t global_t) {
     c->n++;
 }
 
-#define LT(t) ((uint64_t)((int64_t)(t) + c->skew)) /* local (skewed) time written */
+#define LT(t) SYNTH_LT(c, t) /* local (skewed) time written */
 
 static void ev_enter(struct ctx *c, uint64_t t, uint32_t region) {
-    tick(c, t);
+    synth_tick(c, t);
     OTF2_EvtWriter_Enter(c->w, NULL, LT(t), region);
 }
 static void ev_leave(struct ctx *c, uint64_t t, uint32_t region) {
-    tick(c, t);
+    synth_tick(c, t);
     OTF2_EvtWriter_Leave(c->w, NULL, LT(t), region);
 }
 static void ev_param(struct ctx *c, uint64_t t, uint64_t v) {
-    tick(c, t);
+    synth_tick(c, t);
     OTF2_EvtWriter_ParameterUnsignedInt(c->w, NULL, LT(t), 0, v);
 }
 static void ev_metric(struct ctx *c, uint64_t t) {
     if (!c->o->metrics) return;
-    tick(c, t);
+    synth_tick(c, t);
     OTF2_Type ty[NPM] = {OTF2_TYPE_UINT64, OTF2_TYPE_INT64};
     OTF2_MetricValue mv[NPM];
     int n = pm_count(c->r);
@@ -220,7 +213,7 @@ static void ev_metric(struct ctx *c, uint64_t t) {
     ex_metrics++;
 }
 static void ev_onoff(struct ctx *c, uint64_t t, bool on) {
-    tick(c, t);
+    synth_tick(c, t);
     OTF2_EvtWriter_MeasurementOnOff(c->w, NULL, LT(t), on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
 }
 
@@ -377,14 +370,15 @@ static uint64_t write_allreduces(struct ctx *c, uint64_t *t) {
         uint64_t d = 5000 + rnd(c->o, c->r, 1000, (uint64_t)m) % 1000;
         ev_metric(c, *t);
         ev_enter(c, *t, R_MPI_ALLREDUCE);
-        tick(c, *t);
+        synth_tick(c, *t);
         OTF2_EvtWriter_MpiCollectiveBegin(c->w, NULL, LT(*t));
-        tick(c, *t + d);
+        synth_tick(c, *t + d);
         OTF2_EvtWriter_MpiCollectiveEnd(c->w, NULL, LT(*t + d), OTF2_COLLECTIVE_OP_ALLREDUCE, c->o->ranks,
                                         OTF2_COLLECTIVE_ROOT_NONE, 8, 8);
         ev_metric(c, *t + d);
         ev_leave(c, *t + d, R_MPI_ALLREDUCE);
         pm_region(c, R_MPI_ALLREDUCE, *t, *t + d, true);
+        if (c->o->waits) synth_waits_allreduce(c->o, c->r, (uint32_t)m, *t, d);
         mpi_ns += d;
         *t += d + 2000;
     }
@@ -414,6 +408,10 @@ static void write_host(struct ctx *c, uint64_t T, struct op **app, size_t na, co
     }
     uint64_t t = (last_op > c->last ? last_op : c->last) + 10000;
     mpi_ns += write_allreduces(c, &t);
+    if (c->o->waits) {
+        mpi_ns += synth_write_waits(c);
+        t = c->last + 10000;
+    }
     host_region(c, t, t + 30000, R_MPI_FINALIZE, 0, true);
     mpi_ns += 30000;
     if (c->o->metrics && pm_rank && pm_seen)
@@ -469,10 +467,10 @@ static void write_op(struct ctx *c, const struct op *x, uint64_t *match) {
     }
     ev_param(c, x->start, b->a16 && first && x->i == 0 ? (UINT64_C(1) << 40) | 999999999ull : x->cs);
     if (x->kind == O_COPY) {
-        tick(c, x->start);
+        synth_tick(c, x->start);
         if (x->mem == M_D2H) OTF2_EvtWriter_RmaPut(c->w, NULL, LT(x->start), c->r, 0, x->bytes, ++*match);
         else OTF2_EvtWriter_RmaGet(c->w, NULL, LT(x->start), c->r, x->mem == M_D2D ? 1 + x->q : 0, x->bytes, ++*match);
-        tick(c, x->end);
+        synth_tick(c, x->end);
         OTF2_EvtWriter_RmaOpCompleteBlocking(c->w, NULL, LT(x->end), c->r, *match);
     }
     if (!(b->a14 && first && x->i == c->o->ops - 1)) ev_leave(c, x->end, x->region);
@@ -530,6 +528,23 @@ static void write_rank(struct ctx *c, struct plan *p, uint32_t r) {
     c->skew = 0;
 }
 
+/* --waits: after every rank's allreduces (each at most 6 us + 2 us apart, after its last
+ * operation and Append) */
+static uint64_t waits_start(const struct opts *o, struct plan *p) {
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < o->ranks; r++) {
+        uint64_t T = 1000000000ull + (uint64_t)r * 1000, last = 0;
+        struct window w;
+        plan_rank(o, r, T, p->ops, &w);
+        size_t na = plan_appends(o, p->ops, p->app, T);
+        for (size_t k = 0; k < (size_t)o->queues * o->ops; k++) last = p->ops[k].end > last ? p->ops[k].end : last;
+        for (size_t k = 0; k < na; k++) last = p->app[k]->t_app + 150 > last ? p->app[k]->t_app + 150 : last;
+        if (w.on && w.b > last) last = w.b;
+        if (last + 10000 + 4 * 8000 > at) at = last + 10000 + 4 * 8000;
+    }
+    return at + 20000;
+}
+
 /* ---------------------------------------------------------------- the expected statistics */
 static void write_expected_papi(uint32_t R) {
     static const char *const pmname[NPM] = {"PAPI_TOT_INS", "perf::TASK-CLOCK"};
@@ -585,13 +600,14 @@ static int write_expected(const struct opts *o) {
             (unsigned long long)(ex_lat_n ? ex_lat_min : 0), (unsigned long long)ex_lat_max, (unsigned long long)ex_events,
             mpi_json.p ? mpi_json.p : "", moff_json.p ? moff_json.p : "", span_json.p ? span_json.p : "");
     if (o->metrics) write_expected_papi(R); /* "papi": its regions and ranks, as report.json spells them */
+    if (o->waits) synth_waits_expected(ex, o);
     fputs("}\n", ex);
     return fclose(ex) != 0 ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- main */
 static void usage(void) {
-    fputs("usage: zecoll-synth --out DIR [--ranks R] [--queues Q] [--ops N] [--seed S] [--skew] [--off] [--metrics]\n"
+    fputs("usage: zecoll-synth --out DIR [--ranks R] [--queues Q] [--ops N] [--seed S] [--skew] [--off] [--metrics] [--waits]\n"
           "                    [--expected FILE] [--break A2|A8|A12|A14|A15|A16]\n",
           stderr);
 }
@@ -617,6 +633,7 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
         else if (!strcmp(a, "--skew")) o->skew = true;
         else if (!strcmp(a, "--off")) o->off = true;
         else if (!strcmp(a, "--metrics")) o->metrics = true;
+        else if (!strcmp(a, "--waits")) o->waits = true;
         else if (!strcmp(a, "--small-chunks")) o->small_chunks = true; /* OTF2's minimum: cheaper to read (fuzzing) */
         else return -1;
     }
@@ -681,6 +698,7 @@ int main(int argc, char **argv) {
     struct plan p = {calloc(nops, sizeof(*p.ops)), calloc(nops, sizeof(*p.app)),
                      {calloc(nops, sizeof(struct iv)), calloc(nops, sizeof(struct iv)), calloc(nops, sizeof(struct iv)), 0, 0, 0}};
     if (!c.sy.nevents || !p.ops || !p.app || !p.iv.all || !p.iv.c || !p.iv.x) return 1;
+    if (o.waits) c.waits_at = waits_start(&o, &p);
     for (uint32_t r = 0; r < o.ranks; r++) write_rank(&c, &p, r);
     if (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS) {
         fprintf(stderr, "zecoll-synth: cannot close the event files\n");

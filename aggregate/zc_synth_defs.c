@@ -76,6 +76,10 @@ static void write_regions(struct gdefs *x, const struct strs *s) {
         OTF2_Paradigm par = OTF2_PARADIGM_OPENCL;
         if (i == R_MPI_INIT || i == R_MPI_FINALIZE) par = OTF2_PARADIGM_MPI;
         if (i == R_MPI_ALLREDUCE) par = OTF2_PARADIGM_MPI, role = OTF2_REGION_ROLE_COLL_ALL2ALL;
+        if (i >= R_MPI_SEND && i <= R_MPI_SSEND) par = OTF2_PARADIGM_MPI, role = OTF2_REGION_ROLE_POINT2POINT;
+        if (i == R_MPI_BCAST) par = OTF2_PARADIGM_MPI, role = OTF2_REGION_ROLE_COLL_ONE2ALL;
+        if (i == R_MPI_REDUCE) par = OTF2_PARADIGM_MPI, role = OTF2_REGION_ROLE_COLL_ALL2ONE;
+        if (i == R_MPI_BARRIER) par = OTF2_PARADIGM_MPI, role = OTF2_REGION_ROLE_BARRIER;
         if (i == R_APP_LAUNCH) role = OTF2_REGION_ROLE_WRAPPER;
         if (i == R_APP_COPY || (i >= R_COPY0 && i <= R_FILL)) role = OTF2_REGION_ROLE_DATA_TRANSFER;
         if (i == R_BARRIER) role = OTF2_REGION_ROLE_BARRIER;

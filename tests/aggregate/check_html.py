@@ -7,8 +7,9 @@
   * the file is self-contained: no http(s) URL, no <link>, no src= attribute, no @import;
   * Chromium's console shows exactly the report's own "charts ready" line: no error, no warning
     (checked to work: the same page with an injected error must fail);
-  * the DOM after the scripts ran has the four charts (top kernels, rank x kernel imbalance,
-    rank x time utilisation, bandwidth by memory and size), each with drawn rectangles, and the
+  * the DOM after the scripts ran has the six charts (top kernels, rank x kernel imbalance,
+    rank x time utilisation, bandwidth by memory and size, communication matrix, MPI time per rank),
+    each with drawn rectangles, the findings first (above the cards), and the
     sortable tables;
   * a PNG screenshot is saved as DIR/report.png, to look at.
 Exit 77 (skip) when no Chromium is installed.
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import sys
 
-CHARTS = ["chart-kernels", "chart-imbalance", "chart-utilisation", "chart-bandwidth"]
+CHARTS = ["chart-kernels", "chart-imbalance", "chart-utilisation", "chart-bandwidth", "chart-matrix", "chart-mpi-ranks"]
 
 
 def chromium(exe, args, timeout=120):
@@ -55,6 +56,10 @@ def judge(exe, html, work, png=None):
             problems.append(f"chart {cid} missing from the DOM")
         elif sm.group(1).count("<rect") < 1:
             problems.append(f"chart {cid} has nothing drawn")
+    if not re.search(r'<h2 id="findings">Findings</h2>\s*<ol class="findings">\s*<li>', dom):
+        problems.append("the findings do not open the report")
+    if dom.find('id="findings"') > dom.find('class="cards"'):
+        problems.append("the findings come after the overview's cards")
     if dom.count('class="sortable"') < 3:
         problems.append("tables missing")
     if "--metrics" in " ".join(sys.argv) and not re.search(r"<h2>PAPI counters</h2>.*?<td>perf::TASK-CLOCK</td>", dom, re.S):

@@ -35,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
 sys.path.insert(0, HERE)
+from check_comm import MpiEvents, check_gpu_idle, check_matrix, check_waits, measure, minus, union, world_of  # noqa: E402
 
 REL = 1.0 / 256  # the sketch's documented bound
 COPY_RE = re.compile(r"^(zeCommandList\w+)\(([HDSMI])2([HDSMI])\)$")
@@ -71,39 +72,6 @@ def direction(kind, s, d):
         return "image"
     sd, dd = s == "D", d == "D"
     return "D2D" if sd and dd else "H2D" if dd else "D2H" if sd else "H2H"
-
-
-def union(intervals):
-    """[(s, e)] -> merged list; touching intervals merge, zero-length ones split gaps."""
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1][1] = e
-        else:
-            out.append([s, e])
-    return out
-
-
-def measure(iv):
-    return sum(e - s for s, e in iv)
-
-
-def minus(a, b):
-    """merged intervals a without merged intervals b"""
-    out = []
-    for s, e in a:
-        for bs, be in b:
-            if be <= s or bs >= e:
-                continue
-            if bs > s:
-                out.append([s, bs])
-            s = max(s, be)
-            if s >= e:
-                break
-        if s < e:
-            out.append([s, e])
-    return out
 
 
 class Checker:
@@ -166,6 +134,9 @@ def read_archive(path):
             comms[c._ref] = c.name
         A["comms"] = comms
         cs_param = [p for p in d.parameters if p.name == "callsite id"]
+        world = world_of(d, info)
+        sends = []  # the communication matrix (check_comm.py)
+        mpi_ev = MpiEvents(info, world)  # the wait states (check_comm.py)
         stacks = collections.defaultdict(list)
         dev_recs, host_cs, counts, metrics, offs = [], {}, collections.Counter(), collections.Counter(), {}
         host_regions = []  # (rank, name, paradigm, dur, bytes, comm, outer)
@@ -212,6 +183,7 @@ def read_archive(path):
                 if not st or st[-1]["region"]._ref != ev.region._ref:
                     continue
                 f = st.pop()
+                MpiEvents.leave(f, t)
                 dur = t - f["t"]
                 reg = f["region"]
                 m0 = f["m"]
@@ -246,7 +218,14 @@ def read_archive(path):
             elif kind in ("MpiSend", "MpiRecv", "MpiIsend", "MpiIrecv"):
                 if st:
                     st[-1]["bytes"] += ev.msg_length
+                if kind in ("MpiSend", "MpiIsend"):
+                    sends.append((ref, ev.communicator._ref, ev.receiver, ev.msg_length, world))
+                mpi_ev.event(kind, ref, ev, t, st)
+            elif kind == "MpiIrecvRequest":
+                mpi_ev.event(kind, ref, ev, t, st)
             elif kind in ("MpiCollectiveEnd", "NonBlockingCollectiveComplete"):
+                if kind == "MpiCollectiveEnd":
+                    mpi_ev.event(kind, ref, ev, t, st)
                 if st:
                     st[-1]["bytes"] += ev.size_sent + ev.size_received
                     st[-1]["comm"] = ev.communicator._ref
@@ -283,7 +262,7 @@ def read_archive(path):
                     c[1] += mlast[ref][mref] - v
         A["papi"] = {"members": {m._ref: m for m in d.metric_members}, "summed": summed, "regions": mreg, "ranks": mrank,
                      "quality": mq}
-        A.update(regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
+        A.update(mpi_events=mpi_ev, sends=sends, regions=regions, dev_recs=dev_recs, host_cs=host_cs, counts=counts, metrics=metrics, host_regions=host_regions,
                  first=first, last=last, off_windows=off_windows, stacks=stacks, mpi_iv=mpi_iv)
     return A
 
@@ -704,6 +683,12 @@ def check(C, A, R, truth, expected):
                        E["mpi_ns"][k] / (E["span"][k][1] - E["span"][k][0] - E["mpi_off_ns"][k]), 5.1e-7)
         if "events" in E:
             C.eq("synth: events", R["job"]["events"], E["events"])
+        if "waits" in E:  # the planted wait states (and the allreduces' Wait at NxN), exactly
+            keys = ("wait_state", "waiting", "blamed", "waits", "ns", "waits_below_uncertainty", "ns_below_uncertainty")
+            C.eq("synth: wait states by (waiting, blamed) pair",
+                 sorted(tuple(x[k] for k in keys) for x in R["wait_states"]["by_pair"]),
+                 sorted(tuple(x[k] for k in keys) for x in E["waits"]["by_pair"]))
+            C.eq("synth: wait-state time", R["wait_states"]["ns"], E["waits"]["ns"])
         if "papi" in E:  # every counter's deltas per region and per rank, as generated
             C.eq("synth: papi regions",
                  {(x["counter"], x["region"]): (x["calls"], x["total"], x["min"], x["max"], x["region_ns"]) for x in R["papi"]["regions"]},
@@ -775,6 +760,12 @@ def main():
             E = json.load(f)
     C = Checker(a.v)
     check(C, A, R, truth, E)
+    if A["sends"] or "comm_matrix" in R:
+        check_matrix(C, A, R)
+    if A["mpi_events"].colls or A["mpi_events"].recvs or "wait_states" in R:
+        check_waits(C, A, R)
+    if "gpu_idle" in R:
+        check_gpu_idle(C, A, R)
     if a.papi_expected:
         with open(a.papi_expected) as f:
             check_papi_expected(C, R, json.load(f))
