@@ -16,17 +16,25 @@
 #   handoff      buffers handed to and taken back from the writer (zc_writer.c, zc_loc.*), copies
 #   wake-ups     locks, condition variables, system calls (libc's pthread and syscall wrappers)
 #   mpi lib      Open MPI (statuses asked where the application ignores them, ...)
+#   ze append    the Level Zero wrappers on the application thread (collector/ze: call, append, shim)
+#   ze harvest   device records: drain, harvest, records, events, queues (collector/ze, the rest)
+#   driver       the simulated driver (tests/zesim) and the loader: the collector's own driver calls
 #   other        the rest (the dynamic linker, the program)
-#   usage: bench/pipeline_ir.sh BUILD_DIR [--loops N] [--stages S] [--keep DIR]
+# --case kernels: zc_bench_app kernels N 0 (N back-to-back kernels on an in-order immediate list,
+# one sync), per kernel; --case reglist: zc_bench_app reglist N (N kernels appended to a regular
+# list, executed once, synchronised), per kernel (issue 22's device-record figures; the
+# background drainer's passes follow the clock, so these vary by a few per cent between runs).
+#   usage: bench/pipeline_ir.sh BUILD_DIR [--case mpi|kernels|reglist] [--loops N] [--stages S] [--keep DIR]
 set -uo pipefail
 build=$(cd "${1:?usage: pipeline_ir.sh BUILD_DIR [--loops N] [--stages S]}" && pwd)
 shift
-loops=20000 stages=1 keep=""
+loops=20000 stages=1 keep="" case=mpi
 while [ $# -gt 0 ]; do
   case $1 in
     --loops) loops=$2; shift 2 ;;
     --stages) stages=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --case) case=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -35,11 +43,17 @@ work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
 
+case $case in
+  mpi) prog=("$build/bench/zc_mpi_bench" self) tail=0 ;;
+  kernels) prog=("$build/bench/zc_bench_app" kernels) tail=0 ;;
+  reglist) prog=("$build/bench/zc_bench_app" reglist) tail="" ;;
+  *) echo "pipeline_ir: unknown case $case" >&2; exit 2 ;;
+esac
 run() { # run <out> <lib or ""> <loops>
   env ZE_ENABLE_ALT_DRIVERS="$build/tests/zesim/libzesim.so" LD_PRELOAD="$2" ZECOLL_OUTPUT="$work/trace-%p" \
     ZECOLL_SUMMARY=0 ZECOLL_WRITER_STAGES="$stages" ZECOLL_FLUSH_INTERVAL_MS=3600000 \
     valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$1.%p" \
-    "$build/bench/zc_mpi_bench" self "$3" 0 >"$1.log" 2>&1 ||
+    "${prog[@]}" "$3" $tail >"$1.log" 2>&1 ||
     { echo "pipeline_ir: failed: lib=$2 loops=$3" >&2; tail -5 "$1.log" >&2; return 1; }
 }
 pids=()
@@ -50,11 +64,12 @@ for n in "$loops" $((2 * loops)); do
 done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
 
-/usr/bin/python3 - "$work" "$loops" <<'EOF'
+/usr/bin/python3 - "$work" "$loops" "$case" <<'EOF'
 import glob, os, re, subprocess, sys
-work, loops = sys.argv[1], int(sys.argv[2])
-calls = 3 * loops          # the slope: 2N - N iterations of 3 calls
-records = 7 * loops        # Irecv, Isend, Waitall: 3 call records, 2 requests, 2 completions
+work, loops, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+mpi = case == 'mpi'
+calls = 3 * loops if mpi else loops  # the slope: 2N - N iterations of 3 calls, or N kernels
+records = 7 * loops if mpi else 0    # Irecv, Isend, Waitall: 3 call records, 2 requests, 2 completions
 PARTS = [
     ('wrappers', r'(^|/)mpi/(gen/)?zc_mpi_(gen|req|internal|call)|:zc_fast_|zc_mpi_bench'),
     ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),
@@ -65,6 +80,9 @@ PARTS = [
     ('handoff', r'zc_writer\.c|zc_loc\.[ch]|memmove|memcpy|memset'),
     ('wake-ups', r'pthread_|futex|lll_lock|__lll|writev|syscall|clone|sched_yield|nptl'),
     ('mpi lib', r'libmpi|mca_|libopen-pal|libopen-rte|openmpi'),
+    ('ze append', r'collector/ze/(zc_ze_(call|append|shim)|gen/)|/ze/gen/|zc_ze_gen'),
+    ('ze harvest', r'collector/ze/'),
+    ('driver', r'tests/zesim|libzesim|libze_loader|zs_'),
 ]
 def load(pattern):
     d = {}
@@ -92,13 +110,15 @@ def parts(prefix):
 detail = {}
 none, withc = parts('none'), parts('with')
 tot = sum(withc.values()) - sum(none.values())
-print(f"instructions per recorded MPI call on all threads, with minus without the collector "
-      f"(callgrind, slope between {loops} and {2 * loops} iterations; {records / calls:.2f} records per call)")
-print(f"{'part':<12} {'per call':>10} {'per record':>11} {'share':>7}")
+unit = 'recorded MPI call' if mpi else 'kernel'
+print(f"instructions per {unit} on all threads, with minus without the collector ({case}; callgrind, slope "
+      f"between {loops} and {2 * loops} iterations" + (f"; {records / calls:.2f} records per call)" if mpi else ")"))
+print(f"{'part':<12} {'per ' + ('call' if mpi else 'kernel'):>10} {'per record' if mpi else '':>11} {'share':>7}")
+rec = lambda d: f"{d * calls / records:>+11.1f}" if mpi else f"{'':>11}"
 for p in [p for p, _ in PARTS] + ['other']:
     d = withc[p] - none[p]
-    print(f"{p:<12} {d:>+10.1f} {d * calls / records:>+11.1f} {100 * d / tot:>6.1f}%")
-print(f"{'total':<12} {tot:>+10.1f} {tot * calls / records:>+11.1f}")
+    if mpi or abs(d) >= 0.05: print(f"{p:<12} {d:>+10.1f} {rec(d)} {100 * d / tot:>6.1f}%")
+print(f"{'total':<12} {tot:>+10.1f} {rec(tot)}")
 if os.environ.get('PIPELINE_DETAIL'):  # every function that moved, for a closer look
     rows = sorted(((v.get('with', 0) - v.get('none', 0)), k) for k, v in detail.items())
     for d, k in sorted(rows, key=lambda r: -abs(r[0])):
