@@ -8,7 +8,8 @@
 #   lj.N       LAMMPS in.lj (2,048 atoms), NP ranks bound to cores, 15,000 steps: without / with
 #              (target ×1.03); also unbound (--bind-to none), for the occupancy target
 #   fixed      the same, 300 steps, with MPI recording off (ZECOLL_RECORD_MPI=0) against no
-#              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms)
+#              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms);
+#              beside it recording on, the journal off, the journal's syncs off
 #   kern.US    zc_bench_app kernels 200000 US on an in-order immediate list, US = 1 and 2:
 #              without / with (targets ×1.05 / ×1.02)
 #   usage: bench/fullnode.sh DIR [OUTDIR]   (FULLNODE_REPS=5 FULLNODE_NP=16 FULLNODE_STEPS=15000
@@ -145,6 +146,9 @@ for r in $(seq "$reps"); do
         else
           timed "fixed.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0
           timed "fixed.all.$k" lj core 300 $(col "${libs[$i]}")
+          # where the fixed cost goes: the salvage journal off, its syncs off
+          timed "fixed.nojrn.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_FLUSH_INTERVAL_MS=0
+          timed "fixed.nosync.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_FLUSH_SYNC=0
         fi
       fi
       if part kern; then
@@ -164,6 +168,8 @@ for i in "${!libs[@]}"; do
   part lj && cmp "… unbound (--bind-to none)" lj.none.base "lj.none.with$i" "(occupancy)" ratio
   part fixed && cmp "fixed cost, $np ranks, 300 steps, MPI recording off" fixed.base "fixed.with$i" "≤ +20 ms" ms
   part fixed && cmp "… MPI recording on" fixed.base "fixed.all.with$i" "" ms
+  part fixed && cmp "… MPI recording off, salvage journal off" fixed.base "fixed.nojrn.with$i" "" ms
+  part fixed && cmp "… MPI recording off, journal syncs off" fixed.base "fixed.nosync.with$i" "" ms
   part kern && cmp "kernels 200000 of 1 us, in-order immediate list (run_s)" kern.1.base "kern.1.with$i" "≤ x1.05" ratio
   part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
 done
