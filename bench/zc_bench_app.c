@@ -19,7 +19,7 @@
  *                       many applications do; tests of the collector's exit path). With
  *                       "pingpong" each execution is bracketed by lists of the app's own that
  *                       hand over to a compute queue and back, as the collector's harvest of a
- *                       copy-only list does (bench/README.md: the floor of that design);
+ *                       copy-only list does (bench/results/rounds.md: the floor of that design);
  *                       "local" runs the same commands on the copy queue alone (no hand-over)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
     char text[256];
     /* ZC_BENCH_KERNEL_NS: the appended kernel's duration. Longer than an Append keeps zesim's worker
      * busy, so an Append never has to wake it (a futex call that dominates the time of an Append
-     * to an idle simulated device, bench/README.md) */
+     * to an idle simulated device, bench/results/rounds.md) */
     const char *kns = getenv("ZC_BENCH_KERNEL_NS");
     snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
              kns ? atol(kns) : 0L, us * 1000);
