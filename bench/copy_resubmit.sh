@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Copy-only resubmission (bench/README.md "Copy-only resubmission"): 2000 back-to-back executions
+# Copy-only resubmission (bench/results/rounds.md "Copy-only resubmission"): 2000 back-to-back executions
 # of one copy-only regular list, side by side in one run, alternating, medians: no collector; no
 # collector with the harvest's round trip between engines made by the app's own lists (the floor
 # of timing each execution with events); the same commands on the copy engine alone; the

@@ -3,7 +3,7 @@
 # Instructions the collector costs a process per recorded MPI call on all its threads, the
 # writer threads' work included: the work behind every call that the application's thread does not
 # see (bench/ir_counts.sh counts that thread only), but pays for where a rank has no spare CPU (a
-# writer thread shares its core) or calls MPI faster than the writers keep up (bench/README.md,
+# writer thread shares its core) or calls MPI faster than the writers keep up (bench/results/rounds.md,
 # fifth and eighth rounds). With one writer stage (ZECOLL_WRITER_STAGES=1) and two (=2); besides,
 # each writer thread's share: converter and emitter (two stages), the single writer (one). The
 # journal's flusher makes no pass while measured (ZECOLL_FLUSH_INTERVAL_MS=3600000: its passes

@@ -8,6 +8,9 @@
  *   kernels N US        N back-to-back kernels of US microseconds on an in-order immediate list,
  *                       one sync at the end; reports the wall time of the whole run (wall_s) and
  *                       of the appends and the sync alone (run_s)
+ *   reglist N           N kernels appended to one regular compute list, which is closed, executed
+ *                       once and synchronised (run_s: appends, execution and
+ *                       sync): the collector's per-kernel cost of append, execute and harvest
  *   execs N copy|compute [leave|pingpong|local]  one regular list (a 64 KiB copy and a barrier) executed N
  *                       times back to back on a queue of the copy-only / compute group, one sync
  *                       at the end: the cost of resubmitting a list while it is in flight
@@ -16,7 +19,7 @@
  *                       many applications do; tests of the collector's exit path). With
  *                       "pingpong" each execution is bracketed by lists of the app's own that
  *                       hand over to a compute queue and back, as the collector's harvest of a
- *                       copy-only list does (bench/README.md: the floor of that design);
+ *                       copy-only list does (bench/results/rounds.md: the floor of that design);
  *                       "local" runs the same commands on the copy queue alone (no hand-over)
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
@@ -134,7 +137,7 @@ __attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { re
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | execs N copy|compute [leave|pingpong|local]\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | reglist N | execs N copy|compute [leave|pingpong|local]\n");
         return 2;
     }
     double t_start = now();
@@ -154,7 +157,7 @@ int main(int argc, char **argv) {
     char text[256];
     /* ZC_BENCH_KERNEL_NS: the appended kernel's duration. Longer than an Append keeps zesim's worker
      * busy, so an Append never has to wake it (a futex call that dominates the time of an Append
-     * to an idle simulated device, bench/README.md) */
+     * to an idle simulated device, bench/results/rounds.md) */
     const char *kns = getenv("ZC_BENCH_KERNEL_NS");
     snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\nkernel kus args=0 ns=%ld ns_per_item=0\n",
              kns ? atol(kns) : 0L, us * 1000);
@@ -279,6 +282,22 @@ int main(int argc, char **argv) {
         CK(zeCommandQueueDestroy(q));
         CK(zeMemFree(ctx, a));
         CK(zeMemFree(ctx, b));
+    } else if (!strcmp(mode, "reglist")) {
+        ze_command_queue_desc_t rq = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                      ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+        ze_command_queue_handle_t q;
+        CK(zeCommandQueueCreate(ctx, dev, &rq, &q));
+        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+        ze_command_list_handle_t rl;
+        CK(zeCommandListCreate(ctx, dev, &ld, &rl));
+        double t0 = now();
+        for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(rl, k, &g, NULL, 0, NULL));
+        CK(zeCommandListClose(rl));
+        CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+        CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        in_run = now() - t0;
+        CK(zeCommandListDestroy(rl));
+        CK(zeCommandQueueDestroy(q));
     } else if (!strcmp(mode, "regular")) {
         ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
         ze_command_list_handle_t rl;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The floor of any MPI tracer that times the calls of zc_mpi_bench's loop and keeps what zecoll
- * keeps of them (bench/README.md, "Ninth round"): preloaded instead of libzecoll.so, it wraps
+ * keeps of them (bench/results/rounds.md, "Ninth round"): preloaded instead of libzecoll.so, it wraps
  * MPI_Irecv, MPI_Isend and MPI_Waitall through PMPI with nothing but
  *   - the call's Enter and Leave times (two rdtsc; none when built with ZC_FLOOR_NOCLOCK),
  *   - one 64-byte record per call in a thread-local ring that nobody reads (no writer thread, no

@@ -103,7 +103,7 @@ static void loc_emit(struct zc_loc *loc, struct zc_ev *ev, size_t n, uint64_t fi
  * journals it (zc_otf2_write_begin), then the emitter hands it to OTF2 (zc_otf2_write_end) while
  * the converter goes on with the next. OTF2's encoding is ~60% of the writing (callgrind): one
  * thread doing all of it could not keep up with a thread making MPI calls back to back, which
- * then waited for it (bench/README.md). A location has at most ZC_LOC_FLIGHT buffers in flight,
+ * then waited for it (bench/results/rounds.md). A location has at most ZC_LOC_FLIGHT buffers in flight,
  * each in one stage; both queues are in order, so its buffers reach OTF2 in order. With
  * ZECOLL_WRITER_STAGES=1, or if the emitter cannot be started, the converter writes too and one
  * buffer per location is in flight, as before. */
@@ -211,7 +211,7 @@ static int spawn_detached(void *(*fn)(void *)) {
 }
 
 /* ZECOLL_WRITER_STAGES, 0 (auto): two stages only where they can run beside the application's
- * thread. Measured on the 16-core host (bench/README.md): with the process on 3 or 4 CPUs the
+ * thread. Measured on the 16-core host (bench/results/rounds.md): with the process on 3 or 4 CPUs the
  * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
  * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The CPUs a process has
  * to itself: its affinity mask (the calling thread's, the first to fill a buffer: an MPI

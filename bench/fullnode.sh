@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A full node (issue 22): what the collector costs where every core runs a rank, and where a GPU
+# runs short kernels back to back. For the 16-core host, from a folder packed here by
+# bench/fullnode_pack.sh (device-pack.sh's binaries and libraries plus Debian's LAMMPS and the
+# libraries it needs that the host lacks). Side by side in one run, each variant once per
+# repetition, the order alternating, medians printed with each target:
+#   lj.N       LAMMPS in.lj (2,048 atoms), NP ranks bound to cores, 15,000 steps: without / with
+#              (target ×1.03); also unbound (--bind-to none), for the occupancy target
+#   fixed      the same, 300 steps, with MPI recording off (ZECOLL_RECORD_MPI=0) against no
+#              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms);
+#              beside it recording on, the journal off, the journal's syncs off
+#   kern.US    zc_bench_app kernels 200000 US on an in-order immediate list, US = 1 and 2:
+#              without / with (targets ×1.05 / ×1.02)
+#   usage: bench/fullnode.sh DIR [OUTDIR]   (FULLNODE_REPS=5 FULLNODE_NP=16 FULLNODE_STEPS=15000
+#                                            FULLNODE_PARTS="lj fixed kern" FULLNODE_LIBS="lib.so ...")
+# FULLNODE_LIBS: other libzecoll.so builds measured beside DIR's in the same repetitions (a
+# before/after comparison: DIR/lib/alt0/libzecoll.so ... from fullnode_pack.sh). On the host, from the
+# checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. OUTDIR gets table.txt (the medians) and raw.txt (every run).
+set -uo pipefail
+D=$(cd "${1:?usage: fullnode.sh DIR [OUTDIR]}" && pwd)
+out=${2:-$(mktemp -d)}
+mkdir -p "$out"
+reps=${FULLNODE_REPS:-5}
+np=${FULLNODE_NP:-$(nproc)}
+steps=${FULLNODE_STEPS:-15000}
+parts=" ${FULLNODE_PARTS:-lj fixed kern} "
+part() { [[ "$parts" == *" $1 "* ]]; }
+export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
+unset ZESIM_TRUTH
+libs=("$D/lib/libzecoll.so")
+for l in ${FULLNODE_LIBS:-}; do libs+=("$(readlink -f "$l")"); done
+app=$D/bin/zc_bench_app
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# LAMMPS travels compressed (fullnode_pack.sh): unpacked here, its libraries after the pack's
+lmp=${FULLNODE_LMP:-}
+if [ -z "$lmp" ] && [ -f "$D/lammps.tar.xz" ] && { part lj || part fixed; }; then
+  mkdir -p "$work/lammps" && tar -C "$work/lammps" -xJf "$D/lammps.tar.xz"
+  lmp=$work/lammps/bin/lmp
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$work/lammps/lib
+fi
+lmp=${lmp:-$(command -v lmp || true)}
+raw=$out/raw.txt
+: >"$raw"
+py=$(command -v python3)
+for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
+  [ -e "$f" ] || { echo "fullnode: $f is missing (pack with bench/fullnode_pack.sh)" >&2; exit 2; }
+done
+if part lj || part fixed; then
+  [ -n "$lmp" ] && [ -x "$lmp" ] || { echo "fullnode: no LAMMPS (bench/fullnode_pack.sh packs Debian's)" >&2; exit 2; }
+  command -v mpirun >/dev/null || { echo "fullnode: mpirun is not on PATH" >&2; exit 2; }
+fi
+
+# in.lj of LAMMPS's bench/, 2,048 atoms (an 8x8x8 fcc lattice); the step count from the command line
+cat >"$work/in.lj" <<'EOF'
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 8 0 8 0 8
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 1.44 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    delay 0 every 20 check no
+fix             1 all nve
+thermo          1000
+run             ${steps}
+EOF
+
+# timed <name> <cmd...>: the wall time of one run (s), recorded under name; a failed run is nan
+declare -A vals
+timed() {
+  local name=$1; shift
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  "$@" >"$work/run.out" 2>&1; rc=$?
+  t1=$(date +%s.%N)
+  local v
+  if [ $rc = 0 ]; then v=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$t0" "$t1")
+  else v=nan; echo "fullnode: $name failed (rc $rc):" >&2; tail -5 "$work/run.out" >&2; fi
+  vals[$name]+="$v "
+  echo "$name $v" >>"$raw"
+  rm -rf "$work"/t-*
+}
+# json <name> <field> <cmd...>: a field of the JSON line zc_bench_app prints
+json() {
+  local name=$1 f=$2; shift 2
+  local o v
+  o=$("$@" 2>>"$out/stderr.txt" | tail -1)
+  v=$("$py" -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$o" "$f" 2>/dev/null || echo nan)
+  vals[$name]+="$v "
+  echo "$name $v $o" >>"$raw"
+  rm -rf "$work"/t-*
+}
+median() { printf '%s\n' "$@" | grep -v nan | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
+row() { printf '%-62s %10s %10s %12s  %s\n' "$@" | tee -a "$out/table.txt"; }
+cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms
+  local a b r
+  a=$(med "$2"); b=$(med "$3")
+  [ -n "$a" ] && [ -n "$b" ] || { row "$1" "${a:-n/a}" "${b:-n/a}" "" "$4"; return; }
+  if [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
+  else r=$("$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$a" "$b"); fi
+  row "$1" "$a" "$b" "$r" "$4"
+}
+
+mpirun=(mpirun --allow-run-as-root --oversubscribe)
+lj() { # lj <bind: core|none> <steps> [env...]
+  local bind=$1 n=$2; shift 2
+  local xs=() e
+  for e in "$@"; do xs+=(-x "$e"); done
+  "${mpirun[@]}" --bind-to "$bind" -np "$np" -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
+    "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
+}
+col() { echo "LD_PRELOAD=$1" ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0; }
+
+{
+  echo "== fullnode: $(nproc) CPUs, $(uname -r), $np ranks, $steps steps, $reps alternating repetitions"
+  echo "== libraries: ${libs[*]}"
+} | tee "$out/table.txt"
+for r in $(seq "$reps"); do
+  # the order of the variants alternates between repetitions (even: with first)
+  order=(base with)
+  [ $((r % 2)) = 0 ] && order=(with base)
+  for v in "${order[@]}"; do
+    for i in "${!libs[@]}"; do
+      [ "$v" = base ] && [ "$i" -gt 0 ] && continue
+      k=$v; [ "$v" = with ] && k=with$i
+      # shellcheck disable=SC2046
+      if part lj; then
+        if [ "$v" = base ]; then
+          timed "lj.core.$k" lj core "$steps"
+          timed "lj.none.$k" lj none "$steps"
+        else
+          timed "lj.core.$k" lj core "$steps" $(col "${libs[$i]}")
+          timed "lj.none.$k" lj none "$steps" $(col "${libs[$i]}")
+        fi
+      fi
+      if part fixed; then
+        if [ "$v" = base ]; then timed "fixed.$k" lj core 300
+        else
+          timed "fixed.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0
+          timed "fixed.all.$k" lj core 300 $(col "${libs[$i]}")
+          # where the fixed cost goes: the salvage journal off, its syncs off
+          timed "fixed.nojrn.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_FLUSH_INTERVAL_MS=0
+          timed "fixed.nosync.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_FLUSH_SYNC=0
+        fi
+      fi
+      if part kern; then
+        for us in 1 2; do
+          if [ "$v" = base ]; then json "kern.$us.$k" run_s env X=1 "$app" kernels 200000 "$us"
+          else json "kern.$us.$k" run_s env $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
+        done
+      fi
+    done
+  done
+done
+
+row "median of $reps (s)" without with "ratio/delta" target
+for i in "${!libs[@]}"; do
+  [ ${#libs[@]} -gt 1 ] && echo "-- ${libs[$i]}" | tee -a "$out/table.txt"
+  part lj && cmp "LAMMPS in.lj, $np ranks bound to cores, $steps steps" lj.core.base "lj.core.with$i" "≤ x1.03" ratio
+  part lj && cmp "… unbound (--bind-to none)" lj.none.base "lj.none.with$i" "(occupancy)" ratio
+  part fixed && cmp "fixed cost, $np ranks, 300 steps, MPI recording off" fixed.base "fixed.with$i" "≤ +20 ms" ms
+  part fixed && cmp "… MPI recording on" fixed.base "fixed.all.with$i" "" ms
+  part fixed && cmp "… MPI recording off, salvage journal off" fixed.base "fixed.nojrn.with$i" "" ms
+  part fixed && cmp "… MPI recording off, journal syncs off" fixed.base "fixed.nosync.with$i" "" ms
+  part kern && cmp "kernels 200000 of 1 us, in-order immediate list (run_s)" kern.1.base "kern.1.with$i" "≤ x1.05" ratio
+  part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
+done
+echo "raw: $raw"

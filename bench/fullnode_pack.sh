@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Packs what bench/fullnode.sh needs on the 16-core host into OUT_DIR (inside the checkout, git-
+# ignored, carried by the device run): device-pack.sh's folder of BUILD_DIR's collector, zesim and
+# zc_bench_app, plus Debian's LAMMPS (`lmp`, apt-get install lammps) with every library it needs
+# that the host (Ubuntu, Open MPI 4.1.6) does not provide, compressed into OUT_DIR/lammps.tar.xz
+# (~44 MB unpacked: LAMMPS's own libraries would fill most of a run's 64 MiB; fullnode.sh unpacks
+# it there). The host's glibc, libstdc++ and Open MPI are used, as the collector's are.
+#   usage: bench/fullnode_pack.sh BUILD_DIR OUT_DIR [LIB...]   (LIB: other libzecoll.so builds,
+#          packed as OUT_DIR/lib/alt<k>/libzecoll.so for FULLNODE_LIBS)
+set -euo pipefail
+build=$(cd "${1:?usage: fullnode_pack.sh BUILD_DIR OUT_DIR [LIB...]}" && pwd)
+out=${2:?usage: fullnode_pack.sh BUILD_DIR OUT_DIR [LIB...]}
+shift 2
+root=$(cd "$(dirname "$0")/.." && pwd)
+pack=${ZC_DEVICE_PACK:-}
+for p in "$root/../shared/tools/device-pack.sh" /work/shared/tools/device-pack.sh; do
+  [ -z "$pack" ] && [ -x "$p" ] && pack=$p
+done
+[ -n "$pack" ] || { echo "fullnode_pack: device-pack.sh not found (set ZC_DEVICE_PACK)" >&2; exit 2; }
+lmp=$(command -v lmp || true)
+[ -n "$lmp" ] || { echo "fullnode_pack: no lmp on PATH: apt-get install --no-install-recommends lammps" >&2; exit 2; }
+
+"$pack" "$out" "$build/collector/libzecoll.so" "$build/collector/libzecoll_ze.so" \
+  "$build/tests/zesim/libzesim.so" "$build/bench/zc_bench_app"
+k=0
+for l in "$@"; do
+  mkdir -p "$out/lib/alt$k"
+  cp -L "$l" "$out/lib/alt$k/libzecoll.so"
+  k=$((k + 1))
+done
+
+# LAMMPS: the binary and the libraries the host lacks (everything but glibc's, the compiler's
+# runtime and Open MPI's, which must be the host's own to match its mpirun)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib"
+cp -L "$lmp" "$stage/bin/lmp"
+host='/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s|libmpi[^/]*|libopen-rte|libopen-pal|libhwloc|libevent[^/]*|libpmix|libudev|libz)\.so'
+ldd "$lmp" | awk '/=> \//{print $3}' | grep -vE "$host" | while read -r l; do cp -L "$l" "$stage/lib/"; done
+if ldd "$lmp" | grep -q "not found"; then
+  echo "fullnode_pack: lmp misses libraries here:" >&2
+  ldd "$lmp" | grep "not found" >&2
+  exit 2
+fi
+tar -C "$stage" -cJf "$out/lammps.tar.xz" bin lib
+du -sh "$out" "$out/lammps.tar.xz"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The writer pipeline behind a recorded MPI call, part by part, in instructions on all the
+# process's threads (bench/README.md, "The writer pipeline per recorded MPI call"): the loop of
+# bench/writer_ir.sh (zc_mpi_bench's 0-byte Irecv/Isend/Waitall(2) on 1 rank, one writer stage,
+# the journal's flusher idle), with and without the collector, the slope between N and 2N
+# iterations per MPI call (start-up and definitions cancel). Callgrind attributes inlined code
+# to the file it comes from (zc_evt.h's normalisation inside loc_convert counts as conversion),
+# so each part is a set of source files and shared objects, summed over every thread:
+#   wrappers     the application thread's MPI wrappers (mpi/, their inline headers)
+#   conversion   ticks to ns, clamping, counting, a call's run (zc_evt.h, zc_clock.*, zc_ev.h)
+#   matching     the writer's MPI request matching (mpi/zc_mpi_resolve.c)
+#   journal      the salvage journal's encoding, checksum and bookkeeping (zc_jrn_format.h, zc_journal.c)
+#   otf2 ours    records to OTF2 calls (zc_evt.c, zc_otf2.c, zc_marks.c)
+#   otf2 lib     libotf2's encoding
+#   handoff      buffers handed to and taken back from the writer (zc_writer.c, zc_loc.*), copies
+#   wake-ups     locks, condition variables, system calls (libc's pthread and syscall wrappers)
+#   mpi lib      Open MPI (statuses asked where the application ignores them, ...)
+#   ze append    the Level Zero wrappers on the application thread (collector/ze: call, append, shim)
+#   ze harvest   device records: drain, harvest, records, events, queues (collector/ze, the rest)
+#   driver       the simulated driver (tests/zesim) and the loader: the collector's own driver calls
+#   other        the rest (the dynamic linker, the program)
+# --case kernels: zc_bench_app kernels N 0 (N back-to-back kernels on an in-order immediate list,
+# one sync), per kernel; --case reglist: zc_bench_app reglist N (N kernels appended to a regular
+# list, executed once, synchronised), per kernel (issue 22's device-record figures; the
+# background drainer's passes follow the clock, so these vary by a few per cent between runs).
+#   usage: bench/pipeline_ir.sh BUILD_DIR [--case mpi|kernels|reglist] [--loops N] [--stages S] [--keep DIR]
+set -uo pipefail
+build=$(cd "${1:?usage: pipeline_ir.sh BUILD_DIR [--loops N] [--stages S]}" && pwd)
+shift
+loops=20000 stages=1 keep="" case=mpi
+while [ $# -gt 0 ]; do
+  case $1 in
+    --loops) loops=$2; shift 2 ;;
+    --stages) stages=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    --case) case=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+command -v valgrind >/dev/null || { echo "pipeline_ir: valgrind is not installed (scripts/setup-deps.sh installs it)" >&2; exit 2; }
+work=${keep:-$(mktemp -d)}
+mkdir -p "$work"
+[ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+
+case $case in
+  mpi) prog=("$build/bench/zc_mpi_bench" self) tail=0 ;;
+  kernels) prog=("$build/bench/zc_bench_app" kernels) tail=0 ;;
+  reglist) prog=("$build/bench/zc_bench_app" reglist) tail="" ;;
+  *) echo "pipeline_ir: unknown case $case" >&2; exit 2 ;;
+esac
+run() { # run <out> <lib or ""> <loops>
+  env ZE_ENABLE_ALT_DRIVERS="$build/tests/zesim/libzesim.so" LD_PRELOAD="$2" ZECOLL_OUTPUT="$work/trace-%p" \
+    ZECOLL_SUMMARY=0 ZECOLL_WRITER_STAGES="$stages" ZECOLL_FLUSH_INTERVAL_MS=3600000 \
+    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$1.%p" \
+    "${prog[@]}" "$3" $tail >"$1.log" 2>&1 ||
+    { echo "pipeline_ir: failed: lib=$2 loops=$3" >&2; tail -5 "$1.log" >&2; return 1; }
+}
+pids=()
+for n in "$loops" $((2 * loops)); do
+  run "$work/none.n$n" "" "$n" & pids+=($!)
+  run "$work/with.n$n" "$build/collector/libzecoll.so" "$n" & pids+=($!)
+  [ ${#pids[@]} -ge "$(nproc)" ] && { wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); }
+done
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
+
+/usr/bin/python3 - "$work" "$loops" "$case" <<'EOF'
+import glob, os, re, subprocess, sys
+work, loops, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+mpi = case == 'mpi'
+calls = 3 * loops if mpi else loops  # the slope: 2N - N iterations of 3 calls, or N kernels
+records = 7 * loops if mpi else 0    # Irecv, Isend, Waitall: 3 call records, 2 requests, 2 completions
+PARTS = [
+    ('wrappers', r'(^|/)mpi/(gen/)?zc_mpi_(gen|req|internal|call)|:zc_fast_|zc_mpi_bench'),
+    ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),
+    ('matching', r'zc_mpi_resolve\.c'),
+    ('journal', r'zc_jrn_format\.h|zc_journal\.c'),
+    ('otf2 ours', r'zc_evt\.c|zc_otf2\.c|zc_otf2_io\.c|zc_marks\.c'),
+    ('otf2 lib', r'libopen-trace-format2|libotf2'),
+    ('handoff', r'zc_writer\.c|zc_loc\.[ch]|memmove|memcpy|memset'),
+    ('wake-ups', r'pthread_|futex|lll_lock|__lll|writev|syscall|clone|sched_yield|nptl'),
+    ('mpi lib', r'libmpi|mca_|libopen-pal|libopen-rte|openmpi'),
+    ('ze append', r'collector/ze/(zc_ze_(call|append|shim)|gen/)|/ze/gen/|zc_ze_gen'),
+    ('ze harvest', r'collector/ze/'),
+    ('driver', r'tests/zesim|libzesim|libze_loader|zs_'),
+]
+def load(pattern):
+    d = {}
+    for f in glob.glob(pattern):
+        out = subprocess.run(['callgrind_annotate', '--auto=no', '--threshold=100', '--inclusive=no', f],
+                             capture_output=True, text=True).stdout
+        for l in out.splitlines():
+            m = re.match(r'^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S.*?)$', l)
+            if not m or 'PROGRAM TOTALS' in l or 'file:function' in l: continue
+            d[m.group(2)] = d.get(m.group(2), 0) + int(m.group(1).replace(',', ''))
+    return d
+def parts(prefix):
+    a, b = load(f'{work}/{prefix}.n{loops}.*-*'), load(f'{work}/{prefix}.n{2 * loops}.*-*')
+    out = {p: 0.0 for p, _ in PARTS}; out['other'] = 0.0
+    for k in set(a) | set(b):
+        v = (b.get(k, 0) - a.get(k, 0)) / calls
+        detail.setdefault(k, {})[prefix] = v
+        for p, rx in PARTS:
+            if re.search(rx, k):
+                out[p] += v
+                break
+        else:
+            out['other'] += v
+    return out
+detail = {}
+none, withc = parts('none'), parts('with')
+tot = sum(withc.values()) - sum(none.values())
+unit = 'recorded MPI call' if mpi else 'kernel'
+print(f"instructions per {unit} on all threads, with minus without the collector ({case}; callgrind, slope "
+      f"between {loops} and {2 * loops} iterations" + (f"; {records / calls:.2f} records per call)" if mpi else ")"))
+print(f"{'part':<12} {'per ' + ('call' if mpi else 'kernel'):>10} {'per record' if mpi else '':>11} {'share':>7}")
+rec = lambda d: f"{d * calls / records:>+11.1f}" if mpi else f"{'':>11}"
+for p in [p for p, _ in PARTS] + ['other']:
+    d = withc[p] - none[p]
+    if mpi or abs(d) >= 0.05: print(f"{p:<12} {d:>+10.1f} {rec(d)} {100 * d / tot:>6.1f}%")
+print(f"{'total':<12} {tot:>+10.1f} {rec(tot)}")
+if os.environ.get('PIPELINE_DETAIL'):  # every function that moved, for a closer look
+    rows = sorted(((v.get('with', 0) - v.get('none', 0)), k) for k, v in detail.items())
+    for d, k in sorted(rows, key=lambda r: -abs(r[0])):
+        if abs(d) >= 0.5: print(f"  {d:+9.1f} {k}")
+EOF
