@@ -349,6 +349,7 @@ struct zc_ze {
     pthread_mutex_t streams_lock;
     struct zc_stream *streams;
     atomic_uint_fast64_t stalls, untimed;
+    atomic_uint ddi_handles_hidden; /* zeDriverGetProperties answers whose DDI-handles property we cleared */
     atomic_uint devs_off;         /* devices whose timing stopped (zc_ze_device_off) */
 };
 extern struct zc_ze zc_ze;
