@@ -215,9 +215,16 @@ ZC_EXPORT ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void
     int n = zc_ze_table_entries(t, version); /* the loader's table: -1 when only the headers' size is known */
     getter_t g = (getter_t)dlsym(real_handle, zc_ze_getter_names[t]);
     if (!g) {
-        if (n < 0 || zc_ze_table_entries(t, ZE_API_VERSION_CURRENT) > 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        /* a table after our headers the driver lacks: empty, as the loader leaves it then */
-        memset(ddi, 0, (size_t)n * sizeof(void (*)(void)));
+        /* An optional table (an extension's, or one after our headers) the driver lacks: empty, as
+         * the loader leaves it then. A core table of the headers: the driver is incomplete, and
+         * the loader of those headers refuses it as it would without us. */
+        static const char exp[] = "ExpProcAddrTable";
+        const char *name = zc_ze_getter_names[t];
+        size_t len = strlen(name);
+        bool optional = (len > sizeof(exp) - 1 && strcmp(name + len - (sizeof(exp) - 1), exp) == 0) ||
+                        (n >= 0 && zc_ze_table_entries(t, ZE_API_VERSION_CURRENT) == 0);
+        if (!optional || version < ZE_API_VERSION_CURRENT) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        memset(ddi, 0, n < 0 ? zc_ze_table_size(t) : (size_t)n * sizeof(void (*)(void)));
         return ZE_RESULT_SUCCESS;
     }
     if (version < ZE_API_VERSION_CURRENT) {
