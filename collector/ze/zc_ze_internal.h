@@ -492,6 +492,10 @@ void zc_ze_bg_stop(void);
 void zc_ze_slots_quiesce(struct zc_list *l);
 /* The list's helper slots and gate go back or away (ctx_dying: its context is being destroyed). */
 void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying);
+/* Executions of regular lists (on a queue, or on an immediate list's timeline as q): their
+ * [pre, list, post] wrapping before the driver's call, their records after it. */
+void zc_ze_exec_pre(struct zc_ze_call *c, struct zc_queue *q, uint32_t *n, ze_command_list_handle_t **lists);
+void zc_ze_exec_post(struct zc_ze_call *c, ze_result_t r);
 
 /* ---------------------------------------------------------------- zc_ze_shim.c */
 /* exported: the bridge libzecoll_ze.so's getters call */

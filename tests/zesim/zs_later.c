@@ -150,7 +150,7 @@ void zs_later_list(void *t, ze_api_version_t v) {
 /* zeCommandListImmediateAppendCommandListsExp (1.8): regular lists executed on an immediate list's
  * timeline, in order after what the immediate list has; the wait events gate them, the signal
  * event follows them. In the truth each command is its regular list's (list, exec, cmd) on the
- * immediate list's queue, "immediate":false. */
+ * immediate list's queue, "immediate":true: it ran on an immediate list's timeline. */
 static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t imm, uint32_t n,
                                                                   ze_command_list_handle_t *lists, ze_event_handle_t sig,
                                                                   uint32_t nw, ze_event_handle_t *w) {
@@ -185,7 +185,8 @@ static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_lis
             in->cmd = l->body->cmds[k];
             in->body = l->body;
             atomic_fetch_add(&l->body->refs, 1);
-            in->in_order = true; /* appended after the immediate list's commands, in its order */
+            in->in_order = l->in_order || imm->in_order || imm->copy_only;
+            in->immediate = true;
             in->submit_ns = now;
             in->exec = exec;
             in->device = imm->device->id;
