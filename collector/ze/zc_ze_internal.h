@@ -414,6 +414,10 @@ void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
 
 /* ---------------------------------------------------------------- zc_ze_call.c */
+/* A call to an entry zecoll passes through untraced (ze_hooks.spec `untraced`): warned once per
+ * entry, counted. */
+void zc_ze_untraced(uint32_t api);
+uint64_t zc_ze_untraced_calls(void);
 uint32_t zc_ze_api_region(uint32_t api);
 /* A closed call whose launch opened a kernel window: recorded from here on like any. */
 bool zc_ze_call_reopen(struct zc_ze_call *c);

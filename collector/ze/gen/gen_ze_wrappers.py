@@ -91,11 +91,11 @@ def load_spec(path):
         api, flags = line[0], set(line[1:])
         pol = [f for f in flags if f.startswith("closed=")]
         flags -= set(pol)
-        bad = flags - {"pre", "post", "papi", "papi-launch"}
+        bad = flags - {"pre", "post", "papi", "papi-launch", "untraced"}
         hooked = bool(flags & {"pre", "post"})
         if (bad or not flags or ("papi" in flags and "papi-launch" in flags) or len(pol) > 1
                 or (hooked and not pol) or (pol and pol[0][7:] not in CLOSED)):
-            sys.exit(f"{path}:{n}: want '<api> pre|post|papi|papi-launch... [closed={'|'.join(CLOSED)}]' "
+            sys.exit(f"{path}:{n}: want '<api> pre|post|papi|papi-launch|untraced... [closed={'|'.join(CLOSED)}]' "
                      f"(closed= with pre/post), got {' '.join(line)}")
         hooks[api] = flags
         closed[api] = CLOSED[pol[0][7:]] if pol else "ZC_ZE_CLOSED_NEVER"
@@ -289,6 +289,8 @@ def gen_wrapper(fn, field, member, ret, types, ps, papi, hooks, closed):
         out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn}, zc_rec_word())) return {real}({call});\n")
     if papi:
         out.append("    zc_ze_papi_enter(&pc);\n")
+    if "untraced" in hooks.get(fn, set()):
+        out.append(f"    zc_ze_untraced(ZC_ZE_{fn});\n")
     hk = hooks.get(fn, set()) & {"pre", "post"}
     if hk:
         inits = ", ".join(f"&a{i}" for i in range(len(types)))
