@@ -282,8 +282,8 @@ static void ze_finalize(void) {
     zc_ze_streams_flush();
     for (uint32_t i = 0; i < zc_ze.ndevs; i++) zc_ze_clock_report(zc_ze.devs[i]);
     uint64_t untraced = zc_ze_untraced_calls();
-    if (untraced)
-        ZC_INFO("Level Zero: zecoll knows the API up to spec %u.%u; %llu call(s) went to entries it passes through "
+    if (untraced) /* device work missing from the archive: a warning, like the entries' own */
+        ZC_WARN("Level Zero: zecoll knows the API up to spec %u.%u; %llu call(s) went to entries it passes through "
                 "untraced (named above)", ZE_MAJOR_VERSION(ZC_ZE_SPEC_NEWEST), ZE_MINOR_VERSION(ZC_ZE_SPEC_NEWEST),
                 (unsigned long long)untraced);
     uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);

@@ -238,6 +238,18 @@ static void app(int traced) {
         ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 1u << 3 /* IN_ORDER */};
         ze_command_list_handle_t reg;
         CALL("zeCommandListCreate", H(T_LIST, ze_command_list_dditable_t, pfnCreate)(ctx, dev, &ld, &reg));
+        if (minor >= 17) {
+            /* a mutable-list entry zecoll passes through untraced: named once, counted */
+            struct {
+                ze_structure_type_t stype;
+                const void *pNext;
+                uint32_t flags;
+            } idd = {(ze_structure_type_t)0x00020017 /* MUTABLE_COMMAND_ID_EXP_DESC */, NULL, 0};
+            uint64_t id = 99;
+            typedef ze_result_t (*next_id_t)(ze_command_list_handle_t, const void *, uint64_t *);
+            CALL("zeCommandListGetNextCommandIdExp", E(T_LIST_EXP, 2, next_id_t)(reg, &idd, &id));
+            ok(id == 0, "the next command id is 0 (%llu)", (unsigned long long)id);
+        }
         CALL("zeCommandListAppendLaunchKernel(regular)", launch(reg, k[2], &g, NULL, 0, NULL));
         CALL("zeCommandListClose", H(T_LIST, ze_command_list_dditable_t, pfnClose)(reg));
         typedef ze_result_t (*append_lists_t)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t *,

@@ -203,4 +203,18 @@ static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_lis
     return r;
 }
 
-void zs_later_list_exp(void *t, ze_api_version_t v) { ZS_SET(t, v, 8, 1, zs_zeCommandListImmediateAppendCommandListsExp); }
+/* zeCommandListGetNextCommandIdExp (1.8): the id the next Append of a regular list will have (its
+ * command index). Mutable updates are not modelled: the id only names the command. */
+static ze_result_t zs_zeCommandListGetNextCommandIdExp(ze_command_list_handle_t l, const void *desc, uint64_t *id) {
+    ZS_ENTER();
+    ZS_CHECK(l, ZS_MAGIC_LIST);
+    if (!desc || !id) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (l->immediate || l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    *id = l->body->ncmds;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zs_later_list_exp(void *t, ze_api_version_t v) {
+    ZS_SET(t, v, 8, 1, zs_zeCommandListImmediateAppendCommandListsExp);
+    ZS_SET(t, v, 8, 2, zs_zeCommandListGetNextCommandIdExp);
+}
