@@ -157,16 +157,19 @@ static unsigned loader_version(void) {
         ze_api_version_t spec;
         int major, minor, patch;
     } comp_t; /* zel_component_version_t of the loader's ze_loader.h */
+    /* the loader of a runtime that was dlopen()ed privately first, then the global scope */
     void *h = dlopen("libze_loader.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    ze_result_t (*get)(size_t *, comp_t *) = (ze_result_t(*)(size_t *, comp_t *))dlsym(h ? h : RTLD_DEFAULT,
-                                                                                        "zelLoaderGetVersions");
+    void *where[2] = {h, RTLD_DEFAULT};
     unsigned v = 0;
-    comp_t c[16];
-    size_t n = sizeof(c) / sizeof(c[0]);
-    if (get && get(&n, c) == ZE_RESULT_SUCCESS)
-        for (size_t i = 0; i < n && i < sizeof(c) / sizeof(c[0]); i++)
-            if (strncmp(c[i].name, "loader", sizeof(c[i].name)) == 0)
-                v = (unsigned)c[i].major << 16 | (unsigned)c[i].minor << 8 | (unsigned)c[i].patch;
+    for (int w = h ? 0 : 1; w < 2 && !v; w++) {
+        ze_result_t (*get)(size_t *, comp_t *) = (ze_result_t(*)(size_t *, comp_t *))dlsym(where[w], "zelLoaderGetVersions");
+        comp_t c[16];
+        size_t n = sizeof(c) / sizeof(c[0]);
+        if (get && get(&n, c) == ZE_RESULT_SUCCESS)
+            for (size_t i = 0; i < n && i < sizeof(c) / sizeof(c[0]); i++)
+                if (strncmp(c[i].name, "loader", sizeof(c[i].name)) == 0)
+                    v = (unsigned)c[i].major << 16 | (unsigned)c[i].minor << 8 | (unsigned)c[i].patch;
+    }
     if (h) dlclose(h);
     return v;
 }
