@@ -152,6 +152,17 @@ static uint32_t cached_region(uint32_t api, char s, char d, enum zc_region_role 
 
 static uint32_t copy_region(uint32_t api, char s, char d) { return cached_region(api, s, d, ZC_ROLE_DATA_TRANSFER); }
 
+/* For the Append entries after spec 1.4 (zc_ze_submit.c): the same names as their older forms. */
+uint32_t zc_ze_kernel_region(ze_kernel_handle_t k) { return kernel_region(k); }
+uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint8_t *dir) {
+    char s = zc_ze_memtype(src), d = zc_ze_memtype(dst);
+    *dir = (uint8_t)classify(s, d);
+    return copy_region(api, s, d);
+}
+uint32_t zc_ze_fill_region(uint32_t api, const void *dst) {
+    return cached_region(api, 0, zc_ze_memtype(dst), ZC_ROLE_DATA_TRANSFER);
+}
+
 void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, struct zc_ze_call *c) {
     zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
 }

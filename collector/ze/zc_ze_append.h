@@ -24,6 +24,10 @@ bool zc_ze_imm_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
 void zc_ze_tmpl_grow_failed(void);
 /* Kernel windows and filters: counts the launch, says whether it is timed. */
 bool zc_ze_launch_select(struct zc_ze_call *c, ze_kernel_handle_t k);
+/* Region ids of an operation, as the older Append entries name theirs (zc_ze_append.c). */
+uint32_t zc_ze_kernel_region(ze_kernel_handle_t k);
+uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint8_t *dir);
+uint32_t zc_ze_fill_region(uint32_t api, const void *dst);
 
 /* ---------------------------------------------------------------- the list's own events (no lock) */
 static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {

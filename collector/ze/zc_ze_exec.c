@@ -478,10 +478,9 @@ static struct zc_slot *exec_slot(struct zc_list *l, uint64_t now, bool dup, stru
  * This runs even when timing is off or the collector has finalized: the list still signals
  * our events, and without pre the app's re-signal barriers would find them signalled from the
  * previous execution and fire early. */
-void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, struct zc_ze_call *c) {
-    struct zc_queue *q = zc_map_get(&zc_ze.queues, *p->phCommandQueue);
-    uint32_t n = *p->pnumCommandLists;
-    ze_command_list_handle_t *in = *p->pphCommandLists;
+void zc_ze_exec_pre(struct zc_ze_call *c, struct zc_queue *q, uint32_t *pn, ze_command_list_handle_t **plists) {
+    uint32_t n = *pn;
+    ze_command_list_handle_t *in = *plists;
     if (n == 0 || !in) return;
     ze_command_list_handle_t *out = NULL;
     struct exec_plan *plan = NULL;
@@ -548,8 +547,12 @@ void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_comman
     c->nlists = n;
     c->ptr = plan;
     c->inj = (ze_event_handle_t)q; /* the queue (may be NULL) travels to the epilogue */
-    *p->pnumCommandLists = o;
-    *p->pphCommandLists = out;
+    *pn = o;
+    *plists = out;
+}
+
+void zc_ze_pre_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, struct zc_ze_call *c) {
+    zc_ze_exec_pre(c, zc_map_get(&zc_ze.queues, *p->phCommandQueue), p->pnumCommandLists, p->pphCommandLists);
 }
 
 /* An execution nobody records. ran_off: it ran while recording is off. */
@@ -609,6 +612,10 @@ static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *
 
 void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r,
                                                   struct zc_ze_call *c) {
+    zc_ze_exec_post(c, r);
+}
+
+void zc_ze_exec_post(struct zc_ze_call *c, ze_result_t r) {
     struct exec_plan *plan = c->ptr;
     struct zc_queue *q = (struct zc_queue *)(void *)c->inj;
     /* the harvests of copy executions: whatever else happens, they open the gates */

@@ -349,6 +349,7 @@ struct zc_ze {
     pthread_mutex_t streams_lock;
     struct zc_stream *streams;
     atomic_uint_fast64_t stalls, untimed;
+    atomic_uint ddi_handles_hidden; /* zeDriverGetProperties answers whose DDI-handles property we cleared */
     atomic_uint devs_off;         /* devices whose timing stopped (zc_ze_device_off) */
 };
 extern struct zc_ze zc_ze;
@@ -413,6 +414,10 @@ void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
 
 /* ---------------------------------------------------------------- zc_ze_call.c */
+/* A call to an entry zecoll passes through untraced (ze_hooks.spec `untraced`): warned once per
+ * entry, counted. */
+void zc_ze_untraced(uint32_t api);
+uint64_t zc_ze_untraced_calls(void);
 uint32_t zc_ze_api_region(uint32_t api);
 /* A closed call whose launch opened a kernel window: recorded from here on like any. */
 bool zc_ze_call_reopen(struct zc_ze_call *c);
@@ -491,6 +496,10 @@ void zc_ze_bg_stop(void);
 void zc_ze_slots_quiesce(struct zc_list *l);
 /* The list's helper slots and gate go back or away (ctx_dying: its context is being destroyed). */
 void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying);
+/* Executions of regular lists (on a queue, or on an immediate list's timeline as q): their
+ * [pre, list, post] wrapping before the driver's call, their records after it. */
+void zc_ze_exec_pre(struct zc_ze_call *c, struct zc_queue *q, uint32_t *n, ze_command_list_handle_t **lists);
+void zc_ze_exec_post(struct zc_ze_call *c, ze_result_t r);
 
 /* ---------------------------------------------------------------- zc_ze_shim.c */
 /* exported: the bridge libzecoll_ze.so's getters call */

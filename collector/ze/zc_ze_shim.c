@@ -148,27 +148,114 @@ static void load_real(void) {
 }
 
 
-/* Called by libzecoll_ze.so's exported getters. The real driver fills the loader's table first
- * (so entries newer than our headers stay intact), then known entries are wrapped. */
+/* ---------------------------------------------------------------- table negotiation */
+/* The loader's own version (zelLoaderGetVersions, which reads what the loader recorded before it
+ * loaded any driver): 0 when it cannot be told. */
+static unsigned loader_version(void) {
+    typedef struct {
+        char name[64];
+        ze_api_version_t spec;
+        int major, minor, patch;
+    } comp_t; /* zel_component_version_t of the loader's ze_loader.h */
+    /* the loader of a runtime that was dlopen()ed privately first, then the global scope */
+    void *h = dlopen("libze_loader.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    void *where[2] = {h, RTLD_DEFAULT};
+    unsigned v = 0;
+    for (int w = h ? 0 : 1; w < 2 && !v; w++) {
+        ze_result_t (*get)(size_t *, comp_t *) = (ze_result_t(*)(size_t *, comp_t *))dlsym(where[w], "zelLoaderGetVersions");
+        comp_t c[16];
+        size_t n = sizeof(c) / sizeof(c[0]);
+        if (get && get(&n, c) == ZE_RESULT_SUCCESS)
+            for (size_t i = 0; i < n && i < sizeof(c) / sizeof(c[0]); i++)
+                if (strncmp(c[i].name, "loader", sizeof(c[i].name)) == 0)
+                    v = (unsigned)c[i].major << 16 | (unsigned)c[i].minor << 8 | (unsigned)c[i].patch;
+    }
+    if (h) dlclose(h);
+    return v;
+}
+
+/* Loaders 1.18.0 to 1.18.3 declared the CommandListExp table in another order (1.18.4 restored
+ * it); they ask for spec 1.11, as 1.18.4 to 1.19 do. Wrapping by our order there would give an
+ * entry another entry's wrapper: the table is forwarded untouched, unless the loader says it is
+ * not one of them. */
+static bool exp_order_unknown(enum zc_ze_table t, ze_api_version_t version) {
+    if (t != ZC_ZE_TABLE_ze_command_list_exp || version < ZE_MAKE_VERSION(1, 10) || version > ZE_MAKE_VERSION(1, 11))
+        return false;
+    unsigned v = loader_version();
+    bool bad = v == 0 || (v >= (1u << 16 | 18u << 8) && v <= (1u << 16 | 18u << 8 | 3u));
+    if (bad) {
+        static atomic_bool once;
+        if (!atomic_exchange(&once, true))
+            ZC_WARN("the Level Zero loader (%s) may order the command-list extension table differently (loaders "
+                    "1.18.0 to 1.18.3 do): its %s calls pass through untraced", v ? "1.18.0 to 1.18.3" : "version unknown",
+                    "zeCommandListImmediateAppendCommandListsExp and mutable-command-list");
+    }
+    return bad;
+}
+
+/* Room past zecoll's newest layout for a driver newer than zecoll that fills more than asked. */
+#define ZC_ZE_SLACK 64
+
+/* Called by libzecoll_ze.so's exported getters with the loader's version and table. The real
+ * getter never gets the loader's table when it may be smaller than the newest layout zecoll knows
+ * (a driver may fill entries newer than the version asked: compute-runtime fills
+ * HostSynchronize, entry 28, for any version, one past a 1.4 loader's CommandList table); it
+ * fills one of ours, wrapped per entry by the version that introduced it, and the loader gets
+ * exactly the entries its version has. */
 ZC_EXPORT ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi) {
     pthread_once(&real_once, load_real);
     if (!real_handle) return ZE_RESULT_ERROR_UNINITIALIZED;
-    if (table < 0 || table >= ZC_ZE_TABLE_COUNT || !ddi) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (!ddi) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     typedef ze_result_t (*getter_t)(ze_api_version_t, void *);
-    getter_t g = (getter_t)dlsym(real_handle, zc_ze_getter_names[table]);
-    if (!g) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    ze_result_t r = g(version, ddi);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    /* a table older than ours is smaller than the struct we know: leave it alone */
+    if (table >= ZC_ZE_TABLE_COUNT && table < ZC_ZE_TABLE_COUNT + (int)zc_ze_forward_count) {
+        /* a zet/zes table newer than our headers: the driver's, untouched; none, as a driver
+         * without it (the loader leaves its table empty) */
+        getter_t g = (getter_t)dlsym(real_handle, zc_ze_forward_names[table - ZC_ZE_TABLE_COUNT]);
+        return g ? g(version, ddi) : ZE_RESULT_SUCCESS;
+    }
+    if (table < 0 || table >= ZC_ZE_TABLE_COUNT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    enum zc_ze_table t = (enum zc_ze_table)table;
+    int n = zc_ze_table_entries(t, version); /* the loader's table: -1 when only the headers' size is known */
+    getter_t g = (getter_t)dlsym(real_handle, zc_ze_getter_names[t]);
+    if (!g) {
+        /* An optional table (an extension's, or one after our headers) the driver lacks: empty, as
+         * the loader leaves it then. A core table of the headers: the driver is incomplete, and
+         * the loader of those headers refuses it as it would without us. */
+        static const char exp[] = "ExpProcAddrTable";
+        const char *name = zc_ze_getter_names[t];
+        size_t len = strlen(name);
+        bool optional = (len > sizeof(exp) - 1 && strcmp(name + len - (sizeof(exp) - 1), exp) == 0) ||
+                        (n >= 0 && zc_ze_table_entries(t, ZE_API_VERSION_CURRENT) == 0);
+        if (!optional || version < ZE_API_VERSION_CURRENT) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        memset(ddi, 0, n < 0 ? zc_ze_table_size(t) : (size_t)n * sizeof(void (*)(void)));
+        return ZE_RESULT_SUCCESS;
+    }
     if (version < ZE_API_VERSION_CURRENT) {
+        /* older than the headers: their entries may be past the loader's table */
         static atomic_bool once;
         if (!atomic_exchange(&once, true))
             ZC_WARN("the loader asks for Level Zero API %u.%u, older than zecoll's %u.%u: calls are not traced",
                     ZE_MAJOR_VERSION(version), ZE_MINOR_VERSION(version), ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT),
                     ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT));
-        return r;
+        return g(version, ddi);
     }
-    zc_ze_wrap_table((enum zc_ze_table)table, ddi);
+    if (exp_order_unknown(t, version)) return g(version, ddi);
+    ze_result_t r;
+    if (version > ZC_ZE_SPEC_NEWEST || (n < 0 && version > ZE_API_VERSION_CURRENT)) {
+        /* a loader newer than our layout of the table: its table holds at least our layout */
+        r = g(version, ddi);
+        if (r != ZE_RESULT_SUCCESS) return r;
+        zc_ze_wrap_table(t, ddi, version);
+    } else {
+        size_t ours = zc_ze_table_size(t), theirs = n < 0 ? ours : (size_t)n * sizeof(void (*)(void));
+        void (*buf[128 + ZC_ZE_SLACK])(void) = {0};
+        if (ours > 128 * sizeof(buf[0])) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION; /* a layout past this buffer */
+        memcpy(buf, ddi, theirs); /* what the loader put there stays where the driver writes nothing */
+        r = g(version, buf);
+        if (r != ZE_RESULT_SUCCESS) return r;
+        zc_ze_wrap_table(t, buf, version);
+        memcpy(ddi, buf, theirs);
+    }
     zc_ze_caps_update();
     atomic_store(&tables_seen, true);
     zc_ze.ready = true;
@@ -197,6 +284,11 @@ static void ze_finalize(void) {
     zc_ze_drain_all(true, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
     zc_ze_streams_flush();
     for (uint32_t i = 0; i < zc_ze.ndevs; i++) zc_ze_clock_report(zc_ze.devs[i]);
+    uint64_t untraced = zc_ze_untraced_calls();
+    if (untraced) /* device work missing from the archive: a warning, like the entries' own */
+        ZC_WARN("Level Zero: zecoll knows the API up to spec %u.%u; %llu call(s) went to entries it passes through "
+                "untraced (named above)", ZE_MAJOR_VERSION(ZC_ZE_SPEC_NEWEST), ZE_MINOR_VERSION(ZC_ZE_SPEC_NEWEST),
+                (unsigned long long)untraced);
     uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);
     if (stalls || untimed || zc_ze_dropped_records())
         ZC_INFO("device timing: %llu resubmission stall(s), %llu untimed operation(s), %llu dropped record(s)",

@@ -21,6 +21,14 @@ void zc_ze_post_zeEventHostSynchronize(ze_event_host_synchronize_params_t *p, ze
 void zc_ze_post_zeEventQueryStatus(ze_event_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
 void zc_ze_post_zeFenceHostSynchronize(ze_fence_host_synchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
 void zc_ze_post_zeFenceQueryStatus(ze_fence_query_status_params_t *p, ze_result_t r, struct zc_ze_call *c) { sync_point(r, c); }
+/* spec 1.6 and 1.14: SYCL's queue.wait() on an immediate list, and a whole device */
+void zc_ze_post_zeCommandListHostSynchronize(zc_zeCommandListHostSynchronize_params_t *p, ze_result_t r,
+                                             struct zc_ze_call *c) {
+    sync_point(r, c);
+}
+void zc_ze_post_zeDeviceSynchronize(zc_zeDeviceSynchronize_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    sync_point(r, c);
+}
 
 /* ---------------------------------------------------------------- read-back */
 /* The app's timestamp event was signalled by our barrier: give it its operation's times. */

@@ -466,3 +466,4 @@ static ze_result_t zs_zeInit(ze_init_flags_t flags) {
 }
 
 void zs_fill_global_table(ze_global_dditable_t *t) { t->pfnInit = zs_zeInit; }
+ze_result_t zs_init_gpu(void) { return zs_zeInit(ZE_INIT_FLAG_GPU_ONLY); }

@@ -82,12 +82,12 @@ static void null_entries(const char *table, void *t, ze_api_version_t v) {
         return ZE_RESULT_SUCCESS;                                                                  \
     }
 
-ZS_GETTER(zeGetGlobalProcAddrTable, ze_global, zs_fill_global_table(t))
+ZS_GETTER(zeGetGlobalProcAddrTable, ze_global, (zs_fill_global_table(t), zs_later_global(t, v)))
 ZS_GETTER(zeGetDriverProcAddrTable, ze_driver, zs_fill_driver_table(t))
-ZS_GETTER(zeGetDeviceProcAddrTable, ze_device, zs_fill_device_table(t, ZE_MINOR_VERSION(v)))
+ZS_GETTER(zeGetDeviceProcAddrTable, ze_device, (zs_fill_device_table(t, ZE_MINOR_VERSION(v)), zs_later_device(t, v)))
 ZS_GETTER(zeGetContextProcAddrTable, ze_context, zs_fill_context_table(t, ZE_MINOR_VERSION(v)))
 ZS_GETTER(zeGetCommandQueueProcAddrTable, ze_command_queue, zs_fill_queue_table(t))
-ZS_GETTER(zeGetCommandListProcAddrTable, ze_command_list, zs_fill_list_table(t, ZE_MINOR_VERSION(v)))
+ZS_GETTER(zeGetCommandListProcAddrTable, ze_command_list, (zs_fill_list_table(t, ZE_MINOR_VERSION(v)), zs_later_list(t, v)))
 ZS_GETTER(zeGetEventProcAddrTable, ze_event, zs_fill_event_table(t))
 ZS_GETTER(zeGetEventPoolProcAddrTable, ze_event_pool, zs_fill_event_pool_table(t))
 ZS_GETTER(zeGetFenceProcAddrTable, ze_fence, zs_fill_fence_table(t))
@@ -105,6 +105,14 @@ ZS_GETTER(zeGetSamplerProcAddrTable, ze_sampler, zs_fill_sampler_table(t))
         ZS_VERSION_CHECK(v, t);                                                                    \
         return ZE_RESULT_SUCCESS;                                                                  \
     }
+
+/* A table after zesim's headers (spec 1.8): its entries, by the requested version. */
+ZS_EXPORT ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t);
+ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t) {
+    ZS_VERSION_CHECK(v, t);
+    zs_later_list_exp(t, v);
+    return ZE_RESULT_SUCCESS;
+}
 
 ZS_EMPTY_GETTER(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
 ZS_EMPTY_GETTER(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)

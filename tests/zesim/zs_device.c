@@ -36,6 +36,7 @@ static ze_result_t zs_zeDriverGetProperties(ze_driver_handle_t h, ze_driver_prop
     memset(p->uuid.id, 0, sizeof(p->uuid.id));
     memcpy(p->uuid.id, "zesim-driver", 12);
     p->driverVersion = 0x01080c00;
+    zs_later_driver_properties(p);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -391,3 +392,5 @@ void zs_fill_context_table(ze_context_dditable_t *t, unsigned minor) {
     t->pfnEvictImage = zs_zeContextEvictImage;
     if (minor >= 1) t->pfnCreateEx = zs_zeContextCreateEx;
 }
+
+ze_result_t zs_driver_get(uint32_t *pCount, ze_driver_handle_t *phDrivers) { return zs_zeDriverGet(pCount, phDrivers); }

@@ -416,6 +416,19 @@ struct zs_body *zs_body_new(void);
 void zs_body_unref(struct zs_body *b);
 
 /* Entry-point prologue: fault injection, then the device-lost check. */
+/* zs_later.c: entries after spec 1.4 (zesim's own declarations of them), filled by version */
+void zs_later_global(void *t, ze_api_version_t v);
+void zs_later_device(void *t, ze_api_version_t v);
+void zs_later_list(void *t, ze_api_version_t v);
+void zs_later_list_exp(void *t, ze_api_version_t v);
+void zs_later_driver_properties(ze_driver_properties_t *p);
+/* what zs_later.c reuses of the other files */
+ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
+                           ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
+ze_result_t zs_list_barrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
+ze_result_t zs_driver_get(uint32_t *pCount, ze_driver_handle_t *phDrivers);
+ze_result_t zs_init_gpu(void);
+
 #define ZS_ENTER()                                                                                 \
     do {                                                                                           \
         ze_result_t zs_fault_r_ = zs_fault_check(__func__);                                        \

@@ -559,3 +559,12 @@ void zs_fill_list_table(ze_command_list_dditable_t *t, unsigned minor) {
     t->pfnAppendLaunchMultipleKernelsIndirect = zs_zeCommandListAppendLaunchMultipleKernelsIndirect;
     (void)minor; /* the ImageCopy*Ext entries (1.3) stay NULL: zesim does not implement them */
 }
+
+/* ---------------------------------------------------------------- for zs_later.c */
+ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
+                           ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
+    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w);
+}
+ze_result_t zs_list_barrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
+    return zs_zeCommandListAppendBarrier(l, sig, nw, w);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Hooks of the driver object: initialisation through zeInitDrivers (spec 1.10), and keeping the
+ * loader on the tables zecoll wrapped. A driver that advertises the DDI-handles extension lets a
+ * loader (1.24 and newer, in intercept mode or with several drivers) call the driver's private
+ * table through each handle, past every wrapper of ours; the loader asks for the extension with
+ * zeDriverGetProperties through our wrapper, so the property is cleared there. */
+#include "zc_ze_internal.h"
+
+#include <stdint.h>
+
+/* ze_driver_ddi_handles_ext_properties_t of the spec (1.13): stype, pNext, flags */
+#define ZC_STYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES 0x00020027u
+#define ZC_DDI_HANDLE_EXT_SUPPORTED 1u
+struct zc_ddi_handles_props {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t flags;
+};
+
+void zc_ze_post_zeDriverGetProperties(ze_driver_get_properties_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    (void)c;
+    if (r != ZE_RESULT_SUCCESS || !*p->ppDriverProperties) return;
+    unsigned hops = 0; /* a chain of the application's that loops must not hang us */
+    for (ze_base_properties_t *b = (*p->ppDriverProperties)->pNext; b && hops < 64; b = b->pNext, hops++) {
+        if ((uint32_t)b->stype != ZC_STYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES) continue;
+        struct zc_ddi_handles_props *d = (struct zc_ddi_handles_props *)b;
+        if (d->flags & ZC_DDI_HANDLE_EXT_SUPPORTED) {
+            d->flags &= ~ZC_DDI_HANDLE_EXT_SUPPORTED;
+            atomic_fetch_add(&zc_ze.ddi_handles_hidden, 1);
+        }
+    }
+}
+
+/* An application (or runtime) that initialises only through zeInitDrivers never calls zeInit:
+ * devices are enumerated here as in zeInit's hook (zc_ze_devices_enumerate is idempotent). */
+void zc_ze_post_zeInitDrivers(zc_zeInitDrivers_params_t *p, ze_result_t r, struct zc_ze_call *c) {
+    (void)c;
+    if (r != ZE_RESULT_SUCCESS || !*p->pphDrivers) return; /* the count query comes first */
+    zc_ze_caps_announce();
+    zc_ze_devices_enumerate();
+}

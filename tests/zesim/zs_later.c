@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* zesim's entries after spec 1.4 (Debian's headers): declared here from the published spec, each
+ * filled only when the caller asks for a version that has it, as the real driver does; a caller's
+ * table for an older version ends before them. Table indices and versions are those of
+ * collector/ze/ze_ddi_later.spec. */
+#include "zs_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*zs_fn)(void);
+#define ZS_V(minor) ZE_MAKE_VERSION(1, minor)
+/* entry `idx` of a table the caller sized for version v, when v has it */
+#define ZS_SET(t, v, since, idx, fn)                                                               \
+    do {                                                                                           \
+        if ((v) >= ZS_V(since)) ((zs_fn *)(t))[idx] = (zs_fn)(fn);                                 \
+    } while (0)
+
+/* ---------------------------------------------------------------- types of the later spec */
+typedef struct {
+    uint32_t groupSizeX, groupSizeY, groupSizeZ;
+} zs_group_size_t;
+typedef struct {
+    ze_structure_type_t stype;
+    const void *pNext;
+    uint32_t flags; /* ze_init_driver_type_flags_t: GPU = 1, NPU = 2 */
+} zs_init_driver_type_desc_t;
+#define ZS_INIT_DRIVER_TYPE_GPU 1u
+#define ZS_STYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES 0x00020027u
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t flags; /* DDI_HANDLE_EXT_SUPPORTED = 1 */
+} zs_ddi_handles_props_t;
+
+/* ---------------------------------------------------------------- Global */
+/* zeInitDrivers (1.10): initialises like zeInit, then answers like zeDriverGet; a request that
+ * names no GPU finds no driver here. */
+static ze_result_t zs_zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers, zs_init_driver_type_desc_t *desc) {
+    ZS_ENTER();
+    if (!pCount || !desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!(desc->flags & ZS_INIT_DRIVER_TYPE_GPU)) {
+        *pCount = 0;
+        return ZE_RESULT_SUCCESS;
+    }
+    ze_result_t r = zs_init_gpu();
+    return r == ZE_RESULT_SUCCESS ? zs_driver_get(pCount, phDrivers) : r;
+}
+
+void zs_later_global(void *t, ze_api_version_t v) { ZS_SET(t, v, 10, 1, zs_zeInitDrivers); }
+
+/* ---------------------------------------------------------------- Driver */
+/* ZESIM_DDI_HANDLES=1: the driver advertises the DDI-handles extension (1.13), as compute-runtime
+ * does by default, in zeDriverGetProperties' pNext chain. */
+void zs_later_driver_properties(ze_driver_properties_t *p) {
+    const char *e = getenv("ZESIM_DDI_HANDLES");
+    bool on = e && strcmp(e, "1") == 0;
+    unsigned hops = 0;
+    for (ze_base_properties_t *b = p->pNext; b && hops < 64; b = b->pNext, hops++)
+        if ((uint32_t)b->stype == ZS_STYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES)
+            ((zs_ddi_handles_props_t *)b)->flags = on ? 1u : 0u;
+}
+
+/* ---------------------------------------------------------------- host synchronisation */
+static bool stream_idle(void *arg) { return ((struct zs_stream *)arg)->npending == 0; }
+
+/* zeCommandListHostSynchronize (1.6): an immediate list's commands so far have completed. */
+static ze_result_t zs_zeCommandListHostSynchronize(ze_command_list_handle_t l, uint64_t timeout) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(l, ZS_MAGIC_LIST);
+    if (!l->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = zs_wait_locked(stream_idle, l->stream, timeout);
+    pthread_mutex_unlock(&zs.lock);
+    return r;
+}
+
+static bool device_idle(void *arg) {
+    ze_device_handle_t d = arg;
+    for (int g = 0; g < ZS_NGROUPS; g++)
+        for (int i = 0; i < ZS_MAX_ENGINES; i++) {
+            struct zs_engine *e = d->engines[g][i];
+            for (struct zs_stream *s = e ? e->streams : NULL; s; s = s->next_in_engine)
+                if (s->npending) return false;
+        }
+    return true;
+}
+
+/* zeDeviceSynchronize (1.14): everything submitted to the device has completed. */
+static ze_result_t zs_zeDeviceSynchronize(ze_device_handle_t d) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(d, ZS_MAGIC_DEVICE);
+    zs_slow_sync();
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = zs_wait_locked(device_idle, d, UINT64_MAX);
+    pthread_mutex_unlock(&zs.lock);
+    return r;
+}
+
+void zs_later_device(void *t, ze_api_version_t v) { ZS_SET(t, v, 14, 22, zs_zeDeviceSynchronize); }
+
+/* ---------------------------------------------------------------- launches with arguments */
+/* zeCommandListAppendLaunchKernelWithArguments (1.14): group counts and sizes by value, the
+ * arguments as an array of pointers to values. zesim keeps no argument sizes of its own, so each
+ * value is read with the size its last zeKernelSetArgumentValue gave (arguments never set keep
+ * their state). The group size applies to this launch only. */
+static ze_result_t zs_zeCommandListAppendLaunchKernelWithArguments(ze_command_list_handle_t l, ze_kernel_handle_t k,
+                                                                   const ze_group_count_t groups, const zs_group_size_t gs,
+                                                                   void **args, const void *pNext, ze_event_handle_t sig,
+                                                                   uint32_t nw, ze_event_handle_t *w) {
+    ZS_ENTER_DEV();
+    (void)pNext;
+    ZS_CHECK(k, ZS_MAGIC_KERNEL);
+    if (gs.groupSizeX == 0 || gs.groupSizeY == 0 || gs.groupSizeZ == 0) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    for (uint32_t i = 0; args && i < k->nargs; i++) {
+        struct zs_arg *a = &k->args[i];
+        if (!args[i] || !a->set) continue;
+        memcpy(a->big ? a->big : a->val, args[i], a->size);
+    }
+    uint32_t ox = k->gx, oy = k->gy, oz = k->gz;
+    k->gx = gs.groupSizeX;
+    k->gy = gs.groupSizeY;
+    k->gz = gs.groupSizeZ;
+    ze_result_t r = zs_list_launch(l, k, &groups, sig, nw, w);
+    k->gx = ox;
+    k->gy = oy;
+    k->gz = oz;
+    return r;
+}
+
+/* zeCommandListAppendLaunchKernelWithParameters (1.14): a plain launch; its pNext forms
+ * (cooperative, indirect) are not modelled and run as plain launches. */
+static ze_result_t zs_zeCommandListAppendLaunchKernelWithParameters(ze_command_list_handle_t l, ze_kernel_handle_t k,
+                                                                    const ze_group_count_t *g, const void *pNext,
+                                                                    ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
+    ZS_ENTER_DEV();
+    (void)pNext;
+    if (!g) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    return zs_list_launch(l, k, g, sig, nw, w);
+}
+
+void zs_later_list(void *t, ze_api_version_t v) {
+    ZS_SET(t, v, 6, 28, zs_zeCommandListHostSynchronize);
+    ZS_SET(t, v, 14, 36, zs_zeCommandListAppendLaunchKernelWithParameters);
+    ZS_SET(t, v, 14, 37, zs_zeCommandListAppendLaunchKernelWithArguments);
+}
+
+/* ---------------------------------------------------------------- appended command lists */
+/* zeCommandListImmediateAppendCommandListsExp (1.8): regular lists executed on an immediate list's
+ * timeline, in order after what the immediate list has; the wait events gate them, the signal
+ * event follows them. In the truth each command is its regular list's (list, exec, cmd) on the
+ * immediate list's queue, "immediate":true: it ran on an immediate list's timeline. */
+static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t imm, uint32_t n,
+                                                                  ze_command_list_handle_t *lists, ze_event_handle_t sig,
+                                                                  uint32_t nw, ze_event_handle_t *w) {
+    ZS_ENTER_DEV();
+    ZS_CHECK(imm, ZS_MAGIC_LIST);
+    if (!imm->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (!lists) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (uint32_t i = 0; i < n; i++) {
+        ze_command_list_handle_t l = lists[i];
+        if (!l) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (l->magic != ZS_MAGIC_LIST || l->immediate || !l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (l->device != imm->device || l->ordinal != imm->ordinal) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+    }
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    if (nw) r = zs_list_barrier(imm, NULL, nw, w); /* the lists start after the waits */
+    if (r != ZE_RESULT_SUCCESS) return r;
+    pid_t tid = zs_gettid();
+    pthread_mutex_lock(&zs.lock);
+    r = zs_ring_wait_locked(imm->stream);
+    if (r != ZE_RESULT_SUCCESS) {
+        pthread_mutex_unlock(&zs.lock);
+        return r;
+    }
+    uint64_t now = zs_now();
+    for (uint32_t i = 0; i < n; i++) {
+        ze_command_list_handle_t l = lists[i];
+        uint64_t exec = l->executions++;
+        for (uint32_t k = 0; k < l->body->ncmds; k++) {
+            struct zs_inst *in = calloc(1, sizeof(*in));
+            if (!in) continue; /* out of memory: the command is dropped */
+            in->cmd = l->body->cmds[k];
+            in->body = l->body;
+            atomic_fetch_add(&l->body->refs, 1);
+            in->in_order = l->in_order || imm->in_order || imm->copy_only;
+            in->immediate = true;
+            in->submit_ns = now;
+            in->exec = exec;
+            in->device = imm->device->id;
+            in->ordinal = (int)imm->ordinal;
+            in->engine_index = imm->stream->engine->index;
+            in->list = l;
+            in->context = l->context;
+            in->tid = tid;
+            zs_enqueue_locked(imm->stream, in);
+        }
+    }
+    pthread_mutex_unlock(&zs.lock);
+    if (sig || imm->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) r = zs_list_barrier(imm, sig, 0, NULL);
+    return r;
+}
+
+/* zeCommandListGetNextCommandIdExp (1.8): the id the next Append of a regular list will have (its
+ * command index). Mutable updates are not modelled: the id only names the command. */
+static ze_result_t zs_zeCommandListGetNextCommandIdExp(ze_command_list_handle_t l, const void *desc, uint64_t *id) {
+    ZS_ENTER();
+    ZS_CHECK(l, ZS_MAGIC_LIST);
+    if (!desc || !id) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (l->immediate || l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    *id = l->body->ncmds;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zs_later_list_exp(void *t, ze_api_version_t v) {
+    ZS_SET(t, v, 8, 1, zs_zeCommandListImmediateAppendCommandListsExp);
+    ZS_SET(t, v, 8, 2, zs_zeCommandListGetNextCommandIdExp);
+}
