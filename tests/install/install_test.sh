@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # install.relocated: zecoll as a site deploys it. `cmake --install` into a prefix, the prefix moved
 # elsewhere (so a path baked in at install time points at nothing), and from there, with a clean
-# environment (env -i: PATH and HOME only), what a user does:
+# environment (env -i: PATH only; mpirun needs no more), what a user does:
 #   1. the layout (docs/install.md) is complete: programs, libraries, docs, examples, modulefile;
 #   2. nothing installed names the build: no RUNPATH but $ORIGIN, no build, source or install path
 #      in what is loaded at run time (debug sections aside: they name the sources for debuggers);
@@ -21,14 +21,14 @@ set -uo pipefail
 
 usage() {
   echo "usage: install_test.sh --build DIR --source DIR --work DIR --zesim LIB --ze-inc DIR --flavours LIST" >&2
-  echo "                       --bindir D --libdir D --datadir D --docdir D [--mpiexec MPIRUN] [--np N]" >&2
+  echo "                       --bindir D --libdir D --datadir D --docdir D [--mpiexec MPIRUN] [--np N] [--cmake CMAKE]" >&2
   exit 2
 }
-np=2 mpiexec=mpirun
+np=2 mpiexec=mpirun cmake=cmake
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2 ;; --source) src=$2 ;; --work) work=$2 ;; --zesim) zesim=$2 ;; --ze-inc) zeinc=$2 ;;
-    --flavours) flavours=$2 ;; --mpiexec) mpiexec=$2 ;; --np) np=$2 ;;
+    --flavours) flavours=$2 ;; --mpiexec) mpiexec=$2 ;; --np) np=$2 ;; --cmake) cmake=$2 ;;
     --bindir) bindir=$2 ;; --libdir) libdir=$2 ;; --datadir) datadir=$2 ;; --docdir) docdir=$2 ;;
     *) usage ;;
   esac
@@ -48,13 +48,13 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; 
 finish() { echo "# $fails failed"; [ "$fails" -eq 0 ]; exit $?; }
 
 rm -rf "$work"
-mkdir -p "$work/home" "$work/site-modules/zecoll"
+mkdir -p "$work/site-modules/zecoll"
 version=$(sed -n 's/^project(zecoll VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 stage="$work/stage"
 prefix="$work/moved/zecoll-$version"
 
 # ---- 1. install, move, layout
-if ! cmake --install "$build" --prefix "$stage" > "$work/install.log" 2>&1; then
+if ! "$cmake" --install "$build" --prefix "$stage" > "$work/install.log" 2>&1; then
   tail -20 "$work/install.log"
   bad "cmake --install $build --prefix $stage"
   finish
@@ -107,8 +107,8 @@ if [ ${#named[@]} -eq 0 ]; then
   ok "no RUNPATH but \$ORIGIN, no build, source or install path in the installed files ($debug_only name the sources in debug sections)"
 else bad "relocation: $(printf '\n  %s' "${named[@]}")"; fi
 
-# the clean environment: PATH (the moved prefix, the system) and HOME; root needs mpirun's flag
-clean=(env -i "PATH=$prefix/$bindir:/usr/bin:/bin" "HOME=$work/home")
+# the clean environment: PATH alone (the moved prefix, the system); root needs mpirun's flag
+clean=(env -i "PATH=$prefix/$bindir:/usr/bin:/bin")
 mpirun=("$mpiexec" --oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
 
