@@ -33,7 +33,7 @@ struct zc_def_group {
 
 /* A communicator. Local id 0 is the process's Level Zero communicator (its locations; RMA window
  * 0 lives on it). MPI communicators carry their members as world ranks and a key that every
- * member computes identically (mpi/zc_mpi.c), so that unification can merge them. */
+ * member computes identically (mpi/zc_mpi_comm.c), so that unification can merge them. */
 struct zc_def_comm {
     enum zc_comm_kind kind;
     uint32_t name;    /* string */

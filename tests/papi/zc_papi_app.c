@@ -107,7 +107,7 @@ struct shared {
     uint32_t ordinal, engines, iters;
     uint64_t spin_ns;
     /* the workers wait for each other before they exit: otherwise, under load, one may be gone
-     * before another makes its first call, which then takes over its thread slot (zc_core.h),
+     * before another makes its first call, which then takes over its thread slot (core/zc_loc.h),
      * and two threads' counters share a location the checks expect to be one thread's */
     pthread_barrier_t exit_together;
 };
