@@ -69,15 +69,34 @@ for f in "$bindir"/{zecoll,zecoll-aggregate,zecoll-salvage,zecoll-config} "$libd
          "$datadir/zecoll/modulefiles/zecoll/$version" "$datadir"/zecoll/zecoll-env.sh; do
   [ -e "$prefix/$f" ] || missing+=("$f")
 done
-for f in "$src"/docs/*.md "$src"/examples/*.c "$src"/examples/*.yaml; do
-  case "$f" in */docs/*) rel="$docdir/docs/${f##*/}" ;; *) rel="$datadir/zecoll/examples/${f##*/}" ;; esac
+while IFS= read -r f; do # every file of docs/ (pictures too), every example and configuration
+  case "$f" in docs/*) rel="$docdir/$f" ;; *) rel="$datadir/zecoll/$f" ;; esac
   [ -e "$prefix/$rel" ] || missing+=("$rel")
-done
+done < <(cd "$src" && find docs -type f && ls examples/*.c examples/*.yaml)
 for f in "$bindir"/{zecoll,zecoll-aggregate,zecoll-salvage,zecoll-config}; do
   [ -x "$prefix/$f" ] || missing+=("$f (executable)")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "layout: programs, libraries, docs, examples, modulefile, env script"
 else bad "layout: missing ${missing[*]}"; fi
+# every relative link of the installed documentation leads to a file or folder of it
+broken=$("$py" - "$prefix/$docdir" <<'EOF'
+import os, re, sys
+top = sys.argv[1]
+for root, _, files in os.walk(top):
+    for f in files:
+        if not f.endswith(".md"):
+            continue
+        with open(os.path.join(root, f), errors="replace") as fh:
+            text = fh.read()
+        for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            t = m.group(1)
+            if "://" not in t and not t.startswith("mailto:") and not os.path.exists(os.path.join(root, t)):
+                print(f"{os.path.relpath(os.path.join(root, f), top)} -> {t}")
+EOF
+)
+nlinks=$(grep -rhoE '\]\([^)#[:space:]]+' "$prefix/$docdir" --include='*.md' | grep -vc '://')
+if [ -z "$broken" ] && [ "$nlinks" -gt 0 ]; then ok "the installed documentation's $nlinks relative links all resolve in it"
+else bad "installed documentation: links that lead nowhere:"$'\n'"$broken"; fi
 
 # ---- 2. nothing names the build, the sources or the install prefix
 named=()
