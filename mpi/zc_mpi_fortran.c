@@ -228,3 +228,9 @@ ZC_F_ENTRIES(abort, zc_ft_abort, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint 
 ZC_F_ENTRIES(pcontrol, zc_ft_pcontrol, (MPI_Fint *level), f_pcontrol(p, level))
 ZC_F_ENTRIES(comm_set_name, zc_ft_set_name, (MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len),
              f_set_name(p, comm, name, ierror, name_len))
+
+/* the hand-written entry points, for the dispatch (zc_mpi_dispatch.c) */
+#define ZC_F_ENTRY(name) {"mpi_" #name "_", (void *)&mpi_##name##_}, {"mpi_" #name "_f08_", (void *)&mpi_##name##_f08_}
+const struct zc_mpi_entry zc_mpi_fh_entries[] = {ZC_F_ENTRY(init),  ZC_F_ENTRY(init_thread), ZC_F_ENTRY(finalize),
+                                                 ZC_F_ENTRY(abort), ZC_F_ENTRY(pcontrol),    ZC_F_ENTRY(comm_set_name)};
+const unsigned zc_mpi_fh_nentries = sizeof(zc_mpi_fh_entries) / sizeof(zc_mpi_fh_entries[0]);

@@ -15,7 +15,7 @@ bool zc_mpi_reqs_mt, zc_mpi_deferred, zc_mpi_rt_used;
 
 void zc_mpi_set_thread_level(int level) {
     zc_mpi_reqs_mt = level == MPI_THREAD_MULTIPLE;
-#ifdef OMPI_MAJOR_VERSION /* the writer reads cancellation and size from Open MPI's status */
+#ifdef ZC_MPI_STATUS_FIELDS /* the writer reads cancellation and size from the status */
     /* only the thread that initialised MPI makes MPI calls: its location sees every request */
     zc_mpi_deferred = level <= MPI_THREAD_FUNNELED && zc_knobs.MPI_WRITER_MATCHING;
     if (zc_mpi_deferred) zc_mpi_resolver_install();
@@ -61,7 +61,7 @@ bool zc_mpi_rt_grow(void) {
 }
 
 /* ---------------------------------------------------------------- records */
-void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int64_t count, MPI_Datatype t, int peer, int tag,
                         uint32_t comm, MPI_Request req) {
     struct zc_req *ri = zr_alloc();
     if (!ri) return;
@@ -144,7 +144,7 @@ void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_r
             *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_CANCELLED, ri->comm, 0, 0, ri->id};
         } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
             if (ri->peer != MPI_PROC_NULL) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_ISEND_COMPLETE, ri->comm, 0, 0, ri->id};
-        } else if (ri->kind == ZC_MPI_REQ_NBC) {
+        } else if (ri->kind == ZC_MPI_REQ_NBC || ri->kind == ZC_MPI_REQ_PNBC) {
             struct zc_ev *e = zc_mpi_slots(c, 2);
             e[0] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_COMPLETE, ri->comm, ri->bytes, ri->recvd, ((uint64_t)ri->op << 32) | ri->root};
             e[1] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
