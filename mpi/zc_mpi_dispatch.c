@@ -99,7 +99,7 @@ static const char *process_abi(void) {
     int (*abi)(int *, int *) = (int (*)(int *, int *))dlsym(RTLD_DEFAULT, "MPI_Abi_get_version");
     int major = 0, minor = 0;
     if (abi && abi(&major, &minor) == 0 && major >= 1) return "abi";
-    if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self")) return "ompi";
+    if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self")) return "openmpi";
     if (dlsym(RTLD_DEFAULT, "PMPI_Init")) return "mpich";
     return NULL;
 }

@@ -16,7 +16,7 @@ struct zc_mpi_entry {
 };
 
 struct zc_mpi_flavour {
-    const char *name;                  /* "ompi", "mpich", "abi" */
+    const char *name;                  /* "openmpi", "mpich", "abi" */
     const struct zc_subsystem *layer;  /* its hooks, called through zc_mpi_subsystem once chosen */
     const struct zc_mpi_entry *tab[3]; /* C wrappers; generated and hand-written Fortran entries */
     const unsigned *n[3];              /* their lengths (NULL: no such table) */

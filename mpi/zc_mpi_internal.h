@@ -97,8 +97,13 @@ enum zc_mpi_how {
     ZC_MPI_HOW_INTERCOMM, ZC_MPI_HOW_MERGE, ZC_MPI_HOW_TOPO, ZC_MPI_HOW_DYNAMIC
 };
 
-/* ZC_MPI_REQ_PNBC: a persistent collective (MPI_Allreduce_init, ...), inactive between its starts */
-enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC, ZC_MPI_REQ_PNBC };
+/* ZC_MPI_REQ_PNBC: a persistent collective (MPI_Allreduce_init, ...), inactive between its starts.
+ * ZC_MPI_REQ_ISENDRECV: the receive of an MPI_Isendrecv(_replace), recorded as posted (source,
+ * tag, the receive buffer's bytes): MPICH 4.0.2 leaves its status unset (measured: zeros). */
+enum zc_mpi_req_kind {
+    ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC, ZC_MPI_REQ_PNBC,
+    ZC_MPI_REQ_ISENDRECV
+};
 
 /* A recorded call's events go straight into the thread's buffer once the MPI call returned:
  * zc_mpi_open reads the Leave time, opens the thread's own location (zc_own_begin) and writes

@@ -67,7 +67,7 @@ void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int64_
     if (!ri) return;
     ri->owner = c->t;
     ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? zc_mpi_bytes_of(count, t) : 0;
-    ri->recvd = 0;
+    ri->recvd = kind == ZC_MPI_REQ_ISENDRECV ? zc_mpi_bytes_of(count, t) : 0;
     ri->type = t;
     ri->comm = comm;
     ri->peer = peer;
@@ -148,6 +148,11 @@ void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_r
             struct zc_ev *e = zc_mpi_slots(c, 2);
             e[0] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_COMPLETE, ri->comm, ri->bytes, ri->recvd, ((uint64_t)ri->op << 32) | ri->root};
             e[1] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
+        } else if (ri->kind == ZC_MPI_REQ_ISENDRECV) {
+            bool any = ri->peer == MPI_ANY_SOURCE || ri->tag == MPI_ANY_TAG, seen = st && st != MPI_STATUS_IGNORE;
+            int peer = any && seen ? st->MPI_SOURCE : ri->peer, tag = any && seen ? st->MPI_TAG : ri->tag;
+            if (peer != MPI_PROC_NULL && peer != MPI_ANY_SOURCE)
+                *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, ri->comm, ri->recvd, zc_mpi_peer_tag(peer, tag), ri->id};
         } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
             *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, ri->comm, zr_status_bytes(st, ri->type),
                                                  zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), ri->id};

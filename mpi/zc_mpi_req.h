@@ -208,7 +208,8 @@ static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
         type = ZC_EV_MPI_ISEND;
         break;
     case ZC_MPI_REQ_IRECV:
-    case ZC_MPI_REQ_PRECV: type = ZC_EV_MPI_IRECV_REQUEST; break;
+    case ZC_MPI_REQ_PRECV:
+    case ZC_MPI_REQ_ISENDRECV: type = ZC_EV_MPI_IRECV_REQUEST; break;
     default: type = ZC_EV_MPI_NBC_REQUEST; break;
     }
     /* a request starts with the call that starts it: a receive may complete before that call
@@ -365,7 +366,8 @@ static inline struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack
  * cancellation shows there too. */
 static inline bool zr_needs_status(const struct zc_req *ri) {
     return zr_is_v(ri) ? (zr_v_kind(zr_v(ri)) == ZR_V_IRECV || (zr_v(ri) & ZR_V_CANCELLED))
-                       : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->cancelled);
+                       : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->kind == ZC_MPI_REQ_ISENDRECV ||
+                          ri->cancelled);
 }
 
 /* The requests of a Wait/Test-all/any/some call, taken out of the table (ris NULL: untracked),

@@ -353,7 +353,7 @@ def gen_body(e):
         L(f"    if ({ok}) zc_mpi_ev_recv(&c, {dt}, {r['comm']}, zc_st);")
     elif shape in ("isendrecv", "isendrecv_replace"):
         cnt, dt = r.get("rcount", r.get("count", "0")), r.get("rtype", r.get("datatype"))
-        L(f"    if ({ok}) zc_mpi_req_new(&c, ZC_MPI_REQ_IRECV, {cnt}, {dt}, {r['rpeer']}, {r['rtag']}, {r['comm']}, *{r['request']});")
+        L(f"    if ({ok}) zc_mpi_req_new(&c, ZC_MPI_REQ_ISENDRECV, {cnt}, {dt}, {r['rpeer']}, {r['rtag']}, {r['comm']}, *{r['request']});")
     elif shape in ("isend", "irecv", "send_init", "recv_init"):
         cnt = r.get("count", "0")
         if "parts" in r:  # partitioned: the partitions' total
