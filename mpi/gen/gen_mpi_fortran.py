@@ -38,10 +38,6 @@ NOT_RECORDING = ("plain", "unwrapped", "special")
 # CHARACTER argument, which the generated code cannot forward)
 HAND_WRITTEN = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol", "MPI_Abort", "MPI_Comm_set_name"]
 SUFFIXES = ["_", "_f08_"]
-# --f08-next (the MPICH ABI): MPICH's mpif.h and `use mpi` bindings call the C MPI_* (recorded by
-# the C wrappers), but most of its mpi_f08 ones call PMPI_* directly: only mpi_<name>_f08_ entry
-# points, each forwarding to the MPI's own entry of that name (the next definition after ours).
-NEXT = False
 NS = 16  # stack entries before malloc, as in the C wrappers
 COLL_REQUIRED = {"scount", "stype", "rcount", "rtype", "root", "scounts", "rcounts", "stypes", "rtypes"}
 
@@ -248,9 +244,6 @@ def decl(fparams):
 
 def main():
     a, entries, (header, version) = gw.load()
-    global NEXT, SUFFIXES
-    if os.environ.get("ZC_F08_NEXT"):
-        NEXT, SUFFIXES = True, ["_f08_"]
     kept, skipped = [], []
     # only what this mpi.h declares: the C wrappers have no function id for the rest either
     for e in gw.in_header(a.spec, entries, header, version)[0]:
@@ -291,10 +284,9 @@ def main():
         n = e["name"]
         lc = fortran_names(n)
         c.append(f"typedef void zc_ft_{n}({decl(fortran_sig(e))});\n")
-        if not NEXT:
-            c.append(f"extern zc_ft_{n} {', '.join('p' + x for x in lc)};\n")
-            for x in lc:
-                c.append(f"#pragma weak p{x}\n")
+        c.append(f"extern zc_ft_{n} {', '.join('p' + x for x in lc)};\n")
+        for x in lc:
+            c.append(f"#pragma weak p{x}\n")
         c.append(f"zc_ft_{n} {', '.join(lc)};\n")
     c.append("\n")
     for e in kept:
@@ -310,10 +302,7 @@ def main():
         for x in fortran_names(n):
             c.append(f"__attribute__((visibility(\"default\"))) void {x}({decl(fp)}) {{\n")
             c.append(f"    zc_ft_{n} *zc_p;\n")
-            if NEXT:  # the MPICH ABI: the MPI's own entry of this name, after ours
-                c.append(f'    ZC_F_NEXT(zc_p, "{x}");\n')
-            else:
-                c.append(f"    ZC_F_RESOLVE(zc_p, p{x});\n")
+            c.append(f"    ZC_F_RESOLVE(zc_p, p{x});\n")
             c.append("    if (zc_p) {\n")
             c.append(f"        zc_fw_{n}(zc_p, {args});\n")
             c.append("    } else if (ierror) { /* no Fortran MPI library in the process */\n")
