@@ -9,6 +9,7 @@
 #                      that injected events come back at the same points every run)
 #   mpi_call           one of MPI_Irecv / MPI_Isend / MPI_Waitall(2) of a 0-byte self message (1
 #                      rank): with minus without (deterministic)
+#   mpi_call_mpich     mpi_call with MPICH (bench/zc_mpi_bench_mpich: the mpich flavour of libzecoll.so)
 #   mpi_call_64b       the same with a message of 8 doubles (the send's size is then asked of MPI)
 #   mpi_call_floor     mpi_call's loop with bench/zc_mpi_floor.c preloaded instead: two rdtsc and
 #                      one 64-byte record per call and nothing else (for reference, not guarded)
@@ -98,6 +99,13 @@ if [ -x "$mapp" ]; then
   ZC_EXTRA_ENV="${closed[*]}" cg "$work/mpi.c" mpi_measured 1 "$mapp" self "$n_mpi" & pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+# the same loop under MPICH (the mpich flavour; a singleton: no launcher)
+mapp_mpich=$build/bench/zc_mpi_bench_mpich
+if [ -x "$mapp_mpich" ]; then
+  cg "$work/mpich.0" mpi_measured 0 "$mapp_mpich" self "$n_mpi" & pids+=($!)
+  cg "$work/mpich.1" mpi_measured 1 "$mapp_mpich" self "$n_mpi" & pids+=($!)
+fi
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
 # the bare recorder (bench/zc_mpi_floor.c: two rdtsc and one record per call, nothing else), for
 # reference: what any tracer of this loop spends at least
 floor_lib=$build/bench/libzc_mpi_floor.so
@@ -138,6 +146,11 @@ if [ -x "$mapp" ]; then
   base[mpi_call_64b]=$(per "$(ir "$work/mpi.0b" TOTAL)" $((3 * n_mpi)))
   with[mpi_call_64b]=$(per "$(ir "$work/mpi.1b" TOTAL)" $((3 * n_mpi)))
   keys+=(mpi_call mpi_call_closed mpi_call_64b)
+  if [ -x "$mapp_mpich" ]; then
+    base[mpi_call_mpich]=$(per "$(ir "$work/mpich.0" TOTAL)" $((3 * n_mpi)))
+    with[mpi_call_mpich]=$(per "$(ir "$work/mpich.1" TOTAL)" $((3 * n_mpi)))
+    keys+=(mpi_call_mpich)
+  fi
   if [ -f "$floor_lib" ]; then
     base[mpi_call_floor]=${base[mpi_call]}
     with[mpi_call_floor]=$(per "$(ir "$work/mpi.f" TOTAL)" $((3 * n_mpi)))
@@ -152,7 +165,7 @@ if [ -x "$mapp" ]; then
     echo "ir_counts: writer_ir.sh failed" >&2; exit 2
   fi
 fi
-declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150 [mpi_call_64b]=150 [append_regular_closed]=30
+declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150 [mpi_call_mpich]=150 [mpi_call_64b]=150 [append_regular_closed]=30
                    [append_immediate_closed]=30 [mpi_call_closed]=30)
 
 printf 'instructions on the application thread (callgrind, %s build, %s appends / %s MPI iterations)\n' "$btype" "$n_app" "$n_mpi"
@@ -174,7 +187,8 @@ btype, now = sys.argv[2], json.loads(sys.argv[3])
 ref = base.get(btype)
 if ref is None:
     sys.exit(f"ir_guard: {sys.argv[1]} has no figures for build type {btype!r}")
-targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150, "mpi_call_64b": 150, "append_regular_closed": 30,
+targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150, "mpi_call_mpich": 150, "mpi_call_64b": 150,
+           "append_regular_closed": 30,
            "append_immediate_closed": 30, "mpi_call_closed": 30, "mpi_call_all_threads": None}
 bad = 0
 for k, r in ref.items():

@@ -24,6 +24,8 @@ struct comm_info {
 };
 
 static struct zc_map comms = ZC_MAP_INIT;
+/* a handle as a map key: a pointer (Open MPI) or an int (MPICH ABI), widened alike everywhere */
+#define ZC_HKEY(h) ((void *)(uintptr_t)(h))
 atomic_uint_fast64_t zc_mpi_comm_epoch = 1; /* zc_mpi_tls.last_comm */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -97,7 +99,7 @@ static uint32_t comm_register(MPI_Comm comm, const char *name, const char *key, 
     ci->key_hash = fnv(key, keylen, FNV_BASIS);
     int err;
     atomic_fetch_add(&zc_mpi_comm_epoch, 1);
-    free(zc_map_put(&comms, comm, ci, &err));
+    free(zc_map_put(&comms, ZC_HKEY(comm), ci, &err));
     if (err) free(ci);
     return id;
 }
@@ -133,7 +135,7 @@ static uint64_t lonely_next(uint64_t h) {
  * as they meet them in the same order. */
 uint32_t zc_mpi_comm_id_slow(MPI_Comm comm) {
     uint64_t ep = atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire);
-    struct comm_info *ci = zc_map_get(&comms, comm);
+    struct comm_info *ci = zc_map_get(&comms, ZC_HKEY(comm));
     if (ci) {
         zc_mpi_tls.last_comm.comm = comm;
         zc_mpi_tls.last_comm.id = ci->id;
@@ -157,7 +159,7 @@ uint32_t zc_mpi_comm_id_slow(MPI_Comm comm) {
 static uint32_t parent_creation(MPI_Comm parent, uint64_t *hash, uint64_t *seq) {
     uint32_t id = zc_mpi_comm_id(parent); /* make sure the parent is known */
     pthread_mutex_lock(&comm_lock);
-    struct comm_info *pi = zc_map_get(&comms, parent);
+    struct comm_info *pi = zc_map_get(&comms, ZC_HKEY(parent));
     *hash = pi ? pi->key_hash : 0;
     *seq = pi ? pi->creations++ : 0;
     pthread_mutex_unlock(&comm_lock);
@@ -219,7 +221,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
 void *zc_mpi_comm_forget(MPI_Comm comm) {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return NULL;
     atomic_fetch_add(&zc_mpi_comm_epoch, 1);
-    return zc_map_del(&comms, comm);
+    return zc_map_del(&comms, ZC_HKEY(comm));
 }
 
 void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc) {
@@ -227,7 +229,7 @@ void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc) {
     if (rc != MPI_SUCCESS) {
         int err = 0;
         atomic_fetch_add(&zc_mpi_comm_epoch, 1);
-        void *old = zc_map_put(&comms, comm, entry, &err);
+        void *old = zc_map_put(&comms, ZC_HKEY(comm), entry, &err);
         if (!err) entry = old; /* no memory: forgotten after all, found again as "unseen" (comm_register too) */
     }
     free(entry);

@@ -22,17 +22,26 @@ extern MPI_Fint mpi_fortran_status_ignore_[];
 extern MPI_Fint mpi_fortran_statuses_ignore_[];
 #pragma weak mpi_fortran_status_ignore_
 #pragma weak mpi_fortran_statuses_ignore_
+#ifdef MPICH /* MPICH's mpi_f08 passes its own objects (measured: mpi_wait_f08_ compares with them) */
+#pragma weak MPIR_F08_MPI_STATUS_IGNORE_OBJ
+#pragma weak MPIR_F08_MPI_STATUSES_IGNORE_OBJ
+#define ZC_F08_IGNORED(p, obj) (&(obj) != NULL && (const void *)(p) == (const void *)&(obj))
+#else
+#define ZC_F08_IGNORED(p, obj) false
+#endif
 
 /* ---------------------------------------------------------------- helpers of the generated code */
 bool zc_mpi_f_status_ignored(const MPI_Fint *st) {
     if (!st) return false;
     if (&MPI_F_STATUS_IGNORE != NULL && st == MPI_F_STATUS_IGNORE) return true;
+    if (ZC_F08_IGNORED(st, MPIR_F08_MPI_STATUS_IGNORE_OBJ)) return true;
     return mpi_fortran_status_ignore_ != NULL && st == mpi_fortran_status_ignore_;
 }
 
 bool zc_mpi_f_statuses_ignored(const MPI_Fint *sts) {
     if (!sts) return false;
     if (&MPI_F_STATUSES_IGNORE != NULL && sts == MPI_F_STATUSES_IGNORE) return true;
+    if (ZC_F08_IGNORED(sts, MPIR_F08_MPI_STATUSES_IGNORE_OBJ)) return true;
     return mpi_fortran_statuses_ignore_ != NULL && sts == mpi_fortran_statuses_ignore_;
 }
 
@@ -99,7 +108,17 @@ void zc_mpi_f_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, cons
 /* ---------------------------------------------------------------- the hand-written ones: their steps */
 typedef void zc_ft_ierr(MPI_Fint *ierror);
 typedef void zc_ft_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+#ifdef ZC_MPI_F08_NEXT /* MPICH's mpi_f08 MPI_Pcontrol has an optional ierror (measured: it stores there) */
+typedef void zc_ft_pcontrol(MPI_Fint *level, MPI_Fint *ierror);
+#define ZC_F_PCONTROL_PARAMS (MPI_Fint * level, MPI_Fint * ierror)
+#define ZC_F_PCONTROL_IERROR ierror
+#define ZC_F_PCONTROL_CALL(p) p(level, ierror)
+#else /* MPI_PCONTROL(LEVEL) has no ierror in Open MPI's bindings */
 typedef void zc_ft_pcontrol(MPI_Fint *level);
+#define ZC_F_PCONTROL_PARAMS (MPI_Fint * level)
+#define ZC_F_PCONTROL_IERROR NULL
+#define ZC_F_PCONTROL_CALL(p) p(level)
+#endif
 typedef void zc_ft_abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror);
 /* a CHARACTER argument's length comes after all arguments (gfortran >= 8: size_t) */
 typedef void zc_ft_set_name(MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len);
@@ -168,15 +187,15 @@ static void f_finalize(zc_ft_ierr *p, MPI_Fint *ierror) {
 }
 
 /* As the C MPI_Pcontrol: the calls that start and stop recording are both recorded. */
-static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level) {
+static void f_pcontrol(zc_ft_pcontrol *p, MPI_Fint *level, MPI_Fint *ierror) {
     if (!p) return;
     int lv = level ? (int)*level : -1;
     if (lv > 0) zc_win_pcontrol(lv);
     struct zc_mpi_call c;
     if (!zc_mpi_linked() || !zc_mpi_begin(&c, ZC_MPI_MPI_Pcontrol, ZC_MPI_PASS)) {
-        p(level);
+        ZC_F_PCONTROL_CALL(p);
     } else {
-        p(level);
+        ZC_F_PCONTROL_CALL(p);
         int saved = errno;
         zc_mpi_end(&c, ZC_MPI_MPI_Pcontrol);
         errno = saved;
@@ -206,6 +225,15 @@ static void f_set_name(zc_ft_set_name *p, MPI_Fint *comm, char *name, MPI_Fint *
 /* ---------------------------------------------------------------- the entry points */
 /* Both manglings of a hand-written entry point: mpi_<name>_ (mpif.h, `use mpi`) and
  * mpi_<name>_f08_ (`use mpi_f08`), each handing its own Open MPI entry (p, of type t) to body. */
+#ifdef ZC_MPI_F08_NEXT /* the MPICH ABI: only mpi_f08 calls PMPI_* itself (gen_mpi_fortran.py) */
+#define ZC_F_ENTRIES(name, t, params, body)                                                                    \
+    __attribute__((visibility("default"))) void mpi_##name##_f08_ params {                                     \
+        t *p;                                                                                                  \
+        ZC_F_NEXT(p, "mpi_" #name "_f08_");                                                                    \
+        body;                                                                                                  \
+    }
+#define ZC_F_ENTRY(name) {"mpi_" #name "_f08_", (void *)&mpi_##name##_f08_}
+#else
 #define ZC_F_ENTRIES(name, t, params, body)                                                                    \
     __attribute__((visibility("default"))) void mpi_##name##_ params {                                         \
         t *p;                                                                                                  \
@@ -217,6 +245,8 @@ static void f_set_name(zc_ft_set_name *p, MPI_Fint *comm, char *name, MPI_Fint *
         ZC_F_RESOLVE(p, pmpi_##name##_f08_);                                                                   \
         body;                                                                                                  \
     }
+#define ZC_F_ENTRY(name) {"mpi_" #name "_", (void *)&mpi_##name##_}, {"mpi_" #name "_f08_", (void *)&mpi_##name##_f08_}
+#endif
 
 ZC_F_ENTRIES(init, zc_ft_ierr, (MPI_Fint *ierror), f_init(p, NULL, NULL, NULL, ierror))
 ZC_F_ENTRIES(init_thread, zc_ft_init_thread, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror),
@@ -224,7 +254,11 @@ ZC_F_ENTRIES(init_thread, zc_ft_init_thread, (MPI_Fint *required, MPI_Fint *prov
 ZC_F_ENTRIES(finalize, zc_ft_ierr, (MPI_Fint *ierror), f_finalize(p, ierror))
 ZC_F_ENTRIES(abort, zc_ft_abort, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror),
              f_abort(p, comm, errorcode, ierror))
-/* MPI_PCONTROL(LEVEL) has no ierror in either binding */
-ZC_F_ENTRIES(pcontrol, zc_ft_pcontrol, (MPI_Fint *level), f_pcontrol(p, level))
+ZC_F_ENTRIES(pcontrol, zc_ft_pcontrol, ZC_F_PCONTROL_PARAMS, f_pcontrol(p, level, ZC_F_PCONTROL_IERROR))
 ZC_F_ENTRIES(comm_set_name, zc_ft_set_name, (MPI_Fint *comm, char *name, MPI_Fint *ierror, size_t name_len),
              f_set_name(p, comm, name, ierror, name_len))
+
+/* the hand-written entry points, for the dispatch (zc_mpi_dispatch.c) */
+const struct zc_mpi_entry zc_mpi_fh_entries[] = {ZC_F_ENTRY(init),  ZC_F_ENTRY(init_thread), ZC_F_ENTRY(finalize),
+                                                 ZC_F_ENTRY(abort), ZC_F_ENTRY(pcontrol),    ZC_F_ENTRY(comm_set_name)};
+const unsigned zc_mpi_fh_nentries = sizeof(zc_mpi_fh_entries) / sizeof(zc_mpi_fh_entries[0]);

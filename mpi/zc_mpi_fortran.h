@@ -13,6 +13,8 @@
 
 #include "zc_mpi_internal.h"
 
+#include <dlfcn.h>
+
 #pragma weak PMPI_Comm_f2c
 #pragma weak PMPI_Type_f2c
 #pragma weak PMPI_Request_f2c
@@ -35,6 +37,16 @@ _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "MPI_Status is not a 
             if (!((p) = __atomic_load_n(&zc_q_, __ATOMIC_RELAXED)))                                            \
                 __atomic_store_n(&zc_q_, (p) = (__typeof__(&(sym)))zc_mpi_resolve(#sym), __ATOMIC_RELAXED);   \
         }                                                                                                      \
+    } while (0)
+
+/* p = the definition of the Fortran entry `name` after ours (dlsym RTLD_NEXT), looked up once: the
+ * MPI's own, for entry points that share its name (ZC_MPI_F08_NEXT, the MPICH ABI's mpi_f08). */
+#define ZC_F_NEXT(p, name)                                                                                     \
+    do {                                                                                                       \
+        static void *zc_n_;                                                                                    \
+        void *zc_v_ = __atomic_load_n(&zc_n_, __ATOMIC_RELAXED);                                               \
+        if (__builtin_expect(!zc_v_, 0)) __atomic_store_n(&zc_n_, zc_v_ = dlsym(RTLD_NEXT, name), __ATOMIC_RELAXED); \
+        (p) = (__typeof__(p))zc_v_;                                                                            \
     } while (0)
 
 /* MPI_STATUS_IGNORE (mpif.h, use mpi: common block; mpi_f08: TYPE(MPI_Status) BIND(C)) — both

@@ -12,9 +12,28 @@
 #include <otf2/OTF2_Events.h>
 
 #include "zc_core.h"
+#include "zc_mpi_flavour.h"
 #include "zc_papi.h"
 
-/* Open MPI's predefined objects behind the handles we use. */
+/* What the flavour's MPI_Status holds beyond SOURCE, TAG and ERROR, read without a call (the
+ * writer matches receives by them): the bytes received and the cancelled flag. Open MPI 4/5:
+ * _ucount, _cancelled; the MPICH ABI (MPICH, Intel MPI, Cray MPICH): the bytes in count_lo and
+ * the bits of count_hi_and_cancelled above bit 0, which is the flag. A flavour without such
+ * fields asks MPI (PMPI_Get_count, PMPI_Test_cancelled). */
+#if defined(OMPI_MAJOR_VERSION)
+#define ZC_MPI_STATUS_FIELDS 1
+static inline uint64_t zc_st_bytes(const MPI_Status *st) { return (uint64_t)st->_ucount; }
+static inline uint32_t zc_st_cancelled(const MPI_Status *st) { return st->_cancelled != 0; }
+#elif defined(MPICH)
+#define ZC_MPI_STATUS_FIELDS 1
+static inline uint64_t zc_st_bytes(const MPI_Status *st) {
+    return (uint64_t)(uint32_t)st->count_lo | (uint64_t)((uint32_t)st->count_hi_and_cancelled >> 1) << 32;
+}
+static inline uint32_t zc_st_cancelled(const MPI_Status *st) { return (uint32_t)st->count_hi_and_cancelled & 1; }
+#endif
+
+#ifdef OMPI_MAJOR_VERSION
+/* Open MPI's predefined objects behind the handles we use (an MPICH handle is an int constant). */
 #pragma weak ompi_mpi_comm_world
 #pragma weak ompi_mpi_comm_self
 #pragma weak ompi_mpi_comm_null
@@ -27,6 +46,7 @@
 #pragma weak ompi_mpi_op_min
 #pragma weak ompi_mpi_op_max
 #pragma weak ompi_mpi_op_sum
+#endif
 /* PMPI functions the hand-written parts call (the generated file declares its own). */
 #pragma weak PMPI_Init
 #pragma weak PMPI_Init_thread
@@ -77,7 +97,13 @@ enum zc_mpi_how {
     ZC_MPI_HOW_INTERCOMM, ZC_MPI_HOW_MERGE, ZC_MPI_HOW_TOPO, ZC_MPI_HOW_DYNAMIC
 };
 
-enum zc_mpi_req_kind { ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC };
+/* ZC_MPI_REQ_PNBC: a persistent collective (MPI_Allreduce_init, ...), inactive between its starts.
+ * ZC_MPI_REQ_ISENDRECV: the receive of an MPI_Isendrecv(_replace), recorded as posted (source,
+ * tag, the receive buffer's bytes): MPICH 4.0.2 leaves its status unset (measured: zeros). */
+enum zc_mpi_req_kind {
+    ZC_MPI_REQ_ISEND, ZC_MPI_REQ_IRECV, ZC_MPI_REQ_PSEND, ZC_MPI_REQ_PRECV, ZC_MPI_REQ_NBC, ZC_MPI_REQ_PNBC,
+    ZC_MPI_REQ_ISENDRECV
+};
 
 /* A recorded call's events go straight into the thread's buffer once the MPI call returned:
  * zc_mpi_open reads the Leave time, opens the thread's own location (zc_own_begin) and writes
@@ -275,7 +301,7 @@ static inline void zc_mpi_end(struct zc_mpi_call *c, uint32_t fn) {
     zc_mpi_close(c);
 }
 
-void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm);
+void zc_mpi_ev_send(struct zc_mpi_call *c, int64_t count, MPI_Datatype t, int peer, int tag, MPI_Comm comm);
 void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st);
 void zc_mpi_start(struct zc_mpi_call *c, MPI_Request req);
 /* Completion: the requests are taken out of the table before the call and settled after it:
@@ -301,11 +327,14 @@ void zc_mpi_resolver_install(void);
 void zc_mpi_req_cancelled(MPI_Request req);
 void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out);
 void zc_mpi_coll_begin(struct zc_mpi_call *c);
-void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
-                     MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+/* flags of a collective: a neighbourhood one; its count arrays are MPI_Count (large-count _c
+ * forms), not int; a persistent one (created by MPI_<coll>_init, recorded from each MPI_Start) */
+enum { ZC_COLL_NEIGHBOR = 1, ZC_COLL_WIDE = 2, ZC_COLL_PERSISTENT = 4 };
+void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int flags, MPI_Comm comm, int64_t scount,
+                     MPI_Datatype stype, int64_t rcount, MPI_Datatype rtype, const void *scounts, const void *rcounts,
                      const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root);
-void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
-                  MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int flags, MPI_Comm comm, int64_t scount,
+                  MPI_Datatype stype, int64_t rcount, MPI_Datatype rtype, const void *scounts, const void *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req);
 void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent, MPI_Comm newcomm, int tag);
 /* Before MPI_Comm_free (and disconnect): takes comm's entry out (returned); after it,
@@ -344,9 +373,7 @@ void zc_mpi_abort_prepare(void);
 bool zc_mpi_linked(void);
 /* registers MPI_COMM_WORLD/SELF and sets up state after the app's MPI_Init (zc_mpi_comm.c) */
 void zc_mpi_comms_init(int rank, int size);
-/* A PMPI function when libmpi came by dlopen after us (mpi4py): the weak references are NULL and
- * every wrapper passes through to what this returns (NULL: not found). */
-void *zc_mpi_resolve(const char *name);
+/* A PMPI function when libmpi came by dlopen after us (mpi4py): zc_mpi_resolve (zc_mpi_flavour.h). */
 
 #include "zc_mpi_req.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-uint64_t zc_mpi_type_bytes_slow(int count, MPI_Datatype t, struct zc_mpi_tsz *e) {
+uint64_t zc_mpi_type_bytes_slow(int64_t count, MPI_Datatype t, struct zc_mpi_tsz *e) {
     int err = errno;
     int sz = 0;
     uint64_t b = 0;
@@ -26,7 +26,7 @@ uint64_t zc_mpi_type_bytes_slow(int count, MPI_Datatype t, struct zc_mpi_tsz *e)
 
 /* ---------------------------------------------------------------- point to point */
 /* before the MPI call: held until zc_mpi_open */
-void zc_mpi_ev_send(struct zc_mpi_call *c, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
+void zc_mpi_ev_send(struct zc_mpi_call *c, int64_t count, MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
     c->has_pre = false;
     if (!c->t || peer == MPI_PROC_NULL) return;
     c->pre = (struct zc_ev){c->t0, ZC_EV_MPI_SEND, zc_mpi_comm_id(comm), zc_mpi_bytes_of(count, t), zc_mpi_peer_tag(peer, tag), 0};
@@ -43,9 +43,14 @@ void zc_mpi_ev_recv(struct zc_mpi_call *c, MPI_Datatype t, MPI_Comm comm, const 
 }
 
 /* ---------------------------------------------------------------- collectives */
-static uint64_t sum_bytes(const int *counts, int n, MPI_Datatype t, const MPI_Datatype *types) {
+/* count i of an int or (wide: large-count forms) MPI_Count array */
+static int64_t count_at(const void *counts, bool wide, int i) {
+    return wide ? ((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+}
+
+static uint64_t sum_bytes(const void *counts, bool wide, int n, MPI_Datatype t, const MPI_Datatype *types) {
     uint64_t s = 0;
-    for (int i = 0; counts && i < n; i++) s += zc_mpi_bytes_of(counts[i], types ? types[i] : t);
+    for (int i = 0; counts && i < n; i++) s += zc_mpi_bytes_of(count_at(counts, wide, i), types ? types[i] : t);
     return s;
 }
 
@@ -85,10 +90,10 @@ void zc_mpi_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out) {
 /* A collective as this rank sees it: the roles of its buffers (mpi/README.md) and its communicator. */
 struct coll {
     MPI_Datatype stype, rtype;
-    const int *scounts, *rcounts;
+    const void *scounts, *rcounts; /* int, or MPI_Count if wide */
     const MPI_Datatype *stypes, *rtypes;
     int size, rank, nin, nout; /* (remote) group size, rank; peers received from and sent to */
-    bool inter, is_root, neighbor;
+    bool inter, is_root, neighbor, wide;
     uint64_t sb, rb;           /* the bytes of scount and rcount */
 };
 
@@ -105,14 +110,14 @@ static bool rooted_bytes(OTF2_CollectiveOp op, const struct coll *k, uint64_t *s
         return true;
     case OTF2_COLLECTIVE_OP_GATHERV:
         if (!k->inter || !k->is_root) *sent = k->sb;
-        if (k->is_root) *recvd = sum_bytes(k->rcounts, k->size, k->rtype, NULL);
+        if (k->is_root) *recvd = sum_bytes(k->rcounts, k->wide, k->size, k->rtype, NULL);
         return true;
     case OTF2_COLLECTIVE_OP_SCATTER:
         if (k->is_root) *sent = (uint64_t)k->size * k->sb;
         if (!k->inter || !k->is_root) *recvd = k->rb;
         return true;
     case OTF2_COLLECTIVE_OP_SCATTERV:
-        if (k->is_root) *sent = sum_bytes(k->scounts, k->size, k->stype, NULL);
+        if (k->is_root) *sent = sum_bytes(k->scounts, k->wide, k->size, k->stype, NULL);
         if (!k->inter || !k->is_root) *recvd = k->rb;
         return true;
     case OTF2_COLLECTIVE_OP_REDUCE:
@@ -133,23 +138,23 @@ static void rootless_bytes(OTF2_CollectiveOp op, const struct coll *k, uint64_t 
         break;
     case OTF2_COLLECTIVE_OP_ALLGATHERV:
         *sent = k->neighbor ? (uint64_t)k->nout * k->sb : k->sb;
-        *recvd = sum_bytes(k->rcounts, k->nin, k->rtype, NULL);
+        *recvd = sum_bytes(k->rcounts, k->wide, k->nin, k->rtype, NULL);
         break;
     case OTF2_COLLECTIVE_OP_ALLTOALL:
         *sent = (uint64_t)k->nout * k->sb;
         *recvd = (uint64_t)k->nin * k->rb;
         break;
     case OTF2_COLLECTIVE_OP_ALLTOALLV:
-        *sent = sum_bytes(k->scounts, k->nout, k->stype, NULL);
-        *recvd = sum_bytes(k->rcounts, k->nin, k->rtype, NULL);
+        *sent = sum_bytes(k->scounts, k->wide, k->nout, k->stype, NULL);
+        *recvd = sum_bytes(k->rcounts, k->wide, k->nin, k->rtype, NULL);
         break;
     case OTF2_COLLECTIVE_OP_ALLTOALLW:
-        *sent = sum_bytes(k->scounts, k->nout, k->stype, k->stypes);
-        *recvd = sum_bytes(k->rcounts, k->nin, k->rtype, k->rtypes);
+        *sent = sum_bytes(k->scounts, k->wide, k->nout, k->stype, k->stypes);
+        *recvd = sum_bytes(k->rcounts, k->wide, k->nin, k->rtype, k->rtypes);
         break;
     case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
-        *sent = sum_bytes(k->rcounts, k->size, k->stype != MPI_DATATYPE_NULL_ZC ? k->stype : k->rtype, NULL);
-        *recvd = k->rcounts ? zc_mpi_bytes_of(k->rcounts[k->rank < k->size ? k->rank : 0], k->rtype) : 0;
+        *sent = sum_bytes(k->rcounts, k->wide, k->size, k->stype != MPI_DATATYPE_NULL_ZC ? k->stype : k->rtype, NULL);
+        *recvd = k->rcounts ? zc_mpi_bytes_of(count_at(k->rcounts, k->wide, k->rank < k->size ? k->rank : 0), k->rtype) : 0;
         break;
     case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
         *sent = (uint64_t)k->size * k->rb;
@@ -164,10 +169,11 @@ static void rootless_bytes(OTF2_CollectiveOp op, const struct coll *k, uint64_t 
 
 /* Bytes this rank contributes (sent) and obtains (received): the payload of its send and receive
  * buffers as the operation uses them on this rank (mpi/README.md). */
-static void coll_bytes(OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount, MPI_Datatype stype, int rcount,
-                       MPI_Datatype rtype, const int *scounts, const int *rcounts, const MPI_Datatype *stypes,
+static void coll_bytes(OTF2_CollectiveOp op, int flags, MPI_Comm comm, int64_t scount, MPI_Datatype stype, int64_t rcount,
+                       MPI_Datatype rtype, const void *scounts, const void *rcounts, const MPI_Datatype *stypes,
                        const MPI_Datatype *rtypes, int root, uint64_t *sent, uint64_t *recvd) {
-    struct coll k = {stype, rtype, scounts, rcounts, stypes, rtypes, .neighbor = neighbor != 0};
+    bool neighbor = flags & ZC_COLL_NEIGHBOR;
+    struct coll k = {stype, rtype, scounts, rcounts, stypes, rtypes, .neighbor = neighbor, .wide = flags & ZC_COLL_WIDE};
     int inter;
     k.size = peer_group_size(comm, &inter);
     k.inter = inter != 0;
@@ -192,31 +198,33 @@ void zc_mpi_coll_begin(struct zc_mpi_call *c) {
     c->has_pre = true;
 }
 
-void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
-                     MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+void zc_mpi_coll_end(struct zc_mpi_call *c, OTF2_CollectiveOp op, int flags, MPI_Comm comm, int64_t scount,
+                     MPI_Datatype stype, int64_t rcount, MPI_Datatype rtype, const void *scounts, const void *rcounts,
                      const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root) {
     if (!c->t) return;
     uint64_t sent, recvd;
-    coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
+    coll_bytes(op, flags, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &sent, &recvd);
     uint32_t comm_id = zc_mpi_comm_id(comm);
     *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_COLL_END, comm_id, sent, recvd, ((uint64_t)op << 32) | otf2_root(op, root)};
 }
 
-void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int neighbor, MPI_Comm comm, int scount,
-                  MPI_Datatype stype, int rcount, MPI_Datatype rtype, const int *scounts, const int *rcounts,
+void zc_mpi_icoll(struct zc_mpi_call *c, OTF2_CollectiveOp op, int flags, MPI_Comm comm, int64_t scount,
+                  MPI_Datatype stype, int64_t rcount, MPI_Datatype rtype, const void *scounts, const void *rcounts,
                   const MPI_Datatype *stypes, const MPI_Datatype *rtypes, int root, MPI_Request req) {
-    if (!c->t || req == MPI_REQUEST_NULL) return;
+    /* a persistent one is kept even while recording is off: a later MPI_Start may be recorded */
+    bool persistent = flags & ZC_COLL_PERSISTENT;
+    if ((!c->t && !persistent) || req == MPI_REQUEST_NULL) return;
     struct zc_req *ri = zr_alloc();
     if (!ri) return;
     memset(ri, 0, sizeof(*ri));
-    ri->kind = ZC_MPI_REQ_NBC;
+    ri->kind = persistent ? ZC_MPI_REQ_PNBC : ZC_MPI_REQ_NBC;
     ri->owner = c->t;
     ri->comm = zc_mpi_comm_id(comm);
     ri->op = op;
     ri->root = otf2_root(op, root);
     /* the counts are read now: the app may reuse its arrays before completion */
-    coll_bytes(op, neighbor, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &ri->bytes,
+    coll_bytes(op, flags, comm, scount, stype, rcount, rtype, scounts, rcounts, stypes, rtypes, root, &ri->bytes,
                &ri->recvd);
-    zr_activate(c, ri);
+    if (!persistent) zr_activate(c, ri);
     zr_insert(req, ri);
 }

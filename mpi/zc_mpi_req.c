@@ -15,7 +15,7 @@ bool zc_mpi_reqs_mt, zc_mpi_deferred, zc_mpi_rt_used;
 
 void zc_mpi_set_thread_level(int level) {
     zc_mpi_reqs_mt = level == MPI_THREAD_MULTIPLE;
-#ifdef OMPI_MAJOR_VERSION /* the writer reads cancellation and size from Open MPI's status */
+#ifdef ZC_MPI_STATUS_FIELDS /* the writer reads cancellation and size from the status */
     /* only the thread that initialised MPI makes MPI calls: its location sees every request */
     zc_mpi_deferred = level <= MPI_THREAD_FUNNELED && zc_knobs.MPI_WRITER_MATCHING;
     if (zc_mpi_deferred) zc_mpi_resolver_install();
@@ -61,13 +61,13 @@ bool zc_mpi_rt_grow(void) {
 }
 
 /* ---------------------------------------------------------------- records */
-void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int64_t count, MPI_Datatype t, int peer, int tag,
                         uint32_t comm, MPI_Request req) {
     struct zc_req *ri = zr_alloc();
     if (!ri) return;
     ri->owner = c->t;
     ri->bytes = kind == ZC_MPI_REQ_ISEND || kind == ZC_MPI_REQ_PSEND ? zc_mpi_bytes_of(count, t) : 0;
-    ri->recvd = 0;
+    ri->recvd = kind == ZC_MPI_REQ_ISENDRECV ? zc_mpi_bytes_of(count, t) : 0;
     ri->type = t;
     ri->comm = comm;
     ri->peer = peer;
@@ -144,10 +144,15 @@ void zc_mpi_completed_rec(struct zc_mpi_call *c, MPI_Request before, struct zc_r
             *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_REQUEST_CANCELLED, ri->comm, 0, 0, ri->id};
         } else if (ri->kind == ZC_MPI_REQ_ISEND || ri->kind == ZC_MPI_REQ_PSEND) {
             if (ri->peer != MPI_PROC_NULL) *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_ISEND_COMPLETE, ri->comm, 0, 0, ri->id};
-        } else if (ri->kind == ZC_MPI_REQ_NBC) {
+        } else if (ri->kind == ZC_MPI_REQ_NBC || ri->kind == ZC_MPI_REQ_PNBC) {
             struct zc_ev *e = zc_mpi_slots(c, 2);
             e[0] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_COMPLETE, ri->comm, ri->bytes, ri->recvd, ((uint64_t)ri->op << 32) | ri->root};
             e[1] = (struct zc_ev){c->t1, ZC_EV_MPI_NBC_REQID, 0, 0, 0, ri->id};
+        } else if (ri->kind == ZC_MPI_REQ_ISENDRECV) {
+            bool any = ri->peer == MPI_ANY_SOURCE || ri->tag == MPI_ANY_TAG, seen = st && st != MPI_STATUS_IGNORE;
+            int peer = any && seen ? st->MPI_SOURCE : ri->peer, tag = any && seen ? st->MPI_TAG : ri->tag;
+            if (peer != MPI_PROC_NULL && peer != MPI_ANY_SOURCE)
+                *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, ri->comm, ri->recvd, zc_mpi_peer_tag(peer, tag), ri->id};
         } else if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL) {
             *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, ri->comm, zr_status_bytes(st, ri->type),
                                                  zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), ri->id};

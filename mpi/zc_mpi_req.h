@@ -17,8 +17,8 @@ static inline uint64_t zc_mpi_peer_tag(int peer, int tag) { return ((uint64_t)(u
  * handle lives as long as MPI and is never freed (MPI_Type_free of one is erroneous), so the
  * cache needs no MPI_Type_free wrapper; a derived one is asked of MPI each time, since its
  * handle may be freed and reused for another type. errno is kept. */
-uint64_t zc_mpi_type_bytes_slow(int count, MPI_Datatype t, struct zc_mpi_tsz *e);
-static inline uint64_t zc_mpi_bytes_of(int count, MPI_Datatype t) {
+uint64_t zc_mpi_type_bytes_slow(int64_t count, MPI_Datatype t, struct zc_mpi_tsz *e);
+static inline uint64_t zc_mpi_bytes_of(int64_t count, MPI_Datatype t) {
     if (count <= 0 || t == MPI_DATATYPE_NULL_ZC) return 0;
     uint64_t k = (uint64_t)(uintptr_t)t; /* a pointer (Open MPI) or an int (MPICH) */
     struct zc_mpi_tsz *e = &zc_mpi_tls.tsz[(k * UINT64_C(0x9E3779B97F4A7C15)) >> 62];
@@ -184,7 +184,9 @@ static inline void zr_free(struct zc_req *r) {
 
 static inline void zr_followed_if(const struct zc_req *ri, long d) { zr_followed(d * (long)ri->active); }
 
-static inline bool zr_persistent(const struct zc_req *ri) { return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV; }
+static inline bool zr_persistent(const struct zc_req *ri) {
+    return ri->kind == ZC_MPI_REQ_PSEND || ri->kind == ZC_MPI_REQ_PRECV || ri->kind == ZC_MPI_REQ_PNBC;
+}
 
 /* A new id from the table: the k-th request of the thread's location has 2k - 1. Odd, because
  * the writer's resolver gives the even ones (zc_core.h: zc_thread.requests). */
@@ -206,7 +208,8 @@ static inline void zr_activate(struct zc_mpi_call *c, struct zc_req *ri) {
         type = ZC_EV_MPI_ISEND;
         break;
     case ZC_MPI_REQ_IRECV:
-    case ZC_MPI_REQ_PRECV: type = ZC_EV_MPI_IRECV_REQUEST; break;
+    case ZC_MPI_REQ_PRECV:
+    case ZC_MPI_REQ_ISENDRECV: type = ZC_EV_MPI_IRECV_REQUEST; break;
     default: type = ZC_EV_MPI_NBC_REQUEST; break;
     }
     /* a request starts with the call that starts it: a receive may complete before that call
@@ -232,13 +235,11 @@ static inline __attribute__((always_inline)) void zr_insert(MPI_Request req, str
  * zc_mpi_rt_used says whether it has ever held one (if not, completions need not look). */
 extern bool zc_mpi_deferred;
 extern bool zc_mpi_rt_used;
-#ifdef OMPI_MAJOR_VERSION
-/* ZC_DONE_STATUS, and Open MPI's cancelled flag above it (any non-zero: cancelled) */
-static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | (uint32_t)st->_cancelled << 1; }
-#endif
-#ifdef OMPI_MAJOR_VERSION
-/* zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG) from one load (the two are adjacent in Open MPI's
- * status) */
+#ifdef ZC_MPI_STATUS_FIELDS
+/* ZC_DONE_STATUS, and the status's cancelled flag above it */
+static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | zc_st_cancelled(st) << 1; }
+/* zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG) from one load (the two are adjacent in the
+ * statuses of Open MPI and MPICH) */
 _Static_assert(offsetof(MPI_Status, MPI_TAG) == offsetof(MPI_Status, MPI_SOURCE) + 4, "MPI_Status layout");
 static inline uint64_t zc_mpi_status_peer_tag(const MPI_Status *st) {
     uint64_t w;
@@ -266,10 +267,10 @@ static inline __attribute__((always_inline)) struct zc_ev zc_mpi_start_h(uint64_
 static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h(uint64_t t1, MPI_Request h) {
     return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
 }
-/* ... and with its status st (an MPI without Open MPI's status fields: as without) */
+/* ... and with its status st (an MPI whose status fields we do not know: as without) */
 static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h_st(uint64_t t1, MPI_Request h, const MPI_Status *st) {
-#ifdef OMPI_MAJOR_VERSION
-    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), (uint64_t)st->_ucount, zc_mpi_status_peer_tag(st),
+#ifdef ZC_MPI_STATUS_FIELDS
+    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), zc_st_bytes(st), zc_mpi_status_peer_tag(st),
                           (uint64_t)(uintptr_t)h};
 #else
     (void)st;
@@ -288,10 +289,10 @@ static inline void zr_raw_test(struct zc_mpi_call *c, MPI_Request h) {
 static inline bool zr_raw(const struct zc_req *ri, MPI_Request h) { return !ri && zc_mpi_deferred && h != MPI_REQUEST_NULL; }
 
 /* A request with a record (zr_insert); the common ones get an inline word instead. */
-void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count, MPI_Datatype t, int peer, int tag,
+void zc_mpi_req_new_rec(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int64_t count, MPI_Datatype t, int peer, int tag,
                         uint32_t comm, MPI_Request req);
 
-static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int count,
+static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_call *c, enum zc_mpi_req_kind kind, int64_t count,
                                                                  MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request req) {
     /* a request started untraced is not followed: its completion is then not recorded either.
      * Persistent requests are, whenever they are created (once, often while recording is off):
@@ -307,7 +308,7 @@ static inline __attribute__((always_inline)) void zc_mpi_req_new(struct zc_mpi_c
                                              zc_mpi_peer_tag(peer, tag), req);
         return;
     }
-#ifdef OMPI_MAJOR_VERSION
+#ifdef ZC_MPI_STATUS_FIELDS
     bool inl = send || kind == ZC_MPI_REQ_IRECV; /* a receive's size is in its status */
 #else
     bool inl = send;
@@ -365,7 +366,8 @@ static inline struct zc_req **zc_mpi_take_all(struct zc_req **stack, int n_stack
  * cancellation shows there too. */
 static inline bool zr_needs_status(const struct zc_req *ri) {
     return zr_is_v(ri) ? (zr_v_kind(zr_v(ri)) == ZR_V_IRECV || (zr_v(ri) & ZR_V_CANCELLED))
-                       : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->cancelled);
+                       : (ri->kind == ZC_MPI_REQ_IRECV || ri->kind == ZC_MPI_REQ_PRECV || ri->kind == ZC_MPI_REQ_ISENDRECV ||
+                          ri->cancelled);
 }
 
 /* The requests of a Wait/Test-all/any/some call, taken out of the table (ris NULL: untracked),
@@ -406,11 +408,11 @@ static inline __attribute__((always_inline)) struct zc_mpi_reqs zc_mpi_take_reqs
     return q;
 }
 
-/* bytes a completed receive brought (Open MPI's status holds them; else count x type size) */
+/* bytes a completed receive brought (the status holds them; else count x type size) */
 static inline uint64_t zr_status_bytes(const MPI_Status *st, MPI_Datatype t) {
-#ifdef OMPI_MAJOR_VERSION
+#ifdef ZC_MPI_STATUS_FIELDS
     (void)t;
-    return (uint64_t)st->_ucount;
+    return zc_st_bytes(st);
 #else
     int count = 0;
     if (PMPI_Get_count(st, t, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) count = 0;
@@ -441,7 +443,7 @@ static inline __attribute__((always_inline)) void zr_completed(struct zc_mpi_cal
     case ZR_V_IRECV:
         /* a receive from MPI_PROC_NULL received nothing */
         if (st && st != MPI_STATUS_IGNORE && st->MPI_SOURCE != MPI_PROC_NULL)
-            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, zr_v_comm(v), (uint64_t)st->_ucount,
+            *zc_mpi_slots(c, 1) = (struct zc_ev){c->t1, ZC_EV_MPI_IRECV, zr_v_comm(v), zc_st_bytes(st),
                                                  zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG), zr_v_id(v)};
         break;
     default: break;

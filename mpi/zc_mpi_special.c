@@ -53,32 +53,6 @@ static MPI_Comm priv;       /* the collector's duplicate of MPI_COMM_WORLD */
 static bool have_priv, job; /* job: one archive for the whole job (agreed by every rank) */
 static bool linked;         /* libmpi was there when we were loaded: the weak references resolve */
 
-/* The PMPI function `name` of an MPI library loaded after us. Python's extension modules are
- * loaded RTLD_LOCAL, so their libmpi is not in the global scope that RTLD_DEFAULT searches:
- * every loaded object is asked in turn (dlsym on an object also searches its dependencies). */
-struct resolve_arg {
-    const char *name;
-    void *p;
-};
-
-static int resolve_in(struct dl_phdr_info *info, size_t size, void *arg) {
-    struct resolve_arg *a = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) return 0;
-    a->p = dlsym(h, a->name);
-    dlclose(h); /* only drops the reference RTLD_NOLOAD took; the object stays loaded */
-    return a->p != NULL;
-}
-
-void *zc_mpi_resolve(const char *name) {
-    void *p = dlsym(RTLD_DEFAULT, name);
-    if (p) return p;
-    struct resolve_arg a = {name, NULL};
-    dl_iterate_phdr(resolve_in, &a);
-    return a.p;
-}
-
 /* Set at load time (the collector's constructor, first), whatever ZECOLL_ENABLE says: every rank
  * must take part in MPI_Init's collective steps, including a rank whose collector is off. Before
  * MPI_Init an MPI program is not yet a job: events wait for the job's archive if MPI will come
@@ -110,8 +84,26 @@ static void mpi_thread_exit(void) {
     zc_mpi_tls.fast = NULL;
 }
 
-const struct zc_subsystem zc_mpi_subsystem = {
+static const struct zc_subsystem layer = {
     .name = "mpi", .detect = mpi_detect, .fork_child = mpi_fork_child, .thread_exit = mpi_thread_exit};
+
+/* This flavour as the dispatch sees it (zc_mpi_flavour.h): ZC_MPI_FLAVOUR names it, and it is the
+ * only global definition its objects keep (mpi/CMakeLists.txt). Open MPI's Fortran bindings call
+ * PMPI_* directly, so its flavour has Fortran entry points of its own (generated and hand-written);
+ * MPICH's call the C MPI_*, but for mpi_f08's MPI_Init, ... (hand-written: zc_mpi_fortran.c). */
+#define ZC_CAT(a, b) a##b
+#define ZC_FLAVOUR_SYM(f) ZC_CAT(zc_mpi_flavour_, f)
+#define ZC_STR(a) #a
+#define ZC_FLAVOUR_NAME(f) ZC_STR(f)
+__attribute__((visibility("default"))) extern const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR);
+const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR) = {
+    ZC_FLAVOUR_NAME(ZC_MPI_FLAVOUR), &layer,
+#ifdef ZC_MPI_FORTRAN_GEN
+    {zc_mpi_c_entries, zc_mpi_fh_entries, zc_mpi_f_entries}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, &zc_mpi_f_nentries}
+#else
+    {zc_mpi_c_entries, zc_mpi_fh_entries, NULL}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, NULL}
+#endif
+};
 
 /* ---------------------------------------------------------------- job operations */
 static int job_bcast(void *buf, size_t n) {
@@ -393,7 +385,11 @@ void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
     if (zc_active()) zc_win_time_base();
 }
 
+#ifdef OMPI_MAJOR_VERSION
 bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL && &ompi_mpi_comm_world != NULL; }
+#else /* handles are constants: the functions suffice */
+bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL; }
+#endif
 
 void zc_mpi_finalize_prepare(void) {
     struct zc_mpi_special s;

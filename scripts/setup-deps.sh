@@ -8,6 +8,9 @@ pkgs=(
   build-essential cmake pkg-config python3
   libze1 libze-dev                                   # Level Zero loader 1.8.12 + tracing layer
   libopenmpi-dev openmpi-bin gfortran                # MPI (gfortran: Fortran MPI programs)
+  mpich libmpich-dev                                 # the MPICH ABI beside Open MPI (mpi/README.md, "Flavours")
+  netpipe-mpich2                                     # NetPIPE (NPmpich2): a real MPICH client for the MPICH tests
+  scalapack-mpi-test                                 # ScaLAPACK's test programs built for both MPIs (mpich-tests/, openmpi-tests/)
   libotf2-trace-dev otf2-tools python3-otf2          # OTF2 writer, otf2-print, Python reader
   libpapi-dev papi-tools                             # PAPI counters
   libyaml-dev                                        # YAML configuration

@@ -34,7 +34,7 @@ import tempfile
 
 RANK = {"archive": 0, "core": 1, "writer": 2, "ze": 3, "mpi": 3, "root": 4}
 LAYERS = {"ze", "mpi"}
-TARGETS = ("zc_archive", "zc_core", "zc_writer", "zc_main", "zc_ze", "zc_mpi")
+TARGETS = ("zc_archive", "zc_core", "zc_writer", "zc_main", "zc_ze", "zc_mpi", "zc_mpi_openmpi", "zc_mpi_mpich")
 SRC_EXT = (".c", ".h")
 
 
@@ -132,7 +132,9 @@ class Tree:
                         rel = os.path.relpath(p, self.source)
                         if floor_of(rel):
                             self.files[rel] = p
-        for gen in ("collector/gen", "mpi/gen"):
+        # mpi/gen/<flavour>: the MPI layer's generated files, one directory per ABI flavour
+        flavours = [os.path.join("mpi/gen", f) for f in ("openmpi", "mpich")]
+        for gen in ["collector/gen", "mpi/gen"] + flavours:
             d = os.path.join(self.build, gen)
             if os.path.isdir(d):
                 for nm in sorted(os.listdir(d)):

@@ -32,6 +32,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from run_mpi_test import launch_cmd  # noqa: E402  (the launchers' command lines, shared)
+
 NP = 4
 N = 3        # the program's collective count
 INT = 4      # bytes of an INTEGER
@@ -91,10 +94,7 @@ class Checker:
 def run(a, trace):
     preload = ([a.preload_first] if a.preload_first else []) + [a.collector]
     env = [f"LD_PRELOAD={':'.join(preload)}", f"ZECOLL_OUTPUT={trace}", "ZECOLL_STRICT=1"] + a.env
-    cmd = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(NP)]
-    for e in env:
-        cmd += ["-x", e]
-    cmd += a.program
+    cmd = launch_cmd(a.mpiexec, NP, env, a.hydra) + a.program
     print("# " + " ".join(cmd))
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=a.timeout)
@@ -224,6 +224,7 @@ def judge(trace, init_region):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--hydra", action="store_true", help="MPIEXEC is MPICH's Hydra (mpirun.mpich)")
     ap.add_argument("--collector", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--init-region", default="MPI_Init")

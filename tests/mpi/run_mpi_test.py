@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Run an MPI program under mpirun (with or without the zecoll collector) and check its trace.
 
-  run_mpi_test.py --mpiexec MPIRUN --np 4 --work DIR [--collector LIB] [--zesim LIB]
+  run_mpi_test.py --mpiexec MPIRUN [--hydra] --np 4 --work DIR [--collector LIB] [--zesim LIB]
                   [--skew S0,S1,...] [--env K=V]... [--preload-first LIB] [--timeout 60]
                   [--skip-if-missing] [--input FILE]... [--expect-output FILE:REGEX]...
                   [--check=OPTION]... [--truth [--start-tol-ns NS]] -- PROGRAM [ARGS...]
@@ -13,6 +13,7 @@ Steps:
               [-x LD_PRELOAD=[PRELOAD_FIRST:]LIB -x ZECOLL_OUTPUT=DIR/trace -x ZECOLL_STRICT=1]
               [-x ZE_ENABLE_ALT_DRIVERS=ZESIM] [-x ZECOLL_CLOCK_SKEW_NS=S0,S1,...] [-x K=V ...]
               PROGRAM ARGS
+     (--hydra: MPICH's MPIRUN -launcher fork -n N [-genv K V ...] PROGRAM ARGS)
      with a timeout (default 60 s; the whole process group is killed when it expires);
   3. require exit status 0 (77 = the program skipped itself: passed on as 77), no
      "internal error" report from the collector, and every --expect-output match;
@@ -49,10 +50,26 @@ def find_program(prog):
     return shutil.which(prog)
 
 
+def launch_cmd(mpiexec, np, env, hydra=False):
+    """The launcher's command line for np ranks with the variables env (K=V) exported to them:
+    Open MPI's mpirun (-x K=V), or MPICH's Hydra (-genv K V; ranks forked, no ssh)."""
+    if hydra:
+        cmd = [mpiexec, "-launcher", "fork", "-n", str(np)]
+        for x in env:
+            cmd += ["-genv"] + x.split("=", 1)
+        return cmd
+    cmd = [mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)]
+    for x in env:
+        cmd += ["-x", x]
+    return cmd
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--np", type=int, default=4)
+    ap.add_argument("--hydra", action="store_true",
+                    help="MPIRUN is MPICH's Hydra (mpirun.mpich): -genv K V for -x K=V, ranks forked locally")
     ap.add_argument("--work", required=True)
     ap.add_argument("--collector", help="libzecoll.so to preload (absent: run without the collector)")
     ap.add_argument("--zesim", help="libzesim.so for ZE_ENABLE_ALT_DRIVERS")
@@ -119,10 +136,7 @@ def main():
         if k.endswith("_OPTIONS") and os.environ.get(k):
             kv = f"{k}={os.environ[k]}:{v}"
         xs.append(kv)
-    full = [mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)]
-    for x in xs:
-        full += ["-x", x]
-    full += cmd
+    full = launch_cmd(mpiexec, a.np, xs, a.hydra) + cmd
     print("# " + " ".join(full))
     sys.stdout.flush()
     p = subprocess.Popen(full, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -25,8 +25,8 @@ run mpicc -std=c11 -Wall -Wextra -shared -fPIC -o libinterpose_cf.so "$SRC/inter
 run mpicc -std=c11 -Wall -Wextra -shared -fPIC -DPROBE_NO_SENTINEL_FIX -o libinterpose_cf_nofix.so "$SRC/interpose_c.c" "$SRC/interpose_f.c"
 run mpicc -std=c11 -Wall -Wextra -shared -fPIC -o libinterpose_cfp.so "$SRC/interpose_c.c" "$SRC/interpose_fp.c"
 run mpicc -std=c11 -o probe_c "$SRC/probe_c.c"
-run mpifort -o probe_mpifh "$SRC/probe_mpifh.f90"
-run mpifort -o probe_usempi "$SRC/probe_usempi.f90"
+run mpifort -cpp -DPROBE_MPIFH -o probe_mpifh "$SRC/probe_f.F90"
+run mpifort -cpp -o probe_usempi "$SRC/probe_f.F90"
 run mpifort -o probe_f08 "$SRC/probe_f08.f90"
 echo
 echo "## MPI symbols the probe executables import (nm -D --undefined-only)"
@@ -41,18 +41,18 @@ for p in probe_c probe_mpifh probe_usempi probe_f08; do
     $MPIRUN -x LD_PRELOAD="$OUT/libinterpose_c.so" "./$p" 2>&1 | sed 's/\[pid [0-9]*\]/[pid]/' | sort | uniq -c
 done
 echo
-echo "## runs: C + Fortran interposer (Fortran entry points calling the C wrappers)"
-for p in probe_mpifh probe_usempi probe_f08; do
-    echo "\$ $MPIRUN -x LD_PRELOAD=\$OUT/libinterpose_cf.so ./$p 2>&1 | sort"
-    $MPIRUN -x LD_PRELOAD="$OUT/libinterpose_cf.so" "./$p" 2>&1 | sed 's/\[pid [0-9]*\]/[pid]/' | sort | uniq -c
-done
-echo
-echo "## runs: C + Fortran interposer variant B (record from Fortran args, forward to pmpi_*_)"
-for p in probe_mpifh probe_usempi probe_f08; do
-    echo "\$ $MPIRUN -x LD_PRELOAD=\$OUT/libinterpose_cfp.so ./$p 2>&1 | sort"
-    $MPIRUN -x LD_PRELOAD="$OUT/libinterpose_cfp.so" "./$p" 2>&1 | sed 's/\[pid [0-9]*\]/[pid]/' | sort | uniq -c
-done
-echo
+# runs <title> <interposer> <probes...>: each probe under mpirun with the interposer preloaded
+runs() {
+    local title=$1 lib=$2; shift 2
+    echo "## runs: $title"
+    for p in "$@"; do
+        echo "\$ $MPIRUN -x LD_PRELOAD=\$OUT/$lib ./$p 2>&1 | sort"
+        $MPIRUN -x LD_PRELOAD="$OUT/$lib" "./$p" 2>&1 | sed 's/\[pid [0-9]*\]/[pid]/' | sort | uniq -c
+    done
+    echo
+}
+runs "C + Fortran interposer (Fortran entry points calling the C wrappers)" libinterpose_cf.so probe_mpifh probe_usempi probe_f08
+runs "C + Fortran interposer variant B (record from Fortran args, forward to pmpi_*_)" libinterpose_cfp.so probe_mpifh probe_usempi probe_f08
 echo "## negative control: Fortran wrappers that pass Fortran's MPI_IN_PLACE address through to C"
 for p in probe_mpifh probe_f08; do
     echo "\$ $MPIRUN -x LD_PRELOAD=\$OUT/libinterpose_cf_nofix.so ./$p 2>&1 | grep done"
