@@ -15,6 +15,7 @@ pkgs=(
   libpapi-dev papi-tools                             # PAPI counters
   libyaml-dev                                        # YAML configuration
   hpcc                                               # HPC Challenge: a real MPI application for the MPI tests
+  lammps                                             # LAMMPS (lmp): an MPI application for the MPI and report tests, and bench/fullnode.sh
   python3-mpi4py                                     # MPI loaded by dlopen (pass-through test)
   chromium                                           # renders zecoll-aggregate's HTML report in its test
   clang                                              # libFuzzer build of the aggregator's reader path
