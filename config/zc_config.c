@@ -474,7 +474,17 @@ static void env_knob(struct zc_config *c, int kid, const char *var, const char *
         free(b.p);
         return;
     }
-    case ZC_T_STRING: *(const char **)dst = zc_cfg_strndup(&c->priv->a, val, strlen(val)); break;
+    case ZC_T_STRING:
+        if (zc_cfg_check_string(kid, val, err, sizeof(err)) != 0) { /* a testing value: ignored as a number is */
+            struct zc_cfg_sb b = {0};
+            zc_cfg_sb_printf(&b, "%s: %s; ignored, keeping '%s'%s", var, err, *(const char **)dst ? *(const char **)dst : "",
+                             c->origin[kid].kind == ZC_ORIGIN_FILE ? "" : " (the default)");
+            zc_cfg_msg(c, ZC_MSG_IGNORED, b.oom ? var : b.p);
+            free(b.p);
+            return;
+        }
+        *(const char **)dst = zc_cfg_strndup(&c->priv->a, val, strlen(val));
+        break;
     case ZC_T_LIST:
     case ZC_T_GLOBS:
         if (zc_cfg_parse_list(c, val, ki->type == ZC_T_GLOBS, dst, err, sizeof(err)) != 0)

@@ -205,6 +205,23 @@ static void add_missing_ranks(struct zc_salv_job *job) {
                 job->t_first = t < job->t_first ? t : job->t_first;
             }
     job->nfound = job->nj;
+    /* a rank that died before its first flush: its journal holds the job and maybe definitions,
+     * no record; it is kept like a missing rank (no location would leave its process group with
+     * an undefined member, and its data would "end" at time 0) */
+    for (size_t i = 0; i < job->nfound; i++) {
+        struct zc_salv_rank *j = &job->J[i];
+        bool any = false;
+        for (size_t k = 0; k < j->nlocs; k++) any |= j->locs[k].n != 0;
+        if (any || j->nflush) continue;
+        j->nodata = true;
+        j->cut = job->t_first;
+        if (j->nlocs) continue;
+        zc_salv_grow(&j->locs, &j->cap_locs, 0, sizeof(*j->locs));
+        j->locs[0] = (struct zc_salv_loc){.kind = ZC_LOC_THREAD, .name = "Master thread",
+                                          .ev = zc_salv_calloc(1, sizeof(struct zc_ev))};
+        j->nlocs = 1;
+        j->mpi_loc = 0;
+    }
     for (uint32_t r = 0, i = 0; r < job->size; r++) {
         while (i < job->nfound && job->J[i].rank < r) i++;
         if (i < job->nfound && job->J[i].rank == r) continue;
@@ -300,6 +317,10 @@ static void print_summary(const struct zc_salv_job *job) {
             printf("rank %u: no journal (killed before MPI_Init, or its file lost): an empty location, "
                    "measurement off from the start\n",
                    J[i].rank);
+        else if (J[i].nodata)
+            printf("rank %u (%s, pid %llu): no data (it %s): an empty location, measurement "
+                   "off from the start\n",
+                   J[i].rank, J[i].host, (unsigned long long)J[i].pid, J[i].alive ? "has not flushed yet" : "died before its first flush");
         else print_rank(&J[i], t0);
     }
     printf("%s: wrote %s/traces.otf2 (salvaged)\n", zc_salv_prog, job->dir);

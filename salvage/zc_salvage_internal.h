@@ -56,6 +56,7 @@ struct zc_salv_rank {
     bool mpi, final;
     bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */
     uint64_t pid, start, mpi_loc, interval_ms;
+    bool nodata;           /* found, but no record and no flush: kept like a missing rank */
     bool alive;            /* judged alive (salvaged with --force, beside the archive) */
     bool locked;           /* its writer's lock is held: the process is alive (zc_salvage_live.c) */
     struct timespec mtime; /* the file's last write: the flusher's heartbeat */
