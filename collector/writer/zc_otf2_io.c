@@ -156,9 +156,9 @@ void zc_otf2_io_reserve_open(const char *dir, uint32_t rank, uint64_t extra) {
     zc_otf2_io_reserve_grow(ZC_RESERVE_BASE + extra);
     if (reserve_fd >= 0 && reserve_size == 0) { /* ENOSPC, or EDQUOT: said now, the advice one that works */
         int e = reserve_err;
-        ZC_WARN("the disk of %s is too small even for the space the collector keeps for the archive's definitions "
-                "(%llu KiB: %s): the archive will not be readable; its journal keeps what is recorded: after the run, "
-                "`zecoll salvage %s` where there is room (a copy of the directory on a larger disk)",
+        ZC_WARN("the disk of %s is too small for the space the collector keeps for the archive's definitions "
+                "(%llu KiB: %s): if it fills, the archive cannot be completed; its journal keeps what is recorded: "
+                "then, after the run, `zecoll salvage %s` where there is room (a copy of the directory on a larger disk)",
                 dir, (unsigned long long)((ZC_RESERVE_BASE + extra) >> 10), strerror(e), dir);
     }
 }
