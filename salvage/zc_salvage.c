@@ -36,9 +36,12 @@ static void usage(FILE *f) {
             "marked by MeasurementOnOff(OFF), the archive marked ZECOLL::SALVAGED. Prints which ranks\n"
             "were found and missing, the records recovered per location and where each rank's data ends.\n"
             "  --keep-journal  keep ARCHIVE_DIR/zecoll-journal/ (default: removed once the archive is written)\n"
-            "  --force         rebuild even if ARCHIVE_DIR/traces.otf2 exists (default: nothing to do)\n"
+            "  --force         rebuild even if ARCHIVE_DIR/traces.otf2 exists (default: nothing to do); salvage a\n"
+            "                  run that is still alive (refused by default) into ARCHIVE_DIR-salvaged, leaving\n"
+            "                  ARCHIVE_DIR and its journal to the run\n"
             "  --quiet         print only problems\n"
-            "Exit status: 0 salvaged or nothing to do, 1 the archive could not be written, 2 bad input.\n");
+            "Exit status: 0 salvaged or nothing to do, 1 the archive could not be written, 2 bad input or a\n"
+            "live run.\n");
 }
 
 static void fmt_rel(char *buf, size_t n, uint64_t t, uint64_t t0) {

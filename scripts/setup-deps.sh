@@ -16,6 +16,7 @@ pkgs=(
   chromium                                           # renders zecoll-aggregate's HTML report in its test
   clang                                              # libFuzzer build of the aggregator's reader path
   valgrind                                           # callgrind: instruction counts (bench/ir_counts.sh, test bench.ir_guard)
+  strace                                             # hostile.exit_path: no membarrier or thread in a process that records nothing
 )
 pkgs+=("$@") # extra packages a script needs (scripts/fuzz-config.sh: clang for libFuzzer)
 
