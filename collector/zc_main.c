@@ -481,8 +481,32 @@ static void exit_fork_child(void) {
 
 /* ---------------------------------------------------------------- fork */
 /* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
- * events, so the child runs untraced (an exec'd program starts its own collector). */
+ * events, so the child runs untraced (an exec'd program starts its own collector), unless the
+ * parent had recorded nothing yet (fresh_child). */
+/* A process that forks before anything was recorded (a daemon's first step: the work is the
+ * child's): no location, archive, journal or thread of ours exists yet, so the child records
+ * afresh, as if it had started; it shares only the signal pipe with the parent, replaced here.
+ * Not with windows (their timer thread stayed in the parent) or MPI. */
+static bool fresh_child(void) {
+    if (!zc_active() || zc_loc_list() || zc_otf2_path()[0] || zc_job.mpi || zc_job.mpi_linked || zc_knobs.WINDOWS.n)
+        return false;
+    pthread_mutex_init(&sig_lock, NULL);
+    pthread_mutex_init(&watcher_lock, NULL);
+    if (sig_pipe[0] >= 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+        if (pipe2(sig_pipe, O_CLOEXEC) == 0) {
+            sig_pipe[0] = zc_fd_high(sig_pipe[0]);
+            sig_pipe[1] = zc_fd_high(sig_pipe[1]);
+        }
+        if (sig_pipe[0] < 0 || sig_pipe[1] < 0) sig_pipe[0] = sig_pipe[1] = -1; /* signals then pass at once */
+    }
+    return true;
+}
+
 static void atfork_child(void) {
+    if (fresh_child()) return;
     zc_win_set_active(false);
     zc_win_fork_child();
     atomic_store(&zc_is_active, false);

@@ -264,7 +264,8 @@ static void set_from_node(struct zc_cfg_ctx *x, int kid, const struct zc_cfg_nod
             zc_cfg_report(x, v->line, v->col, "%s: contains a NUL character", ki->yaml);
         } else if (ki->type == ZC_T_STRING) {
             char *sv = zc_cfg_strndup(&x->c->priv->a, v->s, v->len);
-            if (sv && zc_cfg_check_string(kid, sv, err, sizeof(err)) != 0)
+            /* "" is the default as rendered (the effective configuration loads back) */
+            if (sv && *sv && zc_cfg_check_string(kid, sv, err, sizeof(err)) != 0)
                 zc_cfg_report(x, v->line, v->col, "%s: %s", ki->yaml, err);
             else *(const char **)dst = sv;
         } else {

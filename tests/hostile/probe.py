@@ -284,6 +284,17 @@ def case_chdir():
     ok(readable(os.path.join(w, "rel-trace"), "the archive") == 81, "every operation is in it (81)")
 
 
+def case_fork():
+    """fork() before any Level Zero work, the work in the child (a daemonising program): the child
+    records it, one archive with every operation, one summary line."""
+    w = fresh("fork")
+    d = os.path.join(w, "trace")
+    p = run([A.app, "fork", 40], env(d))
+    ok(p.returncode == 0 and "PASS (child)" in p.stdout, f"parent and child run (status {p.returncode})")
+    ok(len(re.findall(r"^zecoll: rank 0: \d+ events", p.stderr, re.M)) == 1, "one summary line (the child's)")
+    ok(readable(d, "the child's archive") == 81, "the child's archive holds every operation (81)")
+
+
 def case_window_never():
     """A kernel window on a name never launched: one line says so, at the default log level."""
     w = fresh("window-never")
@@ -359,7 +370,7 @@ def case_ze_messages():
 CASES = {"salvage-live": case_salvage_live, "salvage-disk-full": case_salvage_disk_full,
          "salvage-files": case_salvage_files, "salvage-early-death": case_salvage_early_death,
          "config-files": case_config_files, "exit-path": case_exit_path, "chdir": case_chdir,
-         "window-never": case_window_never, "reserve-small": case_reserve_small, "knobs": case_knobs,
+         "window-never": case_window_never, "fork": case_fork, "reserve-small": case_reserve_small, "knobs": case_knobs,
          "ze-messages": case_ze_messages}
 
 
