@@ -76,8 +76,14 @@ static void core_finalize(void) {
         if (l->kind == ZC_LOC_THREAD) threads++;
         else streams++;
     }
+    char line[PATH_MAX + 512], win[256];
+    if (zc_win_never_opened(win, sizeof(win))) { /* else indistinguishable from a collector not loaded */
+        int k = snprintf(line, sizeof(line), "zecoll: rank %u: recording window(s) %s never opened: %s", zc_job.rank,
+                         win, zc_otf2_path()[0] ? "the archive holds no events" : "no archive");
+        if (k > 0) zc_log_write(line, sizeof(line), (size_t)k);
+        return;
+    }
     if (!zc_otf2_path()[0] && !events && !dropped) return; /* nothing recorded, nothing to say */
-    char line[PATH_MAX + 512], win[128];
     zc_win_describe(win, sizeof(win));
     int n = snprintf(line, sizeof(line),
                      "zecoll: rank %u: %llu events on %llu thread(s) and %llu device stream(s) -> %s "
@@ -166,6 +172,7 @@ static struct sigaction app_act[NTAKEN]; /* what the application set (or found),
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sig_pipe[2] = {-1, -1};
 static atomic_bool sig_installed, sig_released;
+static atomic_bool watcher_up; /* the watcher thread runs (start_watcher) */
 static _Atomic int sig_first;    /* the signal that started a finalize, 0 = none */
 static _Atomic int sig_first_dfl; /* ... and whether its action then was the default one */
 enum { PARK_NONE, PARK_WAITING, PARK_HANDED };
@@ -244,7 +251,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
     int i = slot_of(sig);
     if (i < 0 || is_ign(&app_act[i])) goto out;
     int none = 0;
-    if (atomic_load(&sig_released) || sig_pipe[1] < 0 || !atomic_compare_exchange_strong(&sig_first, &none, sig)) {
+    if (atomic_load(&sig_released) || sig_pipe[1] < 0 || !atomic_load(&watcher_up) ||
+        !atomic_compare_exchange_strong(&sig_first, &none, sig)) {
         chain(sig, si, uc); /* after the finalize, or a second signal during it: passed on at once */
         goto out;
     }
@@ -284,6 +292,29 @@ static void *sig_watcher(void *arg) {
     return NULL;
 }
 
+/* The watcher starts with the first location (before its first record): a process that records
+ * nothing has nothing to write on a signal, and a thread more costs every process at exit (the
+ * kernel ends it before the parent's wait returns: 2-5 ms on a loaded machine, measured with
+ * bench/exit_cost.sh). Until it runs, a signal goes straight to the application's action. */
+static pthread_mutex_t watcher_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*writer_created)(struct zc_loc *);
+
+static void start_watcher(void) {
+    if (atomic_load(&watcher_up)) return;
+    pthread_mutex_lock(&watcher_lock);
+    pthread_t t;
+    if (!atomic_load(&watcher_up) && sig_pipe[0] >= 0 && zc_thread_spawn(&t, sig_watcher, NULL) == 0) {
+        pthread_detach(t); /* every signal blocked there */
+        atomic_store(&watcher_up, true);
+    }
+    pthread_mutex_unlock(&watcher_lock);
+}
+
+static void loc_created(struct zc_loc *loc) {
+    if (writer_created) writer_created(loc);
+    start_watcher();
+}
+
 static void install_signals(void) {
     if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
     /* never on 0-2: a process started with stdin closed would read our pipe as its stdin */
@@ -295,15 +326,11 @@ static void install_signals(void) {
         sig_pipe[0] = sig_pipe[1] = -1;
         return;
     }
-    pthread_t t;
-    int rc = zc_thread_spawn(&t, sig_watcher, NULL); /* every signal blocked */
-    if (rc != 0) {
-        close(sig_pipe[0]);
-        close(sig_pipe[1]);
-        sig_pipe[0] = sig_pipe[1] = -1;
-        return;
+    if (zc_loc_sink.created != loc_created) {
+        writer_created = zc_loc_sink.created;
+        zc_loc_sink.created = loc_created;
     }
-    pthread_detach(t);
+    if (zc_loc_list()) start_watcher(); /* locations made before (the constructor's) */
     pthread_mutex_lock(&sig_lock);
     for (size_t i = 0; i < NTAKEN; i++) {
         if (zc_real_sigaction(taken[i], NULL, &app_act[i]) != 0) {
@@ -442,6 +469,8 @@ static void exit_fork_child(void) {
     atomic_store(&parked, PARK_NONE);
     atomic_store(&exit_tid, 0);
     pthread_mutex_init(&sig_lock, NULL);
+    pthread_mutex_init(&watcher_lock, NULL);
+    atomic_store(&watcher_up, false);
     if (sig_pipe[1] >= 0) {
         close(sig_pipe[0]);
         close(sig_pipe[1]);
@@ -452,8 +481,32 @@ static void exit_fork_child(void) {
 
 /* ---------------------------------------------------------------- fork */
 /* The child holds a copy of the parent's buffers; writing them would duplicate the parent's
- * events, so the child runs untraced (an exec'd program starts its own collector). */
+ * events, so the child runs untraced (an exec'd program starts its own collector), unless the
+ * parent had recorded nothing yet (fresh_child). */
+/* A process that forks before anything was recorded (a daemon's first step: the work is the
+ * child's): no location, archive, journal or thread of ours exists yet, so the child records
+ * afresh, as if it had started; it shares only the signal pipe with the parent, replaced here.
+ * Not with windows (their timer thread stayed in the parent) or MPI. */
+static bool fresh_child(void) {
+    if (!zc_active() || zc_loc_list() || zc_otf2_path()[0] || zc_job.mpi || zc_job.mpi_linked || zc_knobs.WINDOWS.n)
+        return false;
+    pthread_mutex_init(&sig_lock, NULL);
+    pthread_mutex_init(&watcher_lock, NULL);
+    if (sig_pipe[0] >= 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+        if (pipe2(sig_pipe, O_CLOEXEC) == 0) {
+            sig_pipe[0] = zc_fd_high(sig_pipe[0]);
+            sig_pipe[1] = zc_fd_high(sig_pipe[1]);
+        }
+        if (sig_pipe[0] < 0 || sig_pipe[1] < 0) sig_pipe[0] = sig_pipe[1] = -1; /* signals then pass at once */
+    }
+    return true;
+}
+
 static void atfork_child(void) {
+    if (fresh_child()) return;
     zc_win_set_active(false);
     zc_win_fork_child();
     atomic_store(&zc_is_active, false);

@@ -474,7 +474,17 @@ static void env_knob(struct zc_config *c, int kid, const char *var, const char *
         free(b.p);
         return;
     }
-    case ZC_T_STRING: *(const char **)dst = zc_cfg_strndup(&c->priv->a, val, strlen(val)); break;
+    case ZC_T_STRING:
+        if (zc_cfg_check_string(kid, val, err, sizeof(err)) != 0) { /* a testing value: ignored as a number is */
+            struct zc_cfg_sb b = {0};
+            zc_cfg_sb_printf(&b, "%s: %s; ignored, keeping '%s'%s", var, err, *(const char **)dst ? *(const char **)dst : "",
+                             c->origin[kid].kind == ZC_ORIGIN_FILE ? "" : " (the default)");
+            zc_cfg_msg(c, ZC_MSG_IGNORED, b.oom ? var : b.p);
+            free(b.p);
+            return;
+        }
+        *(const char **)dst = zc_cfg_strndup(&c->priv->a, val, strlen(val));
+        break;
     case ZC_T_LIST:
     case ZC_T_GLOBS:
         if (zc_cfg_parse_list(c, val, ki->type == ZC_T_GLOBS, dst, err, sizeof(err)) != 0)
@@ -521,8 +531,22 @@ static void set_default(struct zc_config *c, int kid) {
 
 static char *read_file(struct zc_config *c, const char *path, size_t *len) {
     struct zc_cfg_ctx x = {.c = c, .fname = path};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK and fstat: a FIFO without a writer would block the open (every preloaded
+     * process's constructor) for ever; a device or directory is no configuration either */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return zc_cfg_report(&x, 0, 0, "cannot read the configuration file: %s", strerror(errno)), NULL;
+    struct stat st = {0};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        close(fd);
+        return zc_cfg_report(&x, 0, 0, "not a regular file (%s): not a zecoll configuration",
+                             S_ISDIR(st.st_mode)    ? "a directory"
+                             : S_ISFIFO(st.st_mode) ? "a FIFO"
+                             : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : strerror(e)),
+               NULL;
+    }
     char *buf = malloc(ZC_FILE_MAX + 1);
     size_t n = 0;
     if (!buf) {

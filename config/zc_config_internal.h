@@ -76,6 +76,8 @@ int zc_cfg_parse_bool(const char *v, bool *out);
 int zc_cfg_parse_digits(const char *v, const char **end, uint64_t *out);
 /* Parses a bool, uint or size knob; 0 or -1 with the message in err. */
 int zc_cfg_parse_number(const struct zc_knob_info *ki, const char *v, void *out, char *err, size_t n);
+/* A string knob's format where it has one (zc_config_values.c); 0, or -1 with err set. */
+int zc_cfg_check_string(int kid, const char *v, char *err, size_t n);
 /* Variable syntax: items separated by commas, `\x` = the byte x, spaces around items dropped. */
 int zc_cfg_parse_list(struct zc_config *c, const char *s, bool globs, struct zc_strlist *out, char *err, size_t n);
 

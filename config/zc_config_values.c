@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime's lookups (rank sets, kernel-name patterns) and the value parsers that need no
  * configuration object (durations, signals). Nothing here allocates. */
-#include "zc_config.h"
+#include "zc_config_internal.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -336,5 +339,26 @@ int zc_parse_signal(const char *s, int *signo, char *err, size_t errsz) {
         return -1;
     }
     *signo = sig;
+    return 0;
+}
+
+/* A testing knob's string that has a format: ZECOLL_CLOCK_SKEW_NS, comma-separated integers within
+ * an hour each way (a skew beyond that tests nothing, and 10^23 ns overflowed to a silent
+ * INT64_MAX). 0, or -1 with err set. */
+#define ZC_SKEW_MAX INT64_C(3600000000000)
+int zc_cfg_check_string(int kid, const char *v, char *err, size_t n) {
+    if (kid != ZC_K_CLOCK_SKEW_NS) return 0;
+    const char *p = v;
+    do {
+        char *end;
+        errno = 0;
+        long long x = strtoll(p, &end, 10);
+        if (end == p || (*end && *end != ',') || errno == ERANGE || x < -ZC_SKEW_MAX || x > ZC_SKEW_MAX) {
+            snprintf(err, n, "expected comma-separated integers from %lld to %lld (ns, one per rank), got '%.64s%s'",
+                     (long long)-ZC_SKEW_MAX, (long long)ZC_SKEW_MAX, v, strlen(v) > 64 ? "..." : "");
+            return -1;
+        }
+        p = *end ? end + 1 : NULL;
+    } while (p);
     return 0;
 }

@@ -263,7 +263,11 @@ static void set_from_node(struct zc_cfg_ctx *x, int kid, const struct zc_cfg_nod
         } else if (memchr(v->s, 0, v->len)) {
             zc_cfg_report(x, v->line, v->col, "%s: contains a NUL character", ki->yaml);
         } else if (ki->type == ZC_T_STRING) {
-            *(const char **)dst = zc_cfg_strndup(&x->c->priv->a, v->s, v->len);
+            char *sv = zc_cfg_strndup(&x->c->priv->a, v->s, v->len);
+            /* "" is the default as rendered (the effective configuration loads back) */
+            if (sv && *sv && zc_cfg_check_string(kid, sv, err, sizeof(err)) != 0)
+                zc_cfg_report(x, v->line, v->col, "%s: %s", ki->yaml, err);
+            else *(const char **)dst = sv;
         } else {
             if (zc_cfg_parse_number(ki, v->s, dst, err, sizeof(err)) != 0) /* dst is left alone */
                 zc_cfg_report(x, v->line, v->col, "%s: %s", ki->yaml, err);

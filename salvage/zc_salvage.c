@@ -36,29 +36,12 @@ static void usage(FILE *f) {
             "marked by MeasurementOnOff(OFF), the archive marked ZECOLL::SALVAGED. Prints which ranks\n"
             "were found and missing, the records recovered per location and where each rank's data ends.\n"
             "  --keep-journal  keep ARCHIVE_DIR/zecoll-journal/ (default: removed once the archive is written)\n"
-            "  --force         rebuild even if ARCHIVE_DIR/traces.otf2 exists (default: nothing to do)\n"
+            "  --force         rebuild even if ARCHIVE_DIR/traces.otf2 exists (default: nothing to do); salvage a\n"
+            "                  run that is still alive (refused by default) into ARCHIVE_DIR-salvaged, leaving\n"
+            "                  ARCHIVE_DIR and its journal to the run\n"
             "  --quiet         print only problems\n"
-            "Exit status: 0 salvaged or nothing to do, 1 the archive could not be written, 2 bad input.\n");
-}
-
-static int rm_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (!d) return errno == ENOENT ? 0 : -1;
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[PATH_MAX];
-        if ((size_t)snprintf(p, sizeof(p), "%s/%s", path, e->d_name) >= sizeof(p)) {
-            rc = -1;
-            continue;
-        }
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rc |= rm_tree(p);
-        else if (unlink(p) != 0) rc = -1;
-    }
-    closedir(d);
-    return rmdir(path) != 0 ? -1 : rc;
+            "Exit status: 0 salvaged or nothing to do, 1 the archive could not be written, 2 bad input or a\n"
+            "live run.\n");
 }
 
 static void fmt_rel(char *buf, size_t n, uint64_t t, uint64_t t0) {
@@ -99,6 +82,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
     return -1;
 }
 
+/* Is the anchor file there and readable? An empty or unreadable one (a disk too small for the
+ * collector's reserve, a copy cut short) is no complete archive: salvage rebuilds it. */
 /* The archive directory's journal directory, opened (job->jdir named); NULL: there is nothing to
  * salvage, *status says why (0: the archive is complete; 2: bad input, message printed). */
 static DIR *open_journal_dir(const struct opts *o, struct zc_salv_job *job, int *status) {
@@ -119,7 +104,7 @@ static DIR *open_journal_dir(const struct opts *o, struct zc_salv_job *job, int 
         fprintf(stderr, "%s: %s: path too long\n", zc_salv_prog, dir);
         return NULL;
     }
-    bool complete = access(path, F_OK) == 0;
+    bool complete = zc_salv_anchor_readable(path);
     DIR *dd = opendir(job->jdir);
     if (complete && !o->force) {
         printf("%s: %s is a complete archive (traces.otf2 exists): nothing to salvage%s\n", zc_salv_prog, dir,
@@ -223,6 +208,23 @@ static void add_missing_ranks(struct zc_salv_job *job) {
                 job->t_first = t < job->t_first ? t : job->t_first;
             }
     job->nfound = job->nj;
+    /* a rank that died before its first flush: its journal holds the job and maybe definitions,
+     * no record; it is kept like a missing rank (no location would leave its process group with
+     * an undefined member, and its data would "end" at time 0) */
+    for (size_t i = 0; i < job->nfound; i++) {
+        struct zc_salv_rank *j = &job->J[i];
+        bool any = false;
+        for (size_t k = 0; k < j->nlocs; k++) any |= j->locs[k].n != 0;
+        if (any || j->nflush) continue;
+        j->nodata = true;
+        j->cut = job->t_first;
+        if (j->nlocs) continue;
+        zc_salv_grow(&j->locs, &j->cap_locs, 0, sizeof(*j->locs));
+        j->locs[0] = (struct zc_salv_loc){.kind = ZC_LOC_THREAD, .name = "Master thread",
+                                          .ev = zc_salv_calloc(1, sizeof(struct zc_ev))};
+        j->nlocs = 1;
+        j->mpi_loc = 0;
+    }
     for (uint32_t r = 0, i = 0; r < job->size; r++) {
         while (i < job->nfound && job->J[i].rank < r) i++;
         if (i < job->nfound && job->J[i].rank == r) continue;
@@ -239,19 +241,32 @@ static void add_missing_ranks(struct zc_salv_job *job) {
     qsort(job->J, job->nj, sizeof(*job->J), rank_cmp);
 }
 
-/* The dead run's partial OTF2 files, which the salvaged archive replaces; 0, or 1 (message printed). */
-static int remove_partial_archive(const char *dir) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/traces", dir);
-    if (rm_tree(path) != 0) {
-        fprintf(stderr, "%s: %s: cannot remove the dead run's partial event files: %s\n", zc_salv_prog, path,
-                strerror(errno));
-        return 1;
+/* Ranks whose writer is alive: 0 (none; or --force: *side names the directory made beside the
+ * archive for the salvaged one), or 2 (refused, message printed). */
+static int check_alive(struct zc_salv_job *job, bool force, char *side, size_t n) {
+    side[0] = 0;
+    char why[256];
+    size_t alive = 0;
+    for (size_t i = 0; i < job->nj; i++) {
+        struct zc_salv_rank *j = &job->J[i];
+        if (!(j->alive = zc_salv_alive(j, why, sizeof(why)))) continue;
+        fprintf(stderr, "%s: %s: rank %u (host %s, pid %llu) is still running: %s\n", zc_salv_prog, job->dir, j->rank,
+                j->host, (unsigned long long)j->pid, why);
+        alive++;
     }
-    snprintf(path, sizeof(path), "%s/traces.otf2", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/traces.def", dir);
-    unlink(path);
+    if (!alive) return 0;
+    if (!force) {
+        fprintf(stderr,
+                "%s: %s: not salvaged: a live run completes its own archive (--force writes a salvaged copy of what "
+                "its journal holds now into a new directory beside it, and leaves the run's files alone)\n",
+                zc_salv_prog, job->dir);
+        return 2;
+    }
+    if (!zc_salv_sibling_dir(job->dir, side, n)) return 1;
+    fprintf(stderr,
+            "%s: --force: %zu live rank(s): the salvaged copy goes to %s; %s and its journal are left to the live "
+            "run\n",
+            zc_salv_prog, alive, side, job->dir);
     return 0;
 }
 
@@ -270,8 +285,9 @@ static void print_rank(const struct zc_salv_rank *j, uint64_t t0) {
     printf("rank %u (%s, pid %llu): %s %s; %zu location(s), %llu records, %llu lost in gaps, %llu repaired, "
            "%llu device records without their Append\n",
            j->rank, j->host, (unsigned long long)j->pid,
-           j->final ? "ended without completing its archive: complete up to its end at"
-                    : "died: data complete up to its last flush at",
+           j->final   ? "ended without completing its archive: complete up to its end at"
+           : j->alive ? "still running: data complete up to its last flush at"
+                      : "died: data complete up to its last flush at",
            cut, j->nlocs, (unsigned long long)rec, (unsigned long long)lost, (unsigned long long)rep,
            (unsigned long long)unl);
     if (j->damage[0])
@@ -304,6 +320,10 @@ static void print_summary(const struct zc_salv_job *job) {
             printf("rank %u: no journal (killed before MPI_Init, or its file lost): an empty location, "
                    "measurement off from the start\n",
                    J[i].rank);
+        else if (J[i].nodata)
+            printf("rank %u (%s, pid %llu): no data (it %s): an empty location, measurement "
+                   "off from the start\n",
+                   J[i].rank, J[i].host, (unsigned long long)J[i].pid, J[i].alive ? "has not flushed yet" : "died before its first flush");
         else print_rank(&J[i], t0);
     }
     printf("%s: wrote %s/traces.otf2 (salvaged)\n", zc_salv_prog, job->dir);
@@ -321,14 +341,30 @@ int main(int argc, char **argv) {
         zc_salv_free_journals(job.J, job.nj);
         return st;
     }
+    /* a run still alive: its archive is its own to finish (it would finish into ours, or lose the
+     * event files ours replaces); --force writes beside it and leaves it everything */
+    const char *into = o.dir;
+    char side[PATH_MAX];
+    if ((st = check_alive(&job, o.force, side, sizeof(side))) != 0) {
+        zc_salv_free_journals(job.J, job.nj);
+        return st;
+    }
+    if (side[0]) {
+        into = side;
+        o.keep = true;
+    }
     for (size_t i = 0; i < job.nj; i++) zc_salv_assemble_rank(&job.J[i]);
     add_missing_ranks(&job);
-    if (remove_partial_archive(o.dir) != 0 || zc_salv_write_archive(&job) != 0) {
+    if (zc_salv_write_into(&job, into) != 0) {
+        if (side[0]) rmdir(side);
+        fprintf(stderr, "%s: %s: the journal and the run's files are kept as they were: salvage again where there is room\n",
+                zc_salv_prog, o.dir);
         zc_salv_free_journals(job.J, job.nj);
         return 1;
     }
+    job.dir = into;
     if (!o.quiet) print_summary(&job);
-    if (!o.keep && rm_tree(job.jdir) != 0)
+    if (!o.keep && zc_salv_rm_tree(job.jdir) != 0)
         fprintf(stderr, "%s: %s: could not remove the journal: %s\n", zc_salv_prog, job.jdir, strerror(errno));
     zc_salv_free_journals(job.J, job.nj);
     return 0;

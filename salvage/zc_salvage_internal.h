@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define ZC_SALV_MAX_RANKS (1u << 24)
 
@@ -54,6 +56,10 @@ struct zc_salv_rank {
     bool mpi, final;
     bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */
     uint64_t pid, start, mpi_loc, interval_ms;
+    bool nodata;           /* found, but no record and no flush: kept like a missing rank */
+    bool alive;            /* judged alive (salvaged with --force, beside the archive) */
+    bool locked;           /* its writer's lock is held: the process is alive (zc_salvage_live.c) */
+    struct timespec mtime; /* the file's last write: the flusher's heartbeat */
     const char *host, *dir, *exe;
     struct zc_defs defs; /* strings, regions, devices, groups, comms: pointers into the file */
     struct zc_salv_loc *locs;
@@ -97,10 +103,32 @@ void zc_salv_free_journals(struct zc_salv_rank *J, size_t n);
 /* One verified record into j; false: its contents do not make sense (zc_salvage_apply.c). */
 bool zc_salv_apply(struct zc_salv_rank *j, uint32_t type, const uint64_t *p, uint64_t n);
 
+/* ---------------------------------------------------------------- files and live runs (zc_salvage_live.c) */
+/* Opens path read-only without blocking (a FIFO with no writer, a device) and checks that it is a
+ * regular file; the descriptor, or -1 with one message naming the file and `what` it should be. */
+int zc_salv_open_regular(const char *path, const char *what, struct stat *st);
+/* Is a rank's writer still alive? Its lock is held (same host, or a file system that carries
+ * locks), or, from another host, its journal was written within three flush intervals + 5 s.
+ * why: a phrase saying how it was judged. */
+bool zc_salv_alive(const struct zc_salv_rank *j, char *why, size_t n);
+/* The archive of the job's ranks, written into a staging directory beside `into` and moved into
+ * place when complete (the dead run's partial files replaced then): a write that fails leaves
+ * `into` and the journal as they were. 0, or 1 (message printed). */
+int zc_salv_write_into(struct zc_salv_job *job, const char *into);
+/* A new directory beside dir for the archive of a run that is still alive (--force): dir-salvaged,
+ * or dir-salvaged.N; false (message printed) if none could be made. */
+bool zc_salv_sibling_dir(const char *dir, char *out, size_t n);
+/* Is the anchor file there, not empty, and read by OTF2? (an empty or unreadable one: a disk too
+ * small for the collector's reserve, a copy cut short, is no complete archive) */
+bool zc_salv_anchor_readable(const char *path);
+/* Removes a directory tree; 0 or -1 (errno). */
+int zc_salv_rm_tree(const char *path);
+
 /* ---------------------------------------------------------------- writing (zc_salvage_write.c) */
 /* Each location's records in stream order, normalized; where the rank's data ends (j->cut). */
 void zc_salv_assemble_rank(struct zc_salv_rank *j);
-/* The archive in job->dir, the dead run's partial files replaced; 0, or 1 (message printed). */
-int zc_salv_write_archive(struct zc_salv_job *job);
+/* The archive written into the directory `dir` (new and empty); 0, or 1 (message printed: the
+ * first OTF2 error's reason; OTF2 is not called again after it). */
+int zc_salv_write_archive(struct zc_salv_job *job, const char *dir);
 
 #endif

@@ -37,13 +37,13 @@ void zc_salv_grow(void *arr, size_t *cap, size_t n, size_t elem) {
 
 /* The file mapped into j; false: not a journal at all (message printed). */
 static bool map_journal(struct zc_salv_rank *j, const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        fprintf(stderr, "%s: %s: %s\n", zc_salv_prog, path, strerror(errno));
-        if (fd >= 0) close(fd);
-        return false;
-    }
+    int fd = zc_salv_open_regular(path, "a journal", &st);
+    if (fd < 0) return false;
+    /* a live collector holds a write lock on its journal (collector/writer/zc_journal.c) */
+    struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    j->locked = fcntl(fd, F_OFD_GETLK, &lk) == 0 && lk.l_type != F_UNLCK;
+    j->mtime = st.st_mtim;
     j->bytes_total = (uint64_t)st.st_size;
     if (st.st_size < (off_t)(8 + sizeof(struct zc_jrn_hdr))) {
         close(fd);

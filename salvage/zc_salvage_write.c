@@ -5,6 +5,7 @@
  * MeasurementOnOff(OFF); then every rank's definitions, merged as at a collective close (zc_merge.c). */
 #include "zc_salvage_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,23 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 }
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
+/* OTF2's errors: the first one's reason is kept for our one message (OTF2 would print a line of
+ * its own for every layer it passes through); after a write failed, OTF2 is not called again: its
+ * close after a failed chunk write freed the same block twice (a full disk, glibc abort). */
+static char otf2_why[256];
+static bool otf2_failed; /* some OTF2 call failed: its close does not always say so (a full disk) */
+static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
+                                    const char *msg, va_list va) {
+    (void)ud, (void)file, (void)line, (void)fn;
+    otf2_failed = true;
+    if (!otf2_why[0]) {
+        char m[200];
+        vsnprintf(m, sizeof(m), msg ? msg : "", va);
+        snprintf(otf2_why, sizeof(otf2_why), "%s%s%s", OTF2_Error_GetDescription(code), m[0] ? ": " : "", m);
+    }
+    return code;
+}
+
 static int merge_failed;
 static void merge_msg(bool failure, const char *msg) {
     fprintf(stderr, "%s: %s%s\n", zc_salv_prog, failure ? "" : "note: ", msg);
@@ -220,8 +238,8 @@ static bool write_loc(OTF2_Archive *ar, struct zc_salv_rank *j, struct zc_salv_l
     if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_GetNumberOfEvents(w, &l->otf2_events);
     OTF2_ErrorCode ce = OTF2_Archive_CloseEvtWriter(ar, w);
     if (e != OTF2_SUCCESS || ce != OTF2_SUCCESS) {
-        fprintf(stderr, "%s: writing location %s of rank %u: %s\n", zc_salv_prog, l->name, j->rank,
-                OTF2_Error_GetName(e != OTF2_SUCCESS ? e : ce));
+        if (!otf2_why[0]) snprintf(otf2_why, sizeof(otf2_why), "%s", OTF2_Error_GetName(e != OTF2_SUCCESS ? e : ce));
+        fprintf(stderr, "%s: cannot write location %s of rank %u: %s\n", zc_salv_prog, l->name, j->rank, otf2_why);
         return false;
     }
     l->last_ts = end;
@@ -291,7 +309,8 @@ static OTF2_Archive *open_archive(const char *dir) {
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
         OTF2_Archive_SetCreator(ar, "zecoll salvage") != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
-        fprintf(stderr, "%s: %s: cannot create the OTF2 archive\n", zc_salv_prog, dir);
+        fprintf(stderr, "%s: %s: cannot create the OTF2 archive%s%s\n", zc_salv_prog, dir, otf2_why[0] ? ": " : "",
+                otf2_why);
         return NULL;
     }
     return ar;
@@ -304,10 +323,10 @@ static int write_events(OTF2_Archive *ar, struct zc_salv_job *job) {
         struct zc_salv_rank *j = &job->J[i];
         for (size_t k = 0; k < j->nlocs && !rc; k++) {
             repair(&j->locs[k]);
-            if (!write_loc(ar, j, &j->locs[k])) rc = 1;
+            if (!write_loc(ar, j, &j->locs[k]) || otf2_failed) rc = 1;
         }
     }
-    OTF2_Archive_CloseEvtFiles(ar);
+    if (!rc && (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS || otf2_failed)) rc = 1;
     free(open_stack);
     open_stack = NULL;
     open_n = open_cap = 0;
@@ -354,8 +373,7 @@ static int write_definitions(OTF2_Archive *ar, const struct zc_salv_job *job) {
             OTF2_Archive_CloseDefWriter(ar, dw);
         }
     }
-    OTF2_Archive_CloseDefFiles(ar);
-    rc = merge_failed;
+    rc = OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS || merge_failed;
 out:
     free(all.w);
     free(maps);
@@ -364,16 +382,19 @@ out:
     return rc;
 }
 
-int zc_salv_write_archive(struct zc_salv_job *job) {
-    OTF2_Archive *ar = open_archive(job->dir);
+int zc_salv_write_archive(struct zc_salv_job *job, const char *dir) {
+    OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+    OTF2_Archive *ar = open_archive(dir);
     if (!ar) return 1;
     char prop[256];
     snprintf(prop, sizeof(prop), "%zu of %u rank(s)", job->nfound, job->size);
     OTF2_Archive_SetProperty(ar, "ZECOLL::SALVAGED", prop, true);
+    /* after a failure the archive object is left as it is (see on_otf2_error): the program ends */
     int rc = write_events(ar, job);
-    int drc = write_definitions(ar, job);
-    if (drc < 0) return 1;
-    if (OTF2_Archive_Close(ar) != OTF2_SUCCESS || drc) rc = 1;
-    if (rc) fprintf(stderr, "%s: %s: the archive could not be written completely\n", zc_salv_prog, job->dir);
+    if (!rc) rc = write_definitions(ar, job) != 0 || otf2_failed;
+    if (!rc && (OTF2_Archive_Close(ar) != OTF2_SUCCESS || otf2_failed)) rc = 1;
+    if (rc)
+        fprintf(stderr, "%s: cannot write the archive in %s: %s\n", zc_salv_prog, dir,
+                otf2_why[0] ? otf2_why : "the definitions could not be merged");
     return rc;
 }

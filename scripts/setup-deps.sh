@@ -21,6 +21,7 @@ pkgs=(
   clang                                              # libFuzzer build of the aggregator's reader path
   valgrind                                           # callgrind: instruction counts (bench/ir_counts.sh, test bench.ir_guard)
   environment-modules                                # `module load zecoll` of the installed tree (test install.relocated)
+  strace                                             # hostile.exit_path: no membarrier or thread in a process that records nothing
 )
 pkgs+=("$@") # extra packages a script needs (scripts/fuzz-config.sh: clang for libFuzzer)
 

@@ -49,6 +49,8 @@ static inline bool zc_active(void) { return atomic_load_explicit(&zc_is_active, 
 /* The constructor's first clock reading (ns, zc_now), set by the root (zc_proc_start). */
 uint64_t zc_start_time(void);
 void zc_proc_start(uint64_t ns);
+/* The working directory when the constructor ran ("" if it had none: deleted, too long). */
+const char *zc_start_cwd(void);
 /* Bumped as the finalize advances (buffers written, layers done): exit paths waiting for it tell
  * a slow finalizer from a stuck one by it. */
 extern atomic_uint_fast64_t zc_progress;

@@ -401,3 +401,25 @@ const char *zc_win_describe(char *buf, size_t size) {
     else buf[0] = 0;
     return buf;
 }
+
+/* No window of this rank ever opened (recording was never on): what the windows were, for the
+ * one line said at exit instead of the summary, or false. */
+bool zc_win_never_opened(char *buf, size_t size) {
+    if (!nwins || !selected || late_unselected) return false;
+    uint64_t ns;
+    bool on;
+    for (uint64_t k = 0; k <= zc_win_log_current(); k++)
+        if (zc_win_log_get(k, &ns, &on) && on) return false;
+    static const char *const kinds[] = {"time", "pcontrol", "kernel", "signal"};
+    size_t o = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < nwins && o + 1 < size; i++) {
+        const struct zc_window *w = wins[i].w;
+        if (!wins[i].applies) continue;
+        int n = w->kind == ZC_WIN_KERNEL ? snprintf(buf + o, size - o, "%skernel:%s", o ? ", " : "", w->name)
+                                         : snprintf(buf + o, size - o, "%s%s", o ? ", " : "", kinds[w->kind]);
+        if (n < 0) break;
+        o += (size_t)n < size - o ? (size_t)n : size - o - 1;
+    }
+    return true;
+}

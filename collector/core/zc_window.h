@@ -31,6 +31,7 @@ void zc_win_finalize(void);
 void zc_win_fork_child(void);
 bool zc_win_sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* the app's, for a window's signal */
 const char *zc_win_describe(char *buf, size_t size);
+bool zc_win_never_opened(char *buf, size_t size); /* no window ever opened here: which they were */
 /* Transition k: its host time (ns) and whether recording turned on; false if not logged yet. */
 bool zc_win_log_get(uint64_t k, uint64_t *ns, bool *on);
 uint64_t zc_win_log_current(void);    /* the latest transition's number */

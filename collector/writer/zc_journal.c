@@ -267,6 +267,11 @@ void zc_jrn_open(const char *dir) {
     }
     jfd = fd;
     jok = true;
+    /* held while the process runs, released by the kernel when it ends however it ends: `zecoll
+     * salvage` reads it to refuse a run that is still alive (an open file description's lock, so a
+     * forked child closing its copy does not release it; NFS carries it to other hosts) */
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    (void)fcntl(fd, F_OFD_SETLK, &lk);
     char host[256] = "localhost", exe[PATH_MAX] = "";
     gethostname(host, sizeof(host) - 1);
     host[sizeof(host) - 1] = 0;

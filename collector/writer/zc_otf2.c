@@ -195,18 +195,36 @@ static int create_dir(const char *base) {
     return EEXIST;
 }
 
+/* tmpl made absolute from the working directory at start-up ('%' in it escaped), so that an
+ * application's chdir() changes nothing; tmpl itself if it is absolute or that does not fit. */
+static const char *absolute(const char *tmpl, char *out, size_t size) {
+    const char *cwd = zc_start_cwd();
+    if (tmpl[0] == '/' || !cwd[0]) return tmpl;
+    size_t o = 0;
+    for (const char *c = cwd; *c && o + 3 < size; c++) {
+        if (*c == '%') out[o++] = '%';
+        out[o++] = *c;
+    }
+    int n = snprintf(out + o, size - o, "/%s", tmpl);
+    return n < 0 || (size_t)n >= size - o ? tmpl : out;
+}
+
 /* Picks and creates the archive directory (archive_dir). A ZECOLL_OUTPUT too long to hold an
  * archive is named and replaced by the default; any other failure is named with its cause. */
 static int choose_dir(void) {
-    const char *tmpl = zc_knobs.OUTPUT && *zc_knobs.OUTPUT ? zc_knobs.OUTPUT : ZC_DEFAULT_OUTPUT;
-    char base[PATH_MAX];
+    char abs_tmpl[PATH_MAX], base[PATH_MAX];
+    const char *user = zc_knobs.OUTPUT && *zc_knobs.OUTPUT ? zc_knobs.OUTPUT : NULL;
+    const char *tmpl = absolute(user ? user : ZC_DEFAULT_OUTPUT, abs_tmpl, sizeof(abs_tmpl));
     int e = expand_path(tmpl, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : ENAMETOOLONG;
-    if (e == ENAMETOOLONG && strcmp(tmpl, ZC_DEFAULT_OUTPUT) != 0) {
+    if (e == ENAMETOOLONG && user) {
         ZC_WARN("ZECOLL_OUTPUT=%.48s...: the archive's path would be too long for its files (at most %d bytes and "
                 "names of %d): writing the archive to the default %s instead",
-                tmpl, PATH_MAX - ZC_DIR_ROOM - 1, NAME_MAX - 8, ZC_DEFAULT_OUTPUT);
-        e = expand_path(ZC_DEFAULT_OUTPUT, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : ENAMETOOLONG;
+                user, PATH_MAX - ZC_DIR_ROOM - 1, NAME_MAX - 8, ZC_DEFAULT_OUTPUT);
+        tmpl = absolute(ZC_DEFAULT_OUTPUT, abs_tmpl, sizeof(abs_tmpl));
+        e = expand_path(tmpl, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : ENAMETOOLONG;
     }
+    if (e == ENAMETOOLONG && tmpl == abs_tmpl) /* a working directory too deep to be named whole */
+        e = expand_path(ZC_DEFAULT_OUTPUT, base, sizeof(base) - ZC_DIR_ROOM) ? create_dir(base) : e;
     if (e == 0) return 0;
     ZC_WARN("cannot create the archive directory %s (ZECOLL_OUTPUT=%s): %s; nothing is recorded", archive_dir,
             zc_knobs.OUTPUT ? zc_knobs.OUTPUT : "", e == EEXIST ? "it and its 999 numbered variants exist" : strerror(e));

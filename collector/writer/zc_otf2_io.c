@@ -146,6 +146,7 @@ uint64_t zc_otf2_io_errors(void) { return atomic_load(&io_errors); }
 static int reserve_fd = -1;
 static char reserve_path[PATH_MAX];
 static off_t reserve_size;
+static int reserve_err; /* posix_fallocate's last failure */
 
 void zc_otf2_io_reserve_open(const char *dir, uint32_t rank, uint64_t extra) {
     if (snprintf(reserve_path, sizeof(reserve_path), "%s/.zecoll-reserve.%u", dir, rank) >= (int)sizeof(reserve_path))
@@ -153,13 +154,22 @@ void zc_otf2_io_reserve_open(const char *dir, uint32_t rank, uint64_t extra) {
     reserve_fd = zc_fd_high(open(reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     reserve_size = 0;
     zc_otf2_io_reserve_grow(ZC_RESERVE_BASE + extra);
+    if (reserve_fd >= 0 && reserve_size == 0) { /* ENOSPC, or EDQUOT: said now, the advice one that works */
+        int e = reserve_err;
+        ZC_WARN("the disk of %s is too small for the space the collector keeps for the archive's definitions "
+                "(%llu KiB: %s): if it fills, the archive cannot be completed; its journal keeps what is recorded: "
+                "then, after the run, `zecoll salvage %s` where there is room (a copy of the directory on a larger disk)",
+                dir, (unsigned long long)((ZC_RESERVE_BASE + extra) >> 10), strerror(e), dir);
+    }
 }
 
 void zc_otf2_io_reserve_grow(uint64_t bytes) {
     if (reserve_fd < 0 || damaged) return;
     if (bytes == 0) bytes = ZC_RESERVE_PER_LOC;
     /* only the new part: where the file system cannot allocate, glibc writes every block */
-    if (posix_fallocate(reserve_fd, reserve_size, (off_t)bytes) == 0) reserve_size += (off_t)bytes;
+    int e = posix_fallocate(reserve_fd, reserve_size, (off_t)bytes); /* returns its error, errno untouched */
+    if (e == 0) reserve_size += (off_t)bytes;
+    else reserve_err = e;
 }
 
 void zc_otf2_io_reserve_release(void) {

@@ -639,6 +639,7 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
             ZC_WARN("%llu GPU operation(s) did not complete within ZECOLL_FINALIZE_TIMEOUT_MS; their records are dropped",
                     (unsigned long long)pending);
             atomic_fetch_add(&dropped_records, pending);
+            zc_loc_lost(pending); /* in the summary's "dropped" too */
             return;
         }
         struct timespec ts = {0, 200000};

@@ -92,6 +92,15 @@ static bool slot_build_pre(struct zc_list *l, struct zc_slot *s, const ze_comman
            R->ze_command_list.pfnClose(s->pre) == ZE_RESULT_SUCCESS;
 }
 
+/* A driver whose table has zeCommandListAppendQueryKernelTimestamps may still answer
+ * UNSUPPORTED_FEATURE at run time: that degrades like a NULL entry (exec_slot), not as an internal
+ * error that stops device timing in the whole process. */
+static atomic_bool qkt_unsupported;
+static ze_result_t qkt(ze_result_t r) {
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) atomic_store(&qkt_unsupported, true);
+    return r;
+}
+
 /* A copy-only list harvested on a compute engine: post = [SignalEvent(copied)], and the harvest
  * list of ours, run on the device's harvest engine once the execution signalled (harvest_submit). */
 static bool slot_build_harvest(struct zc_list *l, struct zc_slot *s, ze_event_handle_t *inj, uint32_t n) {
@@ -113,7 +122,7 @@ static bool slot_build_harvest(struct zc_list *l, struct zc_slot *s, ze_event_ha
      * first: a record read from our event before done was seen is this execution's, since
      * the next pre list resets our events only after the gate (rec_poll). */
     ze_event_handle_t first = s->started ? s->done : l->gate, second = s->started ? l->gate : s->done;
-    return R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied) ==
+    return qkt(R->ze_command_list.pfnAppendQueryKernelTimestamps(s->harvest, n, inj, s->buf, NULL, NULL, 1, &s->copied)) ==
                ZE_RESULT_SUCCESS &&
            R->ze_command_list.pfnAppendEventReset(s->harvest, s->copied) == ZE_RESULT_SUCCESS &&
            R->ze_command_list.pfnAppendSignalEvent(s->harvest, first) == ZE_RESULT_SUCCESS &&
@@ -133,7 +142,7 @@ static bool slot_build_post(struct zc_list *l, struct zc_slot *s, const ze_comma
     }
     bool ok;
     if (l->mode == ZC_REG_DEVICE && !l->copy_only) {
-        ok = R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj) ==
+        ok = qkt(R->ze_command_list.pfnAppendQueryKernelTimestamps(s->post, n, inj, s->buf, NULL, s->done, n, inj)) ==
                  ZE_RESULT_SUCCESS &&
              R->ze_command_list.pfnAppendSignalEvent(s->post, l->gate) == ZE_RESULT_SUCCESS;
     } else if (l->mode == ZC_REG_DEVICE) {
@@ -457,6 +466,21 @@ static struct zc_exec *exec_serial(struct zc_list *l, uint64_t now) {
  * events were reset from the host instead. */
 static struct zc_slot *exec_slot(struct zc_list *l, uint64_t now, bool dup, struct zc_exec **xp) {
     struct zc_slot *s = slot_take(l);
+    if (!s && l->mode == ZC_REG_DEVICE && atomic_load(&qkt_unsupported)) {
+        static atomic_bool said;
+        if (!atomic_exchange(&said, true))
+            ZC_WARN("zeCommandListAppendQueryKernelTimestamps returns ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: regular "
+                    "command lists are read back from the host instead (as where the driver lacks the entry)");
+        zc_ze_caps.harvest = zc_ze_caps.copy_harvest = false; /* lists made from now on */
+        const struct zc_ze_caps *cp = &zc_ze_caps;
+        zc_ze_slots_destroy(l, false);
+        l->mode = cp->helpers && cp->host_read ? ZC_REG_HOST : cp->host_read ? ZC_REG_SERIAL : ZC_REG_NONE;
+        if (l->mode != ZC_REG_HOST) { /* this execution untimed; the next ones the list's new way */
+            host_reset(l);
+            return NULL;
+        }
+        s = slot_take(l);
+    }
     if (!s) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
         host_reset(l);

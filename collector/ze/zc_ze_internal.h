@@ -161,6 +161,7 @@ struct zc_ctx {
     uint32_t nfree, cap_free;
     uint64_t nevents;
     bool broken; /* pool creation failed: stop injecting in this context */
+    bool create_failed; /* zeEventCreate failed for our events here (said once) */
 };
 
 /* ---------------------------------------------------------------- streams and records */

@@ -206,7 +206,17 @@ static int pool_grow_locked(struct zc_ctx *c) {
     for (uint32_t i = 0; i < ZC_POOL_EVENTS; i++) {
         ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
         ze_event_handle_t e;
-        if (zc_ze_real.ze_event.pfnCreate(pool, &ed, &e) != ZE_RESULT_SUCCESS) break;
+        ze_result_t er = zc_ze_real.ze_event.pfnCreate(pool, &ed, &e);
+        if (er != ZE_RESULT_SUCCESS) {
+            /* said once per context, at the default level: else only "untimed operation(s)" at
+             * level 2 tells why the archive holds no device times */
+            if (i == 0 && !c->create_failed)
+                ZC_WARN("zeEventCreate fails for the collector's timing events in context %u (0x%x): GPU operations "
+                        "there that find no free event go untimed",
+                        c->index, (unsigned)er);
+            c->create_failed |= i == 0;
+            break;
+        }
         c->free_events[c->nfree++] = e;
         c->nevents++;
     }

@@ -144,7 +144,13 @@ static void load_real(void) {
         if (real_handle) ZC_WARN("ZECOLL_REAL_DRIVERS=%s: no driver among them; using %s", list, ZC_DEFAULT_DRIVER);
     }
     /* the same outcome as without zecoll: no driver, zeInit reports it */
-    if (!real_handle) ZC_INFO("no Level Zero driver to forward to (tried %s)", list);
+    /* a warning where ZECOLL_REAL_DRIVERS was given: the application's zeInit fails, and the
+     * variable is why */
+    if (!real_handle && given)
+        ZC_WARN("ZECOLL_REAL_DRIVERS=%s: no Level Zero driver to forward to (tried it and %s): the application's zeInit "
+                "fails as on a machine without a driver",
+                drivers, ZC_DEFAULT_DRIVER);
+    else if (!real_handle) ZC_INFO("no Level Zero driver to forward to (tried %s)", list);
 }
 
 

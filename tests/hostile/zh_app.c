@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* The application of the hostile probe's second round (tests/hostile/probe.py): Level Zero work
+ * done the ways an adversarial user's program does it.
+ *   chdir DIR N   chdir(DIR) before any Level Zero call, then N kernels + copies on an immediate
+ *                 list: a relative ZECOLL_OUTPUT must not follow the application there;
+ *   fork N        fork() before any Level Zero call, the work (N kernels) in the child only, the
+ *                 parent waits for it (a daemonising program);
+ *   mpi-crash     MPI: rank 1 dies of SIGSEGV right after MPI_Init (before the journal's first
+ *                 flush), the other ranks wait for it in MPI_Recv (mpirun then ends them);
+ *   work N        N kernels + copies, then exit (the control case, and a "kernel window" that
+ *                 names a kernel never launched).
+ * Prints "<N> commands executed" (as the examples do) and PASS. */
+#include "ex_common.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#if ZH_MPI
+#include <mpi.h>
+#endif
+
+static void work(uint32_t n) {
+    ex_env_t env;
+    ex_init(&env, "zh_app");
+    ze_device_handle_t dev = env.devices[0];
+    ze_command_list_handle_t list =
+        ex_immediate_list(&env, dev, ex_compute_group(dev, NULL), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_module_handle_t module = ex_module_create(&env, dev);
+    ze_kernel_handle_t add = ex_kernel_create(module, "vector_add");
+    const uint32_t elems = 1024;
+    const size_t bytes = elems * sizeof(float);
+    const ze_group_count_t groups = ex_group_count_1d(add, elems);
+    float *a = ex_alloc_device(&env, dev, bytes), *c = ex_alloc_device(&env, dev, bytes);
+    float *host = ex_alloc_host(&env, bytes);
+    for (uint32_t i = 0; i < elems; ++i) host[i] = 1.0f;
+    EX_CHECK(zeCommandListAppendMemoryCopy(list, a, host, bytes, NULL, 0, NULL));
+    EX_ARG(add, 0, a);
+    EX_ARG(add, 1, a);
+    EX_ARG(add, 2, c);
+    for (uint32_t i = 0; i < n; ++i) {
+        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &groups, NULL, 0, NULL));
+        EX_CHECK(zeCommandListAppendMemoryCopy(list, host, c, bytes, NULL, 0, NULL));
+    }
+    EX_REQUIRE(host[0] == 2.0f && host[elems - 1] == 2.0f, "vector_add: %g, want 2", host[0]);
+    printf("zh_app: %u commands executed\n", 2 * n + 1);
+    ex_fini(&env);
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "work";
+    if (!strcmp(mode, "chdir") && argc > 3) {
+        EX_REQUIRE(chdir(argv[2]) == 0, "chdir %s", argv[2]);
+        work((uint32_t)atoi(argv[3]));
+    } else if (!strcmp(mode, "fork") && argc > 2) {
+        fflush(stdout);
+        pid_t p = fork();
+        EX_REQUIRE(p >= 0, "fork");
+        if (p == 0) {
+            work((uint32_t)atoi(argv[2]));
+            printf("zh_app: PASS (child)\n");
+            exit(0);
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        EX_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    } else if (!strcmp(mode, "work") && argc > 2) {
+        work((uint32_t)atoi(argv[2]));
+#if ZH_MPI
+    } else if (!strcmp(mode, "mpi-crash")) {
+        MPI_Init(&argc, &argv);
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) raise(SIGSEGV);
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* never completes */
+        return 1;
+#endif
+    } else {
+        fprintf(stderr, "usage: zh_app chdir DIR N | fork N | work N | mpi-crash\n");
+        return 2;
+    }
+    printf("zh_app: PASS\n");
+    return 0;
+}
