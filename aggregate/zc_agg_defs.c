@@ -620,6 +620,31 @@ static bool defs_complete(const struct agg_defs *d, const struct rd *r, OTF2_Err
     return false;
 }
 
+/* What a path that should be a file of the archive is instead (a FIFO would block OTF2's read for
+ * good, a device or directory fail it obscurely), or NULL for a regular file or none (a missing file
+ * is judged where it is read). stat() itself never blocks on a FIFO. */
+static const char *not_regular(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return NULL;
+    if (S_ISFIFO(st.st_mode)) return "a FIFO";
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+}
+
+/* The event files of the archive's locations, checked before any is opened. */
+static bool evt_files_regular(const struct agg_defs *d, const char *dir, struct agg_err *e) {
+    for (uint32_t i = 0; i < d->nlocs; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof(path), "%s/traces/%llu.evt", dir, (unsigned long long)d->locs[i].id);
+        const char *k = not_regular(path);
+        if (k) {
+            agg_err_set(e, path, "is %s, not an OTF2 event file", k);
+            return false;
+        }
+    }
+    return true;
+}
+
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     memset(d, 0, sizeof(*d));
     d->callsite_param = AGG_NONE;
@@ -631,6 +656,13 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
         agg_err_set(e, anchor, "%s (not an OTF2 archive: give its directory or its traces.otf2)", strerror(errno));
         return -1;
     }
+    char gdef[PATH_MAX + 16];
+    snprintf(gdef, sizeof(gdef), "%s/traces.def", dir);
+    const char *kind = not_regular(anchor);
+    if (kind || (kind = not_regular(gdef))) {
+        agg_err_set(e, not_regular(anchor) ? anchor : gdef, "is %s, not a file of an OTF2 archive", kind);
+        return -1;
+    }
     agg_otf2_errors_capture();
     phase(anchor);
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
@@ -639,8 +671,6 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
         return -1;
     }
     int ret = -1;
-    char gdef[PATH_MAX + 16];
-    snprintf(gdef, sizeof(gdef), "%s/traces.def", dir);
     struct rd r = {.d = d};
     if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
         agg_err_set(e, anchor, "cannot use the archive (%s)", agg_otf2_last_error());
@@ -663,7 +693,7 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     phase(gdef);
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
     phase(anchor); /* resolving: stats the event files */
-    if (!defs_complete(d, &r, rc, gdef, e) || resolve(d, &r, dir, e) != 0) goto out;
+    if (!defs_complete(d, &r, rc, gdef, e) || resolve(d, &r, dir, e) != 0 || !evt_files_regular(d, dir, e)) goto out;
     char *salv = NULL; /* A20: rebuilt by zecoll salvage */
     if (OTF2_Reader_GetProperty(rd, "ZECOLL::SALVAGED", &salv) == OTF2_SUCCESS && salv)
         snprintf(d->salvaged, sizeof(d->salvaged), "%s", salv[0] ? salv : "yes");

@@ -73,6 +73,20 @@ def main():
         data = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_corpus", "found-anchor-hang"), "rb").read()
         open(os.path.join(d, "traces.otf2"), "wb").write(data[1:])
 
+    def special(rel, how):
+        # a FIFO (with no writer: opening it to read would block for good), a directory or a
+        # device where a file of the archive belongs
+        def f(d):
+            p = os.path.join(d, rel)
+            os.remove(p)
+            if how == "fifo":
+                os.mkfifo(p)
+            elif how == "dir":
+                os.makedirs(p)
+            else:
+                os.symlink("/dev/zero", p)
+        return f
+
     def empty_dir(d):
         shutil.rmtree(d)
         os.makedirs(d)
@@ -95,10 +109,16 @@ def main():
         ("rank_missing", remove("traces/2.evt", "traces/9223372036854775810.evt", "traces/9223372041149743106.evt"), 0,
          {"missing_event_files": 3, "missing_ranks": 1}),
         ("local_defs_missing", remove("traces/1.def"), 0, {"missing_event_files": 0}),
+        ("anchor_fifo", special("traces.otf2", "fifo"), 2, "traces.otf2"),
+        ("global_defs_fifo", special("traces.def", "fifo"), 2, "traces.def"),
+        ("event_file_fifo", special("traces/" + STREAM, "fifo"), 2, "traces/" + STREAM),
+        ("event_file_directory", special("traces/" + HOST0, "dir"), 2, "traces/" + HOST0),
+        ("anchor_device", special("traces.otf2", "dev"), 2, "traces.otf2"),
     ]
     fails = 0
     # under mpirun too for a few: the readers agree on the error and one of them reports it
-    with_mpi = {"global_defs_garbage", "event_file_truncated", "event_file_garbage", "rank_missing", "anchor_otf2_hangs"}
+    with_mpi = {"global_defs_garbage", "event_file_truncated", "event_file_garbage", "rank_missing", "anchor_otf2_hangs",
+                "event_file_fifo"}
     runs = 0
     for name, brk, want_rc, want in cases:
         d = os.path.join(work, name)
