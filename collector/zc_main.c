@@ -315,17 +315,29 @@ static void loc_created(struct zc_loc *loc) {
     start_watcher();
 }
 
-static void install_signals(void) {
-    if (pipe2(sig_pipe, O_CLOEXEC) != 0) return;
-    /* never on 0-2: a process started with stdin closed would read our pipe as its stdin */
+/* The signal pipe, closed (where open) and marked absent: signals then pass at once. */
+static void sig_pipe_close(void) {
+    if (sig_pipe[0] >= 0) close(sig_pipe[0]);
+    if (sig_pipe[1] >= 0) close(sig_pipe[1]);
+    sig_pipe[0] = sig_pipe[1] = -1;
+}
+
+/* A new signal pipe, never on 0-2 (a process started with stdin closed would read our pipe as its
+ * stdin); false, with none, when it cannot be made. */
+static bool sig_pipe_open(void) {
+    if (pipe2(sig_pipe, O_CLOEXEC) != 0) {
+        sig_pipe[0] = sig_pipe[1] = -1;
+        return false;
+    }
     sig_pipe[0] = zc_fd_high(sig_pipe[0]);
     sig_pipe[1] = zc_fd_high(sig_pipe[1]);
-    if (sig_pipe[0] < 0 || sig_pipe[1] < 0) {
-        if (sig_pipe[0] >= 0) close(sig_pipe[0]);
-        if (sig_pipe[1] >= 0) close(sig_pipe[1]);
-        sig_pipe[0] = sig_pipe[1] = -1;
-        return;
-    }
+    if (sig_pipe[0] >= 0 && sig_pipe[1] >= 0) return true;
+    sig_pipe_close();
+    return false;
+}
+
+static void install_signals(void) {
+    if (!sig_pipe_open()) return;
     if (zc_loc_sink.created != loc_created) {
         writer_created = zc_loc_sink.created;
         zc_loc_sink.created = loc_created;
@@ -471,11 +483,7 @@ static void exit_fork_child(void) {
     pthread_mutex_init(&sig_lock, NULL);
     pthread_mutex_init(&watcher_lock, NULL);
     atomic_store(&watcher_up, false);
-    if (sig_pipe[1] >= 0) {
-        close(sig_pipe[0]);
-        close(sig_pipe[1]);
-        sig_pipe[0] = sig_pipe[1] = -1;
-    }
+    sig_pipe_close();
     release_signals();
 }
 
@@ -493,14 +501,8 @@ static bool fresh_child(void) {
     pthread_mutex_init(&sig_lock, NULL);
     pthread_mutex_init(&watcher_lock, NULL);
     if (sig_pipe[0] >= 0) {
-        close(sig_pipe[0]);
-        close(sig_pipe[1]);
-        sig_pipe[0] = sig_pipe[1] = -1;
-        if (pipe2(sig_pipe, O_CLOEXEC) == 0) {
-            sig_pipe[0] = zc_fd_high(sig_pipe[0]);
-            sig_pipe[1] = zc_fd_high(sig_pipe[1]);
-        }
-        if (sig_pipe[0] < 0 || sig_pipe[1] < 0) sig_pipe[0] = sig_pipe[1] = -1; /* signals then pass at once */
+        sig_pipe_close();
+        sig_pipe_open();
     }
     return true;
 }

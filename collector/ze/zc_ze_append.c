@@ -163,34 +163,20 @@ uint32_t zc_ze_fill_region(uint32_t api, const void *dst) {
     return cached_region(api, 0, zc_ze_memtype(dst), ZC_ROLE_DATA_TRANSFER);
 }
 
-void zc_ze_pre_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, struct zc_ze_call *c) {
-    zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
-}
-void zc_ze_post_zeCommandListAppendLaunchKernel(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r,
-                                                struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
-                     ZC_DIR_NONE);
-}
-
-void zc_ze_pre_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
-                                                          struct zc_ze_call *c) {
-    zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
-}
-void zc_ze_post_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_append_launch_cooperative_kernel_params_t *p,
-                                                           ze_result_t r, struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
-                     ZC_DIR_NONE);
-}
-
-void zc_ze_pre_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
-                                                       struct zc_ze_call *c) {
-    zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
-}
-void zc_ze_post_zeCommandListAppendLaunchKernelIndirect(ze_command_list_append_launch_kernel_indirect_params_t *p,
-                                                        ze_result_t r, struct zc_ze_call *c) {
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0,
-                     ZC_DIR_NONE);
-}
+/* The launches whose record is their one kernel, named after it: one pair of hooks each, the
+ * same code (a macro, so each stays a direct, inlined path). */
+#define ZC_ZE_KERNEL_HOOKS(NAME, PARAMS)                                                                         \
+    void zc_ze_pre_##NAME(PARAMS *p, struct zc_ze_call *c) {                                                     \
+        zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);                                  \
+    }                                                                                                            \
+    void zc_ze_post_##NAME(PARAMS *p, ze_result_t r, struct zc_ze_call *c) {                                     \
+        zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, kernel_region(*p->phKernel), 0, \
+                         ZC_DIR_NONE);                                                                           \
+    }
+ZC_ZE_KERNEL_HOOKS(zeCommandListAppendLaunchKernel, ze_command_list_append_launch_kernel_params_t)
+ZC_ZE_KERNEL_HOOKS(zeCommandListAppendLaunchCooperativeKernel,
+                   ze_command_list_append_launch_cooperative_kernel_params_t)
+ZC_ZE_KERNEL_HOOKS(zeCommandListAppendLaunchKernelIndirect, ze_command_list_append_launch_kernel_indirect_params_t)
 
 /* One signal event covers all kernels of the launch, so it is one record, named after them. */
 /* For windows it counts as a launch of its first kernel; it is timed if any of its kernels is. */
@@ -221,28 +207,19 @@ void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
                      zc_def_region(name, ZC_ROLE_FUNCTION, ZC_PARADIGM_L0), 0, ZC_DIR_NONE);
 }
 
-void zc_ze_pre_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy_params_t *p, struct zc_ze_call *c) {
-    zc_ze_timed_pre(c, *p->phCommandList, p->phSignalEvent);
-}
-void zc_ze_post_zeCommandListAppendMemoryCopy(ze_command_list_append_memory_copy_params_t *p, ze_result_t r,
-                                              struct zc_ze_call *c) {
-    if (!c->inj) return;
-    char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize,
-                     classify(s, d));
-}
-
-void zc_ze_pre_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_memory_copy_from_context_params_t *p,
-                                                        struct zc_ze_call *c) {
-    zc_ze_timed_pre(c, *p->phCommandList, p->phSignalEvent);
-}
-void zc_ze_post_zeCommandListAppendMemoryCopyFromContext(ze_command_list_append_memory_copy_from_context_params_t *p,
-                                                         ze_result_t r, struct zc_ze_call *c) {
-    if (!c->inj) return;
-    char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), *p->psize,
-                     classify(s, d));
-}
+/* Copies between two pointers, by memory kind: the same pair of hooks for each form. */
+#define ZC_ZE_COPY_HOOKS(NAME, PARAMS)                                                                           \
+    void zc_ze_pre_##NAME(PARAMS *p, struct zc_ze_call *c) {                                                     \
+        zc_ze_timed_pre(c, *p->phCommandList, p->phSignalEvent);                                                 \
+    }                                                                                                            \
+    void zc_ze_post_##NAME(PARAMS *p, ze_result_t r, struct zc_ze_call *c) {                                     \
+        if (!c->inj) return;                                                                                     \
+        char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);                                     \
+        zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d),       \
+                         *p->psize, classify(s, d));                                                             \
+    }
+ZC_ZE_COPY_HOOKS(zeCommandListAppendMemoryCopy, ze_command_list_append_memory_copy_params_t)
+ZC_ZE_COPY_HOOKS(zeCommandListAppendMemoryCopyFromContext, ze_command_list_append_memory_copy_from_context_params_t)
 
 void zc_ze_pre_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memory_copy_region_params_t *p,
                                                    struct zc_ze_call *c) {

@@ -7,30 +7,20 @@
 #include "zc_ze_append.h"
 
 /* ---------------------------------------------------------------- launches */
-/* Group counts and sizes come by value and the arguments in an array: nothing to learn from
- * them for the record, which is named after the kernel as the classic launch's is. */
-void zc_ze_pre_zeCommandListAppendLaunchKernelWithArguments(zc_zeCommandListAppendLaunchKernelWithArguments_params_t *p,
-                                                            struct zc_ze_call *c) {
-    zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
-}
-void zc_ze_post_zeCommandListAppendLaunchKernelWithArguments(zc_zeCommandListAppendLaunchKernelWithArguments_params_t *p,
-                                                             ze_result_t r, struct zc_ze_call *c) {
-    if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_ze_kernel_region(*p->phKernel), 0,
-                     ZC_DIR_NONE);
-}
-
-/* Cooperative and indirect forms come in pNext: a kernel either way. */
-void zc_ze_pre_zeCommandListAppendLaunchKernelWithParameters(zc_zeCommandListAppendLaunchKernelWithParameters_params_t *p,
-                                                             struct zc_ze_call *c) {
-    zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);
-}
-void zc_ze_post_zeCommandListAppendLaunchKernelWithParameters(zc_zeCommandListAppendLaunchKernelWithParameters_params_t *p,
-                                                              ze_result_t r, struct zc_ze_call *c) {
-    if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_ze_kernel_region(*p->phKernel), 0,
-                     ZC_DIR_NONE);
-}
+/* Group counts and sizes come by value and the arguments in an array (WithArguments), cooperative
+ * and indirect forms in pNext (WithParameters): nothing to learn from them for the record, which is
+ * a kernel named after its kernel as the classic launch's is. */
+#define ZC_ZE_LATER_KERNEL_HOOKS(NAME)                                                                            \
+    void zc_ze_pre_##NAME(zc_##NAME##_params_t *p, struct zc_ze_call *c) {                                        \
+        zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);                                   \
+    }                                                                                                             \
+    void zc_ze_post_##NAME(zc_##NAME##_params_t *p, ze_result_t r, struct zc_ze_call *c) {                        \
+        if (!c->inj) return;                                                                                      \
+        zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_ze_kernel_region(*p->phKernel), \
+                         0, ZC_DIR_NONE);                                                                         \
+    }
+ZC_ZE_LATER_KERNEL_HOOKS(zeCommandListAppendLaunchKernelWithArguments)
+ZC_ZE_LATER_KERNEL_HOOKS(zeCommandListAppendLaunchKernelWithParameters)
 
 /* ---------------------------------------------------------------- copies and fills */
 void zc_ze_pre_zeCommandListAppendMemoryCopyWithParameters(zc_zeCommandListAppendMemoryCopyWithParameters_params_t *p,
