@@ -501,9 +501,26 @@ static int find_processes(struct agg_defs *d, uint32_t *proc_of_group) {
     return 0;
 }
 
+/* What a file of the archive is instead of a regular file (a FIFO would block OTF2's read for
+ * good, a device or directory fail it obscurely), or NULL for a regular file. */
+static const char *irregular_kind(mode_t m) {
+    if (S_ISREG(m)) return NULL;
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISDIR(m)) return "a directory";
+    return S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* The same for a path; NULL also where there is none (a missing file is judged where it is
+ * read). stat() itself never blocks on a FIFO. */
+static const char *not_regular(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? irregular_kind(st.st_mode) : NULL;
+}
+
 /* Each location's process, device (a stream's group's node) and event file; each process's
  * location count and bytes (the partition's weight). */
-static void place_locations(struct agg_defs *d, const uint32_t *proc_of_group, const char *dir) {
+static bool place_locations(struct agg_defs *d, const uint32_t *proc_of_group, const char *dir,
+                            struct agg_err *e) {
     for (uint32_t i = 0; i < d->nlocs; i++) {
         struct agg_loc *l = &d->locs[i];
         uint32_t pg = proc_group_of(d, l->group);
@@ -518,6 +535,11 @@ static void place_locations(struct agg_defs *d, const uint32_t *proc_of_group, c
         snprintf(path, sizeof(path), "%s/traces/%llu.evt", dir, (unsigned long long)l->id);
         struct stat st;
         if (stat(path, &st) == 0) {
+            const char *kind = irregular_kind(st.st_mode);
+            if (kind) { /* checked before any is opened */
+                agg_err_set(e, path, "is %s, not an OTF2 event file", kind);
+                return false;
+            }
             l->file_size = (uint64_t)st.st_size;
             l->empty = st.st_size == 0 && l->def_events > 0;
         } else {
@@ -528,6 +550,7 @@ static void place_locations(struct agg_defs *d, const uint32_t *proc_of_group, c
             d->procs[l->proc].bytes += l->file_size;
         }
     }
+    return true;
 }
 
 /* each process's locations, sorted by id */
@@ -580,8 +603,9 @@ static int resolve(struct agg_defs *d, const struct rd *r, const char *dir, stru
         free(proc_of_group);
         goto oom;
     }
-    place_locations(d, proc_of_group, dir);
+    bool placed = place_locations(d, proc_of_group, dir, e);
     free(proc_of_group);
+    if (!placed) return -1;
     if (list_locations(d) != 0) goto oom;
     join_lanes(d);
     return 0;
@@ -620,31 +644,6 @@ static bool defs_complete(const struct agg_defs *d, const struct rd *r, OTF2_Err
     return false;
 }
 
-/* What a path that should be a file of the archive is instead (a FIFO would block OTF2's read for
- * good, a device or directory fail it obscurely), or NULL for a regular file or none (a missing file
- * is judged where it is read). stat() itself never blocks on a FIFO. */
-static const char *not_regular(const char *path) {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return NULL;
-    if (S_ISFIFO(st.st_mode)) return "a FIFO";
-    if (S_ISDIR(st.st_mode)) return "a directory";
-    return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
-}
-
-/* The event files of the archive's locations, checked before any is opened. */
-static bool evt_files_regular(const struct agg_defs *d, const char *dir, struct agg_err *e) {
-    for (uint32_t i = 0; i < d->nlocs; i++) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof(path), "%s/traces/%llu.evt", dir, (unsigned long long)d->locs[i].id);
-        const char *k = not_regular(path);
-        if (k) {
-            agg_err_set(e, path, "is %s, not an OTF2 event file", k);
-            return false;
-        }
-    }
-    return true;
-}
-
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     memset(d, 0, sizeof(*d));
     d->callsite_param = AGG_NONE;
@@ -658,9 +657,10 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     }
     char gdef[PATH_MAX + 16];
     snprintf(gdef, sizeof(gdef), "%s/traces.def", dir);
-    const char *kind = not_regular(anchor);
-    if (kind || (kind = not_regular(gdef))) {
-        agg_err_set(e, not_regular(anchor) ? anchor : gdef, "is %s, not a file of an OTF2 archive", kind);
+    const char *bad = anchor, *kind = not_regular(anchor);
+    if (!kind) kind = not_regular(bad = gdef);
+    if (kind) {
+        agg_err_set(e, bad, "is %s, not a file of an OTF2 archive", kind);
         return -1;
     }
     agg_otf2_errors_capture();
@@ -693,7 +693,7 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     phase(gdef);
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
     phase(anchor); /* resolving: stats the event files */
-    if (!defs_complete(d, &r, rc, gdef, e) || resolve(d, &r, dir, e) != 0 || !evt_files_regular(d, dir, e)) goto out;
+    if (!defs_complete(d, &r, rc, gdef, e) || resolve(d, &r, dir, e) != 0) goto out;
     char *salv = NULL; /* A20: rebuilt by zecoll salvage */
     if (OTF2_Reader_GetProperty(rd, "ZECOLL::SALVAGED", &salv) == OTF2_SUCCESS && salv)
         snprintf(d->salvaged, sizeof(d->salvaged), "%s", salv[0] ? salv : "yes");
