@@ -4,6 +4,7 @@
 
   check_trace.py run --app BIN [--arg A ...] --zesim LIB --libdir DIR --work DIR [--env K=V ...]
   check_trace.py check --truth FILE --trace ARCHIVE_DIR [--facts FILE] [--rank R]
+  check_trace.py check --trace ARCHIVE_DIR --rank R --truth FILE [--facts FILE] [--rank R --truth FILE ...]
 
 `run` executes the program under the collector on zesim (ZECOLL_STRICT=1: any internal collector
 error aborts) and then checks. The checks:
@@ -56,12 +57,13 @@ class Checker:
         self.failures = []
         self.notes = []
         self.recovered = None
+        self.prefix = ""  # "rank R: " when one process judges several ranks
 
     def fail(self, msg):
-        self.failures.append(msg)
+        self.failures.append(self.prefix + msg)
 
     def note(self, msg):
-        self.notes.append(msg)
+        self.notes.append(self.prefix + msg)
 
 
 def load_truth(path):
@@ -268,9 +270,21 @@ def assign(cost):
 OFFSET_RE = re.compile(r"^CLOCK_OFFSET\s+(\d+)\s+Time:\s*(\d+),\s*Offset:\s*([+-]?\d+),\s*StdDev:\s*([0-9.eE+-]+)")
 
 
+_PRINTED = {}
+
+
+def otf2_print(archive, *opts):
+    """otf2-print's result, once per archive and options: the ranks of a job judged in one process
+    (check --rank R --truth T ...) share it (otf2-print takes ~0.7 s on any archive of ours)."""
+    key = (archive,) + opts
+    if key not in _PRINTED:
+        _PRINTED[key] = subprocess.run(["otf2-print", *opts, archive], capture_output=True, text=True)
+    return _PRINTED[key]
+
+
 def offset_error_bound(archive, rank):
     """Largest clock-offset uncertainty (ns) written for this rank's locations (otf2-print -C)."""
-    p = subprocess.run(["otf2-print", "-C", "--silent", archive], capture_output=True, text=True)
+    p = otf2_print(archive, "-C", "--silent")
     bound = 0.0
     for line in p.stdout.splitlines():
         m = OFFSET_RE.match(line.strip())
@@ -369,7 +383,7 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
     if not os.path.exists(archive):
         c.fail(f"no archive at {archive}")
         return
-    p = subprocess.run(["otf2-print", "--silent", "-Werror", archive], capture_output=True, text=True)
+    p = otf2_print(archive, "--silent", "-Werror")
     if p.returncode != 0:
         c.fail(f"otf2-print --silent -Werror: rc {p.returncode}: {(p.stderr or p.stdout)[:500]}")
     devices, ops = load_truth(truth_path)
@@ -722,10 +736,12 @@ def main():
     r.add_argument("--preload", action="append",
                    help="a test library to preload after --preload-first, before libzecoll.so (repeatable)")
     k = sub.add_parser("check")
-    k.add_argument("--truth", required=True)
+    k.add_argument("--truth", required=True, action="append",
+                   help="zesim's log; with --rank, one per rank, in the order of the --rank options")
     k.add_argument("--trace", required=True)
-    k.add_argument("--facts")
-    k.add_argument("--rank", type=int, help="judge only this rank's locations (MPI job archive)")
+    k.add_argument("--facts", action="append", help="one, or one per --rank (none: that rank has none)")
+    k.add_argument("--rank", type=int, action="append",
+                   help="judge only this rank's locations (MPI job archive); repeatable: each rank against its --truth")
     k.add_argument("--truncated", action="store_true",
                    help="a salvaged archive: every record is an operation zesim executed (none wrong); some may be missing")
     k.add_argument("--required-before", type=int, metavar="NS",
@@ -739,8 +755,15 @@ def main():
         c = Checker()
         if a.start_tol_ns:
             globals()["START_TOL_NS"] = a.start_tol_ns
-        facts = json.load(open(a.facts)) if a.facts else None
-        check(c, a.truth, a.trace, facts, rank=a.rank, truncated=a.truncated, required_before=a.required_before)
+        ranks = a.rank or [None]
+        facts = [None if f == "none" else json.load(open(f)) for f in (a.facts or [])] or [None]
+        if len(a.truth) != len(ranks) or len(facts) not in (1, len(ranks)):
+            ap.error("check: one --truth per --rank, and one --facts or one per --rank")
+        for i, r in enumerate(ranks):
+            if len(ranks) > 1:
+                c.prefix = f"rank {r}: "
+            check(c, a.truth[i], a.trace, facts[i % len(facts)], rank=r, truncated=a.truncated,
+                  required_before=a.required_before)
     for n in c.notes:
         print("# " + n)
     for f in c.failures[:40]:
