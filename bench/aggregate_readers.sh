@@ -16,9 +16,11 @@
 # the CPUs: run it on a quiet host.
 #
 # usage: bench/aggregate_readers.sh [OUT_FILE]
-#   BENCH_BIN=DIR     prebuilt binaries packed by bench/aggregate_pack.sh (DIR/bin/zecoll-aggregate,
-#                     DIR/bin/zecoll-synth, DIR/lib: the OTF2 libraries a host without Debian's
-#                     packages lacks); else BENCH_BUILD (default build/rel) is used as built
+#   BENCH_BIN=DIR     prebuilt binaries for a host without Debian's OTF2 (the 16-core host: Ubuntu,
+#                     Open MPI 4.1.6), packed here by
+#                       ../shared/tools/device-pack.sh DIR build/rel/bin/zecoll-aggregate build/rel/bin/zecoll-synth
+#                     (DIR/bin, DIR/lib: libotf2; DIR inside the checkout, git-ignored, carried);
+#                     else BENCH_BUILD (default build/rel) is used as built
 #   BENCH_RANKS=4096 BENCH_QUEUES=4 BENCH_OPS=1000 BENCH_READERS="1 2 4 8" BENCH_REPS=3
 #   BENCH_WORK=DIR (default: a temporary folder, removed at the end)  BENCH_MPIRUN=mpirun
 set -euo pipefail
