@@ -106,7 +106,7 @@ def read_archive(path):
     with otf2.reader.open(os.path.join(path, "traces.otf2")) as tr:
         d = tr.definitions
         cp = d.clock_properties
-        A["t0"], A["span"] = cp.global_offset, cp.trace_length
+        A["t0"], A["span"], A["resolution"] = cp.global_offset, cp.trace_length, cp.timer_resolution
         locs = list(d.locations)
         procs = sorted([g for g in d.location_groups if str(g.location_group_type) == "LocationGroupType.PROCESS"],
                        key=lambda g: g._ref)
@@ -748,6 +748,8 @@ def main():
     ap.add_argument("--expected")
     ap.add_argument("--papi-expected")
     ap.add_argument("--timeline", help="Chrome trace JSON written by --timeline (whole trace)")
+    ap.add_argument("--planted", help="what tests/mpi/mpi_waits.c planted (its waits-planted.json): "
+                                      "those wait states and GPU idle must be recovered (check_planted.py)")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     with open(a.report) as f:
@@ -771,13 +773,19 @@ def main():
             check_papi_expected(C, R, json.load(f))
     if a.timeline:
         check_timeline(C, A, a.timeline)
+    planted = ""
+    if a.planted:
+        from check_planted import check_planted
+        with open(a.planted) as f:
+            k, disturbed = check_planted(C, A, R, json.load(f))
+        planted = f" and {k} planted waits" + (f" ({disturbed} with another rank last: time only)" if disturbed else "")
     for b in C.bad[:60]:
         print("FAIL", b)
     if len(C.bad) > 60:
         print(f"... {len(C.bad) - 60} more")
     print(f"{a.report}: {C.n - len(C.bad)} of {C.n} checks hold against {a.archive}"
           + (f" and {len(truth)} truth log(s)" if truth else "") + (" and the generator's account" if E else "")
-          + (" and the PAPI program's account" if a.papi_expected else ""))
+          + (" and the PAPI program's account" if a.papi_expected else "") + planted)
     return 1 if C.bad else 0
 
 

@@ -4,7 +4,7 @@
 
   run_aggregate_test.py --aggregate BIN --mpiexec MPIRUN --work DIR
         (--archive DIR | --synth BIN [--synth-arg=A ...]) [--contract mpi|serial] [--truth-glob PATTERN]
-        [--ks 1,2,3,4] [--timeout S] [--papi-expected FILE]
+        [--ks 1,2,3,4] [--timeout S] [--papi-expected FILE] [--planted FILE]
 
 Steps:
   1. with --synth: zecoll-synth writes the archive and its expected statistics into DIR;
@@ -14,7 +14,8 @@ Steps:
   4. every file of every K is byte-identical to K = 1's;
   5. check_report.py: K = 1's JSON and timeline against the archive read with python3-otf2, the
      truth logs (--truth-glob, `%r` = rank), the generator's expected statistics and the PAPI sums
-     the test that wrote the archive computed from its program's own account (--papi-expected).
+     the test that wrote the archive computed from its program's own account (--papi-expected),
+     and the wait states and GPU idle a program planted (--planted: check_planted.py).
 Exit 77 (skipped) when the test that writes the archive skipped: its reason is in SKIPPED next to
 where the archive would be (tests/papi/run_papi_test.py).
 """
@@ -56,6 +57,7 @@ def main():
     ap.add_argument("--ks", default="1,2,3,4")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--papi-expected")
+    ap.add_argument("--planted")
     a = ap.parse_args()
     work = os.path.abspath(a.work)
     if os.path.isdir(work):
@@ -118,6 +120,8 @@ def main():
             cmd += ["--expected", expected]
         if a.papi_expected:
             cmd += ["--papi-expected", a.papi_expected]
+        if a.planted:
+            cmd += ["--planted", a.planted]
         if a.truth_glob:
             for r in range(1024):
                 p = a.truth_glob.replace("%r", str(r))
