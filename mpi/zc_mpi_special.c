@@ -90,7 +90,8 @@ static const struct zc_subsystem layer = {
 /* This flavour as the dispatch sees it (zc_mpi_flavour.h): ZC_MPI_FLAVOUR names it, and it is the
  * only global definition its objects keep (mpi/CMakeLists.txt). Open MPI's Fortran bindings call
  * PMPI_* directly, so its flavour has Fortran entry points of its own (generated and hand-written);
- * MPICH's call the C MPI_*, but for mpi_f08's MPI_Init, ... (hand-written: zc_mpi_fortran.c). */
+ * MPICH's call the C MPI_*, but for mpi_f08's calls without buffers (mpi_<name>_f08_: generated
+ * and hand-written, zc_mpi_fortran.c). */
 #define ZC_CAT(a, b) a##b
 #define ZC_FLAVOUR_SYM(f) ZC_CAT(zc_mpi_flavour_, f)
 #define ZC_STR(a) #a
@@ -98,11 +99,7 @@ static const struct zc_subsystem layer = {
 __attribute__((visibility("default"))) extern const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR);
 const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR) = {
     ZC_FLAVOUR_NAME(ZC_MPI_FLAVOUR), &layer,
-#ifdef ZC_MPI_FORTRAN_GEN
     {zc_mpi_c_entries, zc_mpi_fh_entries, zc_mpi_f_entries}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, &zc_mpi_f_nentries}
-#else
-    {zc_mpi_c_entries, zc_mpi_fh_entries, NULL}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, NULL}
-#endif
 };
 
 /* ---------------------------------------------------------------- job operations */
