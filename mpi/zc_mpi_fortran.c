@@ -8,6 +8,7 @@
  * (zc_mpi_init_done, zc_mpi_finalize_prepare in zc_mpi_special.c). */
 #include "zc_mpi_fortran.h"
 #include "zc_mpi_gen.h"
+#include "zc_log.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,13 +79,46 @@ MPI_Request *zc_mpi_f_requests(MPI_Request *stack, int n_stack, const MPI_Fint *
     return r;
 }
 
-int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n) {
+int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n, int base) {
     if (n <= 0 || !findices) return NULL;
     int *x = n <= n_stack ? stack : malloc((size_t)n * sizeof(*x));
     if (x)
-        for (int i = 0; i < n; i++) x[i] = (int)findices[i] - 1;
+        for (int i = 0; i < n; i++) x[i] = (int)findices[i] - base;
     return x;
 }
+
+#ifdef ZC_MPI_F08_NEXT
+typedef void zc_ft_any(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
+typedef void zc_ft_tany(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
+                        MPI_Fint *ierror);
+typedef void zc_ft_some(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses,
+                        MPI_Fint *ierror);
+
+/* Runs inside a call of ours (the C calls the MPI makes are not recorded); races only redo it. */
+int zc_mpi_f08_index_base(enum zc_f08_idx which, void *fn) {
+    static int known[ZC_F08_TESTSOME + 1]; /* base + 1; 0: not asked yet */
+    int k = __atomic_load_n(&known[which], __ATOMIC_RELAXED);
+    if (k) return k - 1;
+    int base = 1, saved = errno;
+    MPI_Request r;
+    if (fn && PMPI_Isend(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r) == MPI_SUCCESS) {
+        MPI_Fint n = 2, reqs[2] = {MPI_Request_c2f(MPI_REQUEST_NULL), MPI_Request_c2f(r)};
+        MPI_Fint idx[2] = {-1, -1}, out = 0, flag = 0, ierr = -1, sts[2 * ZC_F_STATUS_SIZE];
+        switch (which) {
+        case ZC_F08_WAITANY: ((zc_ft_any *)fn)(&n, reqs, &idx[0], sts, &ierr), out = 1; break;
+        case ZC_F08_TESTANY: ((zc_ft_tany *)fn)(&n, reqs, &idx[0], &flag, sts, &ierr), out = flag != 0; break;
+        default: ((zc_ft_some *)fn)(&n, reqs, &out, idx, sts, &ierr); break;
+        }
+        if (ierr == MPI_SUCCESS && out == 1 && (idx[0] == 1 || idx[0] == 2)) base = (int)idx[0] - 1;
+        else ZC_WARN("cannot tell the base of the indices MPI's mpi_f08 returns; taken as 1");
+        MPI_Request left = MPI_Request_f2c(reqs[1]); /* not completed by the probe: completed here */
+        if (left != MPI_REQUEST_NULL) PMPI_Wait(&left, MPI_STATUS_IGNORE);
+    }
+    __atomic_store_n(&known[which], base + 1, __ATOMIC_RELAXED);
+    errno = saved;
+    return base;
+}
+#endif
 
 MPI_Datatype *zc_mpi_f_types(MPI_Datatype *stack, int n_stack, const MPI_Fint *ftypes, MPI_Comm comm, int neighbor,
                              bool recv_side) {

@@ -62,8 +62,17 @@ MPI_Fint *zc_mpi_f_statuses(MPI_Fint *stack, int n_stack, MPI_Fint *fsts, int n)
 MPI_Status *zc_mpi_f_status_array(MPI_Status *stack, int n_stack, const MPI_Fint *fsts, int n);
 /* The C handles of n Fortran requests (as zc_mpi_copy_requests: NULL if n <= 0 or out of memory). */
 MPI_Request *zc_mpi_f_requests(MPI_Request *stack, int n_stack, const MPI_Fint *freqs, int n);
-/* 1-based Fortran indices (Waitsome/Testsome) as 0-based C ones; NULL if n <= 0 or out of memory. */
-int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n);
+/* Fortran indices (Waitsome/Testsome) of the given base (1: the standard's) as 0-based C ones; NULL
+ * if n <= 0 or out of memory. */
+int *zc_mpi_f_indices(int *stack, int n_stack, const MPI_Fint *findices, int n, int base);
+#ifdef ZC_MPI_F08_NEXT
+/* The base of the indices that the MPI's own mpi_f08 entry fn (Waitany, Testany, Waitsome or
+ * Testsome) returns: MPICH 4.0.x's are 0-based, against the standard (pmodels/mpich#6270; 4.1
+ * fixed it). Asked of fn itself, once per entry: it completes a request of ours (an MPI_Isend to
+ * MPI_PROC_NULL on MPI_COMM_SELF) at the second of two places; 1 if that fails. */
+enum zc_f08_idx { ZC_F08_WAITANY, ZC_F08_TESTANY, ZC_F08_WAITSOME, ZC_F08_TESTSOME };
+int zc_mpi_f08_index_base(enum zc_f08_idx which, void *fn);
+#endif
 /* The C datatypes of an alltoallw-style Fortran array, as many as the collective helpers read
  * on comm (send side: the ranks/neighbours sent to, else received from); NULL on failure. */
 MPI_Datatype *zc_mpi_f_types(MPI_Datatype *stack, int n_stack, const MPI_Fint *ftypes, MPI_Comm comm, int neighbor,

@@ -277,7 +277,7 @@ void zc_mpi_settle_some(struct zc_mpi_call *c, const MPI_Request *before, struct
         if (!ris) return;
         if (ris == own) memset(own, 0, (size_t)n * sizeof(*own));
     }
-    if (rc == MPI_SUCCESS && outcount != MPI_UNDEFINED)
+    if (rc == MPI_SUCCESS && outcount != MPI_UNDEFINED && indices) /* indices NULL: out of memory */
         for (int k = 0; k < outcount; k++) {
             int i = indices[k];
             if (i < 0 || i >= n || ris[i] == ZR_SETTLED) continue;

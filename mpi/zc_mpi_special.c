@@ -90,7 +90,8 @@ static const struct zc_subsystem layer = {
 /* This flavour as the dispatch sees it (zc_mpi_flavour.h): ZC_MPI_FLAVOUR names it, and it is the
  * only global definition its objects keep (mpi/CMakeLists.txt). Open MPI's Fortran bindings call
  * PMPI_* directly, so its flavour has Fortran entry points of its own (generated and hand-written);
- * MPICH's call the C MPI_*, but for mpi_f08's MPI_Init, ... (hand-written: zc_mpi_fortran.c). */
+ * MPICH's call the C MPI_*, but for mpi_f08's calls without buffers (mpi_<name>_f08_: generated
+ * and hand-written, zc_mpi_fortran.c). */
 #define ZC_CAT(a, b) a##b
 #define ZC_FLAVOUR_SYM(f) ZC_CAT(zc_mpi_flavour_, f)
 #define ZC_STR(a) #a
@@ -98,11 +99,7 @@ static const struct zc_subsystem layer = {
 __attribute__((visibility("default"))) extern const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR);
 const struct zc_mpi_flavour ZC_FLAVOUR_SYM(ZC_MPI_FLAVOUR) = {
     ZC_FLAVOUR_NAME(ZC_MPI_FLAVOUR), &layer,
-#ifdef ZC_MPI_FORTRAN_GEN
     {zc_mpi_c_entries, zc_mpi_fh_entries, zc_mpi_f_entries}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, &zc_mpi_f_nentries}
-#else
-    {zc_mpi_c_entries, zc_mpi_fh_entries, NULL}, {&zc_mpi_c_nentries, &zc_mpi_fh_nentries, NULL}
-#endif
 };
 
 /* ---------------------------------------------------------------- job operations */
@@ -324,6 +321,37 @@ static void record_region(uint32_t fn, struct zc_mpi_special *s) {
     zc_own_end(t->loc);
 }
 
+/* The ranks the launcher started, from the variables it gives each process (0: none says):
+ * Open MPI's mpirun (OMPI_COMM_WORLD_SIZE/RANK) and PMI launchers such as MPICH's Hydra
+ * (PMI_SIZE/RANK). Not Slurm's SLURM_NTASKS: an allocation's singleton legitimately has it. */
+static int launcher_size(const char **var, int *lrank) {
+    static const char *const vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i][0]), *r = getenv(vars[i][1]);
+        if (!v) continue;
+        *var = vars[i][0];
+        *lrank = r ? atoi(r) : 0;
+        return atoi(v);
+    }
+    return 0;
+}
+
+/* A program of one MPI started by the other MPI's launcher (an MPICH program under Open MPI's
+ * mpirun, ...) finds itself alone in MPI_COMM_WORLD: every process is a job of its own, as it
+ * would be without the collector. Said once per job (by the launcher's rank 0) and not traced,
+ * rather than writing one archive per process. */
+static bool wrong_launcher(int size) {
+    const char *var = NULL;
+    int lrank = 0, lsize = launcher_size(&var, &lrank);
+    if (size != 1 || lsize <= 1) return false;
+    if (lrank == 0)
+        ZC_WARN("the launcher started %d processes (%s) but this program's MPI (%s) sees 1 in "
+                "MPI_COMM_WORLD: the program was built for another MPI than its launcher's, so each "
+                "process runs alone; not traced (run it with its own MPI's launcher)",
+                lsize, var, ZC_FLAVOUR_NAME(ZC_MPI_FLAVOUR));
+    return true;
+}
+
 static void after_init(void) {
     atomic_store(&zc_job.mpi_expected, false);
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) != MPI_SUCCESS) {
@@ -339,6 +367,10 @@ static void after_init(void) {
     PMPI_Comm_rank(priv, &rank);
     PMPI_Comm_size(priv, &size);
     zc_job.rank = (uint32_t)rank;
+    if (wrong_launcher(size)) {
+        for (int f = 0; f < ZC_F_COUNT; f++) atomic_store(&zc_feature_on[f], false);
+        return;
+    }
     /* A job's archive needs every rank. Where the collector is off (ZECOLL_ENABLE=0 on some ranks,
      * or its start failed there) while others collect, that rank takes part as an unselected
      * rank: in the archive's collective steps, with no events (zc_start_unselected). Only if

@@ -20,6 +20,16 @@ for integers, LOGICALs and handles, MPI_Aint * for address-sized integers, void 
 buffers), ierror last. Functions where that does not hold are skipped and listed: CHARACTER
 arguments (their hidden lengths are compiler-specific) and callbacks.
 
+With --f08-next (the MPICH ABI, whose mpif.h and `use mpi` bindings call the C MPI_*, recorded
+there): only mpi_<name>_f08_, and only of the functions without a choice buffer. MPICH's mpi_f08
+sends those to PMPI_* itself (mpi_wait_f08_ -> PMPI_Wait, measured), while those with buffers are
+its mpi_<name>_f08ts_, which call the C MPI_*. Each forwards to the MPI's own entry of the same
+name (the next definition after ours, dlsym RTLD_NEXT); handles are the C ones (f2c is the
+identity) and TYPE(MPI_Status) is the C MPI_Status. Indices of Waitany/Testany/Waitsome/Testsome:
+MPICH 4.0.x returns them 0-based from mpi_f08, 4.1 and later 1-based, so the base is asked of the
+MPI's entry itself once (zc_mpi_f08_index_base). A call of ours brackets MPICH's as one MPI call,
+so whichever C function that binding reaches passes through unrecorded: nothing is recorded twice.
+
 The spec parser is gen_mpi_wrappers.py's; the set of functions is the one it wraps (spec entries
 the installed mpi.h declares). Output (build tree): zc_mpi_fortran_gen.c and
 zc_mpi_fortran_exports.txt (every mpi_*_ symbol libzecoll.so exports, hand-written ones included;
@@ -37,7 +47,8 @@ NOT_RECORDING = ("plain", "unwrapped", "special")
 # hand-written in mpi/zc_mpi_fortran.c: the spec's `special` shape, and MPI_Comm_set_name (a
 # CHARACTER argument, which the generated code cannot forward)
 HAND_WRITTEN = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol", "MPI_Abort", "MPI_Comm_set_name"]
-SUFFIXES = ["_", "_f08_"]
+SUFFIXES = ["_", "_f08_"]  # --f08-next: ["_f08_"]
+F08_NEXT = False
 NS = 16  # stack entries before malloc, as in the C wrappers
 COLL_REQUIRED = {"scount", "stype", "rcount", "rtype", "root", "scounts", "rcounts", "stypes", "rtypes"}
 
@@ -183,7 +194,7 @@ def gen_body(e):
         flag = "1" if shape == "waitany" else f"({ok} && *{r['flag']} != 0)"
         P(f"    int zc_flag = {flag};")
         # Fortran indices are 1-based; MPI_UNDEFINED stays MPI_UNDEFINED
-        P(f"    int zc_index = {ok} && *{r['index']} != MPI_UNDEFINED ? (int)*{r['index']} - 1 : MPI_UNDEFINED;")
+        P(f"    int zc_index = {ok} && *{r['index']} != MPI_UNDEFINED ? (int)*{r['index']} - {index_base(shape)} : MPI_UNDEFINED;")
         P(f"    MPI_Request zc_after_stack[{NS}], *zc_after = zc_ris ? zc_mpi_f_requests(zc_after_stack, {NS}, {r['requests']}, zc_n) : NULL;")
         P("    MPI_Status zc_st;")
         P(f"    zc_mpi_settle_any(&c, zc_reqs, zc_ris, zc_n, zc_after, zc_rc, zc_flag, {'true' if shape == 'testany' else 'false'}, "
@@ -191,7 +202,7 @@ def gen_body(e):
         frees.append("    if (zc_after && zc_after != zc_after_stack) free(zc_after);")
     elif shape in ("waitsome", "testsome"):
         P(f"    int zc_out = {ok} ? (int)*{r['outcount']} : MPI_UNDEFINED;")
-        P(f"    int zc_idx_stack[{NS}], *zc_idx = zc_ris && zc_out > 0 ? zc_mpi_f_indices(zc_idx_stack, {NS}, {r['indices']}, zc_out) : NULL;")
+        P(f"    int zc_idx_stack[{NS}], *zc_idx = zc_ris && zc_out > 0 ? zc_mpi_f_indices(zc_idx_stack, {NS}, {r['indices']}, zc_out, {index_base(shape)}) : NULL;")
         # out of memory for the indices: settled as after a failed call (reset handles = completed)
         P("    if (zc_ris && zc_out > 0 && !zc_idx) zc_rc = MPI_ERR_NO_MEM;")
         P(f"    MPI_Request zc_after_stack[{NS}], *zc_after = zc_ris ? zc_mpi_f_requests(zc_after_stack, {NS}, {r['requests']}, zc_n) : NULL;")
@@ -238,12 +249,26 @@ def gen_body(e):
     return L + post + ["    zc_mpi_close(&c);"] + frees + ["    errno = zc_errno;"]
 
 
+def index_base(shape):
+    """The base of the Fortran indices that the MPI's entry zc_p returns (1: the standard's)."""
+    return f"zc_mpi_f08_index_base(ZC_F08_{shape.upper()}, (void *)zc_p)" if F08_NEXT else "1"
+
+
+def has_buffer(e):
+    return any(fortran_param(t, n) == "void *" for t, n in e["params"])
+
+
 def decl(fparams):
     return ", ".join(f"{t}{n}" for t, n in fparams)
 
 
 def main():
-    a, entries, (header, version) = gw.load()
+    global SUFFIXES, F08_NEXT
+    a, entries, (header, version) = gw.load(lambda ap: ap.add_argument(
+        "--f08-next", action="store_true",
+        help="the MPICH ABI: mpi_<name>_f08_ of calls without buffers only, forwarded to the MPI's own"))
+    if a.f08_next:
+        SUFFIXES, F08_NEXT = ["_f08_"], True
     kept, skipped = [], []
     # only what this mpi.h declares: the C wrappers have no function id for the rest either
     for e in gw.in_header(a.spec, entries, header, version)[0]:
@@ -260,6 +285,8 @@ def main():
             fortran_sig(e)
         except Skip as why:
             skipped.append((e["name"], str(why)))
+            continue
+        if F08_NEXT and has_buffer(e):  # the MPI's mpi_f08 reaches the C wrapper for these
             continue
         for role, v in e["roles"].items():
             if role in ("op", "how") or role in ("scounts", "rcounts", "stypes", "rtypes", "requests", "indices",
@@ -284,9 +311,10 @@ def main():
         n = e["name"]
         lc = fortran_names(n)
         c.append(f"typedef void zc_ft_{n}({decl(fortran_sig(e))});\n")
-        c.append(f"extern zc_ft_{n} {', '.join('p' + x for x in lc)};\n")
-        for x in lc:
-            c.append(f"#pragma weak p{x}\n")
+        if not F08_NEXT:
+            c.append(f"extern zc_ft_{n} {', '.join('p' + x for x in lc)};\n")
+            for x in lc:
+                c.append(f"#pragma weak p{x}\n")
         c.append(f"zc_ft_{n} {', '.join(lc)};\n")
     c.append("\n")
     for e in kept:
@@ -302,7 +330,10 @@ def main():
         for x in fortran_names(n):
             c.append(f"__attribute__((visibility(\"default\"))) void {x}({decl(fp)}) {{\n")
             c.append(f"    zc_ft_{n} *zc_p;\n")
-            c.append(f"    ZC_F_RESOLVE(zc_p, p{x});\n")
+            if F08_NEXT:
+                c.append(f'    ZC_F_NEXT(zc_p, "{x}");\n')
+            else:
+                c.append(f"    ZC_F_RESOLVE(zc_p, p{x});\n")
             c.append("    if (zc_p) {\n")
             c.append(f"        zc_fw_{n}(zc_p, {args});\n")
             c.append("    } else if (ierror) { /* no Fortran MPI library in the process */\n")

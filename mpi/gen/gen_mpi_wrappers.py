@@ -425,10 +425,12 @@ def gen_body(e):
     return lines
 
 
-def load():
-    """Both generators' command line (--spec, --mpi-header, --out-dir), the spec's entries and the
-    installed mpi.h's prototypes."""
+def load(more_args=None):
+    """Both generators' command line (--spec, --mpi-header, --out-dir; more_args(parser) adds a
+    generator's own), the spec's entries and the installed mpi.h's prototypes."""
     ap = argparse.ArgumentParser()
+    if more_args:
+        more_args(ap)
     ap.add_argument("--spec", required=True)
     ap.add_argument("--mpi-include", required=True, help="the directory of the flavour's mpi.h")
     ap.add_argument("--cc", default="cc", help="the C compiler that preprocesses it")

@@ -3,14 +3,15 @@
 """Kill runs under the collector, salvage their archives and judge them against zesim's truth.
 
   kill_test.py serial --app BIN [--arg A]... --points N --seed S COMMON
-  kill_test.py mpi --mpiexec MPIRUN --np 4 --app BIN [--arg A]... --victims one|all --points N --seed S COMMON
-  kill_test.py mpi-end --mpiexec MPIRUN --np 4 --app BIN --arg MODE [--arg STEPS] COMMON
+  kill_test.py mpi --mpiexec MPIRUN [--hydra] --np 4 --app BIN [--arg A]... --victims one|all --points N --seed S COMMON
+  kill_test.py mpi-end --mpiexec MPIRUN [--hydra] --np 4 --app BIN --arg MODE [--arg STEPS] COMMON
 COMMON: --zesim LIB --libdir DIR --bindir DIR --work DIR --interval-ms I [--env K=V]...
         [--delay LO:HI] [--preload-first LIB]
 
 serial: N runs of the program, each sent SIGKILL at a seeded random time in [LO, HI] s after its
 GPU work began (its truth holds 100 operations: start-up takes long on a loaded machine). mpi: N runs of the job, SIGKILL to one random rank (mpirun then stops the others) or to
-every rank at once. mpi-end: one run of a job that ends by itself without MPI_Finalize
+every rank at once (--hydra: MPIRUN is MPICH's Hydra, mpirun.mpich, which stops the others the
+same way; the app then is an MPICH program, traced by the mpich flavour). mpi-end: one run of a job that ends by itself without MPI_Finalize
 (tests/salvage/salv_mpi_end.c: MPI_Abort, or returning from main).
 
 Each run: zesim writes every rank's truth unbuffered (it survives SIGKILL); then `zecoll salvage`
@@ -47,7 +48,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "mpi"))
 from salv_common import absolute, add_run_args, collector_env  # noqa: E402
+from run_mpi_test import launch_cmd  # noqa: E402  (Open MPI's mpirun or MPICH's Hydra)
 PY = "/usr/bin/python3"
 TARGET = 0.99
 # The flusher wakes on a timer: a pass begins this much after its deadline on an idle machine
@@ -83,17 +86,15 @@ def env_for(a, work):
 
 
 def job_env(a, work):
-    """mpirun's own environment (the collector is only for the ranks: -x) and its -x options."""
+    """The launcher's own environment (the collector is only for the ranks) and its command line,
+    which exports the ranks' variables (-x K=V, or Hydra's -genv K V)."""
     env = env_for(a, work)
     keys = ["LD_PRELOAD", "ZE_ENABLE_ALT_DRIVERS", "ZESIM_TRUTH", "ZESIM_TRUTH_UNBUFFERED", "ZECOLL_OUTPUT",
             "ZECOLL_STRICT", "ZECOLL_FLUSH_INTERVAL_MS"] + [kv.partition("=")[0] for kv in a.env]
-    xs = []
-    for k in keys:
-        xs += ["-x", f"{k}={env[k]}"]
     own = dict(os.environ)
     for k in keys:
         own.pop(k, None)
-    return own, xs
+    return own, launch_cmd(a.mpiexec, a.np, [f"{k}={env[k]}" for k in keys], a.hydra)
 
 
 def rank_pids(work, np_):
@@ -274,9 +275,8 @@ def one_mpi(a, k, delay, victim):
     run = Run(f"point {k}: SIGKILL to {what} after {delay:.3f} s")
     work = os.path.join(a.work, f"p{k}")
     os.makedirs(work)
-    env, xs = job_env(a, work)
-    p = start([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)] + xs + [a.app] + a.arg, env,
-              work)
+    env, launch = job_env(a, work)
+    p = start(launch + [a.app] + a.arg, env, work)
     if not wait_started(work, a.np, p):
         run.fail(f"not every rank started its GPU work: {finish(p)[-800:]}")
         return run
@@ -303,9 +303,8 @@ def one_end(a):
     run = Run(f"job ending with '{a.arg[0]}'")
     work = os.path.join(a.work, "end")
     os.makedirs(work)
-    env, xs = job_env(a, work)
-    p = start([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.np)] + xs + [a.app] + a.arg, env,
-              work)
+    env, launch = job_env(a, work)
+    p = start(launch + [a.app] + a.arg, env, work)
     out = finish(p)
     t_end = now_ns()
     run.note(f"mpirun exited {p.returncode}")
@@ -330,6 +329,7 @@ def main():
                     help="LO:HI seconds after every rank's GPU work began (100 operations in its truth)")
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--np", type=int, default=4)
+    ap.add_argument("--hydra", action="store_true", help="MPIRUN is MPICH's Hydra (mpirun.mpich)")
     ap.add_argument("--victims", choices=["one", "all"], default="one")
     ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
     ap.add_argument("--mpi-check", action="append", default=[], metavar="ARG",
