@@ -88,7 +88,7 @@ ZS_GETTER(zeGetDeviceProcAddrTable, ze_device, (zs_fill_device_table(t, ZE_MINOR
 ZS_GETTER(zeGetContextProcAddrTable, ze_context, zs_fill_context_table(t, ZE_MINOR_VERSION(v)))
 ZS_GETTER(zeGetCommandQueueProcAddrTable, ze_command_queue, zs_fill_queue_table(t))
 ZS_GETTER(zeGetCommandListProcAddrTable, ze_command_list, (zs_fill_list_table(t, ZE_MINOR_VERSION(v)), zs_later_list(t, v)))
-ZS_GETTER(zeGetEventProcAddrTable, ze_event, zs_fill_event_table(t))
+ZS_GETTER(zeGetEventProcAddrTable, ze_event, (zs_fill_event_table(t), zs_cb_event_table(t, v)))
 ZS_GETTER(zeGetEventPoolProcAddrTable, ze_event_pool, zs_fill_event_pool_table(t))
 ZS_GETTER(zeGetFenceProcAddrTable, ze_fence, zs_fill_fence_table(t))
 ZS_GETTER(zeGetImageProcAddrTable, ze_image, zs_fill_image_table(t))
