@@ -15,10 +15,13 @@
 static const struct zs_ddi_member {
     const char *table, *member, *api;
     size_t off;
+    ze_api_version_t since; /* 0: an entry of the headers' struct */
 } ddi_members[] = {
-#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member)},
+#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member), 0},
+#define ZS_DDI_LATER(table, member, api, idx, since) {#table, #member, #api, (idx) * sizeof(void (*)(void)), since},
 #include "zs_ddi_members.h"
 #undef ZS_DDI
+#undef ZS_DDI_LATER
 };
 #define ZS_NDDI (sizeof(ddi_members) / sizeof(ddi_members[0]))
 static bool null_entry[ZS_NDDI];
@@ -55,7 +58,7 @@ void zs_parse_null_entries(void) {
 static void null_entries(const char *table, void *t, ze_api_version_t v) {
     for (size_t i = 0; i < ZS_NDDI; i++) {
         if (!null_entry[i] || strcmp(ddi_members[i].table, table) != 0) continue;
-        if (v < ZE_API_VERSION_CURRENT) continue;
+        if (v < ZE_API_VERSION_CURRENT || v < ddi_members[i].since) continue;
         memset((char *)t + ddi_members[i].off, 0, sizeof(void (*)(void)));
     }
 }
