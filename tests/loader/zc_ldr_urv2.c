@@ -370,6 +370,26 @@ static void rejections(ze_command_list_handle_t imm, ze_event_handle_t ev, ze_ke
     pthread_mutex_unlock(&lock);
 }
 
+/* An event of a pool of its own (a CB one when cb is its descriptor), timestamped. */
+static ze_event_handle_t pool_event(const pool_cb_desc_t *cb, ze_event_pool_handle_t *pool) {
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, cb,
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 1};
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t ev = NULL;
+    ze_result_t r = A.pool_create(ctx, &pd, 1, &dev, pool);
+    if (r == ZE_RESULT_SUCCESS) r = A.event_create(*pool, &ed, &ev);
+    ok(r == ZE_RESULT_SUCCESS, "%s pool and event (0x%x)", cb ? "CB" : "regular", (unsigned)r);
+    if (ev) fact_event(ev);
+    return ev;
+}
+
+/* One profiled launch that signals ev, waited for, its timestamps read. */
+static void use_event(ze_command_list_handle_t imm, ze_kernel_handle_t k, ze_event_handle_t ev) {
+    launch(imm, k, ev);
+    wait_all(imm, ev);
+    read_ts(ev);
+}
+
 static void run_thread(int id) {
     ze_kernel_handle_t k[3];
     for (int i = 0; i < 3; i++) {
@@ -387,9 +407,9 @@ static void run_thread(int id) {
                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ze_command_list_handle_t imm, reg = NULL;
     if (A.imm_create(ctx, dev, &qd, &imm) != ZE_RESULT_SUCCESS) {
-            ok(0, "immediate list");
-            return;
-        }
+        ok(0, "immediate list");
+        return;
+    }
     /* UR v2's events: with timestamps when the queue profiles, always both list kinds */
     ze_event_handle_t ts = cb_event(CB_IMMEDIATE | CB_NON_IMMEDIATE | CB_HOST_VISIBLE | CB_TIMESTAMP);
     ze_event_handle_t plain = cb_event(CB_IMMEDIATE | CB_NON_IMMEDIATE | CB_HOST_VISIBLE);
@@ -421,47 +441,23 @@ static void run_thread(int id) {
     }
     /* the other creation paths, once each: a pool with the CB descriptor, the core entry (1.15) */
     pool_cb_desc_t pcb = {(ze_structure_type_t)STYPE_POOL_CB_EXP_DESC, NULL, CB_IMMEDIATE};
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, &pcb,
-                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 2};
-    ze_event_pool_handle_t pool;
-    ze_event_handle_t pev, rev, cev = NULL;
-    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
-    if (A.pool_create(ctx, &pd, 1, &dev, &pool) != ZE_RESULT_SUCCESS || A.event_create(pool, &ed, &pev) != ZE_RESULT_SUCCESS)
-        {
-            ok(0, "CB pool");
-            return;
-        }
-    fact_event(pev);
-    launch(imm, k[1], pev);
-    wait_all(imm, pev);
-    read_ts(pev);
+    ze_event_pool_handle_t pool, rpool;
+    ze_event_handle_t pev = pool_event(&pcb, &pool), rev, cev = NULL;
+    if (!pev) return;
+    use_event(imm, k[1], pev);
     EXPECT("zeEventHostSignal(CB from a pool)", ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, A.host_signal(pev));
     pthread_mutex_lock(&lock);
     F.rejects++;
     pthread_mutex_unlock(&lock);
     /* a regular event of a plain pool: the driver may convert it on this in-order immediate list */
-    pd.pNext = NULL; /* the same pool, without the CB descriptor */
-    ze_event_pool_handle_t rpool;
-    if (A.pool_create(ctx, &pd, 1, &dev, &rpool) != ZE_RESULT_SUCCESS || A.event_create(rpool, &ed, &rev) != ZE_RESULT_SUCCESS)
-        {
-            ok(0, "regular pool");
-            return;
-        }
-    fact_event(rev);
-    launch(imm, k[2], rev);
-    wait_all(imm, rev);
-    read_ts(rev);
+    if (!(rev = pool_event(NULL, &rpool))) return;
+    use_event(imm, k[2], rev);
     if (A.cb_create) {
         cb_desc_t cd = {(ze_structure_type_t)STYPE_EVENT_CB_DESC, NULL, CB_IMMEDIATE | CB_HOST_VISIBLE | CB_TIMESTAMP,
                         ZE_EVENT_SCOPE_FLAG_HOST, 0};
         ze_result_t r = A.cb_create(ctx, dev, &cd, &cev);
         ok(r == ZE_RESULT_SUCCESS, "zeEventCounterBasedCreate returns 0x%x", (unsigned)r);
-        if (cev) {
-            fact_event(cev);
-            launch(imm, k[0], cev);
-            wait_all(imm, cev);
-            read_ts(cev);
-        }
+        if (cev) use_event(imm, k[0], cev);
     }
     if (A.cb_flags) {
         uint32_t f1 = 99, f2 = 99;

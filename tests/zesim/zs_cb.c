@@ -245,16 +245,22 @@ static ze_result_t read_ts(ze_event_handle_t e, ze_kernel_timestamp_result_t *r)
     return ZE_RESULT_SUCCESS;
 }
 
+/* what both queries check before they read */
+static ze_result_t query(ze_event_handle_t e, ze_device_handle_t d, const uint32_t *pCount,
+                         ze_kernel_timestamp_result_t *r) {
+    ZS_CHECK(e, ZS_MAGIC_EVENT);
+    ZS_CHECK(d, ZS_MAGIC_DEVICE);
+    if (!pCount) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    return read_ts(e, r);
+}
+
 /* zeEventQueryKernelTimestampsExt (1.6): one packet here (one engine, no sub-devices); the
  * synchronised (host-domain) buffer gets the same device ticks */
 static ze_result_t zs_zeEventQueryKernelTimestampsExt(ze_event_handle_t e, ze_device_handle_t d, uint32_t *pCount,
                                                       zs_kts_ext_results_t *res) {
     ZS_ENTER_DEV();
-    ZS_CHECK(e, ZS_MAGIC_EVENT);
-    ZS_CHECK(d, ZS_MAGIC_DEVICE);
-    if (!pCount) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     ze_kernel_timestamp_result_t r;
-    ze_result_t rc = read_ts(e, &r);
+    ze_result_t rc = query(e, d, pCount, &r);
     if (rc != ZE_RESULT_SUCCESS) return rc;
     if (*pCount == 0) {
         *pCount = 1;
@@ -270,11 +276,8 @@ static ze_result_t zs_zeEventQueryKernelTimestampsExt(ze_event_handle_t e, ze_de
 static ze_result_t zs_zeEventQueryTimestampsExp(ze_event_handle_t e, ze_device_handle_t d, uint32_t *pCount,
                                                 ze_kernel_timestamp_result_t *out) {
     ZS_ENTER_DEV();
-    ZS_CHECK(e, ZS_MAGIC_EVENT);
-    ZS_CHECK(d, ZS_MAGIC_DEVICE);
-    if (!pCount) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     ze_kernel_timestamp_result_t r;
-    ze_result_t rc = read_ts(e, &r);
+    ze_result_t rc = query(e, d, pCount, &r);
     if (rc != ZE_RESULT_SUCCESS) return rc;
     if (*pCount && out) out[0] = r;
     *pCount = 1;
