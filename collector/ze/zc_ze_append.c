@@ -20,6 +20,12 @@ void __attribute__((noinline)) zc_ze_untimed_op(struct zc_list *l) {
     else l->nuntimed++; /* the appending thread's (one at a time), read by Execute after Close */
 }
 
+void __attribute__((noinline)) zc_ze_untimed_signal(struct zc_list *l, ze_event_handle_t ev) {
+    if (l) zc_ze_untimed_op(l);
+    /* a query of ev must not be answered with an older operation's times of ours */
+    if (atomic_load_explicit(&zc_ze_uevents_any, memory_order_relaxed)) zc_ze_uevent_clear(ev, false);
+}
+
 /* The re-signal barrier for the app's event, right after its operation (see the rules above). */
 void __attribute__((noinline)) zc_ze_resignal(struct zc_ze_call *c, struct zc_list *l, ze_command_list_handle_t hl) {
     ze_result_t rb = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -31,7 +37,9 @@ void __attribute__((noinline)) zc_ze_resignal(struct zc_ze_call *c, struct zc_li
     if (rb != ZE_RESULT_SUCCESS) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot re-signal the application's event after %s (0x%x)", zc_ze_api_names[c->api],
                 (unsigned)rb);
-        if (l->immediate && zc_ze_real.ze_event.pfnHostSignal) { /* from the host, so the app's wait still completes */
+        /* from the host, so the app's wait still completes; never a counter-based event: the
+         * driver rejects it (zc_ze_timed_pre only moves those where a barrier can re-signal) */
+        if (l->immediate && zc_ze_real.ze_event.pfnHostSignal && !zc_ze_cb_is(c->user_event)) {
             zc_ze_event_wait(c->inj, UINT64_MAX);
             zc_ze_real.ze_event.pfnHostSignal(c->user_event);
         }

@@ -6,6 +6,7 @@
 #ifndef ZC_ZE_APPEND_H
 #define ZC_ZE_APPEND_H
 
+#include "zc_ze_cb.h"
 #include "zc_ze_inbox.h"
 #include "zc_ze_objects.h"
 
@@ -15,6 +16,8 @@
 /* An operation that goes untimed: counted per executed operation (a regular list's at each
  * execution, see the Execute prologue). */
 void zc_ze_untimed_op(struct zc_list *l);
+/* An untimed operation that signals the app's event ev itself: ev's timestamps are its now. */
+void zc_ze_untimed_signal(struct zc_list *l, ze_event_handle_t ev);
 /* The re-signal barrier for the app's event, right after its operation. */
 void zc_ze_resignal(struct zc_ze_call *c, struct zc_list *l, ze_command_list_handle_t hl);
 /* An immediate Append that re-signals an app event: its record exists at once. */
@@ -41,16 +44,22 @@ static inline void zc_ze_timed_pre(struct zc_ze_call *c, ze_command_list_handle_
     if (!zc_on(ZC_F_DEVICE_TIMING)) return;
     /* never a closed call here: launches come only through zc_ze_launch_select then, which stops them */
     struct zc_list *l = zc_ze_list(hl);
-    if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) return;
-    /* an application event is re-signalled after our event: the driver must be able to, and our
-     * events of a list read back between executions are reset from the host, under no barrier */
-    if (__builtin_expect(*sig != NULL, 0) && (!l->resignal || (!l->immediate && l->mode == ZC_REG_SERIAL))) {
-        zc_ze_untimed_op(l);
+    if (!l || !l->timed || !zc_ze_dev_on_fast(l->dev)) {
+        if (__builtin_expect(*sig != NULL, 0)) zc_ze_untimed_signal(NULL, *sig);
+        return;
+    }
+    /* an application event is re-signalled after our event: the driver must be able to (a
+     * counter-based event: on this list, zc_ze_cb.c), and our events of a list read back between
+     * executions are reset from the host, under no barrier */
+    if (__builtin_expect(*sig != NULL, 0) &&
+        (!l->resignal || (!l->immediate && l->mode == ZC_REG_SERIAL) || !zc_ze_cb_may_move(l, *sig))) {
+        zc_ze_untimed_signal(l, *sig);
         return;
     }
     ze_event_handle_t inj = zc_ze_event_get_inj(l);
     if (!inj) {
-        zc_ze_untimed_op(l);
+        if (__builtin_expect(*sig != NULL, 0)) zc_ze_untimed_signal(l, *sig);
+        else zc_ze_untimed_op(l);
         return;
     }
     c->ptr = l;

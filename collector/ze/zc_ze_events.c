@@ -2,7 +2,7 @@
 /* The application's events: which timed operation last re-signalled each (so that its own
  * timestamp queries see that operation's times, not our barrier's), and the hooks of the calls
  * that change which operation an event belongs to. */
-#include "zc_ze_internal.h"
+#include "zc_ze_cb.h"
 
 #include <stdlib.h>
 
@@ -141,4 +141,5 @@ void zc_ze_pre_zeEventHostReset(ze_event_host_reset_params_t *p, struct zc_ze_ca
 
 void zc_ze_pre_zeEventDestroy(ze_event_destroy_params_t *p, struct zc_ze_call *c) {
     zc_ze_uevent_clear(*p->phEvent, true);
+    zc_ze_cb_forget(*p->phEvent);
 }

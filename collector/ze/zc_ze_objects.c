@@ -174,6 +174,28 @@ struct zc_ctx *zc_ze_ctx(ze_context_handle_t h) {
     return c;
 }
 
+/* On PVC and BMG the driver turns a regular event that an Append on an in-order immediate list
+ * signals into a counter-based one (compute-runtime's implicit conversion), unless that event was
+ * ever reset by an Append: then it stays regular for good. Ours are signalled on the application's
+ * in-order lists and must stay regular (reset from the host between uses, which the driver
+ * rejects on counter-based events, and read back after a later reuse). An AppendEventReset of
+ * each on a regular list of ours that never runs settles it when it is created; without the
+ * entries (or a device of the context) they stay as they are. */
+static void defuse_conversion(struct zc_ctx *c, ze_event_handle_t *ev, uint32_t n) {
+    struct zc_ze_real *R = &zc_ze_real;
+    if (!n || !R->ze_command_list.pfnCreate || !R->ze_command_list.pfnAppendEventReset || !R->ze_command_list.pfnDestroy)
+        return;
+    ze_device_handle_t dev = NULL;
+    pthread_mutex_lock(&zc_ze.devs_lock);
+    if (zc_ze.ndevs) dev = zc_ze.devs[0]->h;
+    pthread_mutex_unlock(&zc_ze.devs_lock);
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ze_command_list_handle_t l;
+    if (!dev || R->ze_command_list.pfnCreate(c->h, dev, &ld, &l) != ZE_RESULT_SUCCESS) return;
+    for (uint32_t i = 0; i < n; i++) R->ze_command_list.pfnAppendEventReset(l, ev[i]);
+    R->ze_command_list.pfnDestroy(l);
+}
+
 static int pool_grow_locked(struct zc_ctx *c) {
     ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
                                ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, ZC_POOL_EVENTS};
@@ -203,6 +225,7 @@ static int pool_grow_locked(struct zc_ctx *c) {
         c->cap_free = ncap;
     }
     c->pools[c->npools++] = pool;
+    uint32_t first = c->nfree;
     for (uint32_t i = 0; i < ZC_POOL_EVENTS; i++) {
         ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
         ze_event_handle_t e;
@@ -220,6 +243,7 @@ static int pool_grow_locked(struct zc_ctx *c) {
         c->free_events[c->nfree++] = e;
         c->nevents++;
     }
+    defuse_conversion(c, c->free_events + first, c->nfree - first);
     return 0;
 fail:
     if (zc_ze_real.ze_event_pool.pfnDestroy) zc_ze_real.ze_event_pool.pfnDestroy(pool);

@@ -40,6 +40,39 @@ void zc_ze_post_zeEventQueryKernelTimestamp(ze_event_query_kernel_timestamp_para
     zc_ze_uevent_read(*p->phEvent, *p->pdstptr);
 }
 
+/* The same for the queries after spec 1.4: every packet (engine, sub-device) the driver reports
+ * gets the operation's times; the host-domain buffer of ...Ext is the driver's (ours are device
+ * ticks). ze_event_query_kernel_timestamps_results_ext_properties_t: stype, pNext, the kernel
+ * buffer, the synchronised buffer. */
+struct zc_kts_ext_results {
+    ze_structure_type_t stype;
+    void *pNext;
+    ze_kernel_timestamp_result_t *kernel;
+    void *synchronized;
+};
+
+static void patch_packets(ze_event_handle_t ev, uint32_t n, ze_kernel_timestamp_result_t *dst) {
+    if (!n || !dst) return;
+    struct zc_stream *s = zc_ze_uevent_pending(ev);
+    if (s) zc_ze_stream_drain(s);
+    ze_kernel_timestamp_result_t t;
+    if (!zc_ze_uevent_read(ev, &t)) return;
+    for (uint32_t i = 0; i < n; i++) dst[i] = t;
+}
+
+void zc_ze_post_zeEventQueryKernelTimestampsExt(zc_zeEventQueryKernelTimestampsExt_params_t *p, ze_result_t r,
+                                                struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->ppCount || !*p->ppResults) return; /* (a count query has no results) */
+    struct zc_kts_ext_results *res = (struct zc_kts_ext_results *)*p->ppResults;
+    patch_packets(*p->phEvent, **p->ppCount, res->kernel);
+}
+
+void zc_ze_post_zeEventQueryTimestampsExp(ze_event_query_timestamps_exp_params_t *p, ze_result_t r,
+                                          struct zc_ze_call *c) {
+    if (r != ZE_RESULT_SUCCESS || !*p->ppCount) return;
+    patch_packets(*p->phEvent, **p->ppCount, *p->ppTimestamps);
+}
+
 /* The app asks the device for its own events' timestamps: point the query at the events of ours
  * that hold its operations' times (ours are kept while its event refers to them). */
 void zc_ze_pre_zeCommandListAppendQueryKernelTimestamps(ze_command_list_append_query_kernel_timestamps_params_t *p,

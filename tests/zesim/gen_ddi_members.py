@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Generate zs_ddi_members.h: one ZS_DDI(table, member, api) line per entry of every Level Zero
-dispatch table in the installed headers (ze_ddi.h, zet_ddi.h, zes_ddi.h), for ZESIM_NULL_ENTRIES.
+dispatch table in the installed headers (ze_ddi.h, zet_ddi.h, zes_ddi.h), and one
+ZS_DDI_LATER(table, member, api, index, since) line per entry of collector/ze/ze_ddi_later.spec in a
+table of those headers (an index past the header's struct, for callers asking a version that has
+it), for ZESIM_NULL_ENTRIES.
 The header parsing is shared with the collector's generator (collector/ze/gen/gen_ze_wrappers.py)."""
 import argparse
 import os
@@ -9,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "collector", "ze", "gen"))
 from gen_ze_wrappers import parse_ddi  # noqa: E402
+import ze_later  # noqa: E402
 
 
 def main():
@@ -24,6 +28,11 @@ def main():
         for prefix, tname, members in tables:
             for api, member in members:
                 lines.append(f"ZS_DDI({prefix}_{tname}, {member}, {api})\n")
+    spec = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "collector", "ze", "ze_ddi_later.spec")
+    _, new_tables, entries, _ = ze_later.load(spec)
+    for t, idx, since, member, _, api, _ in entries:
+        if t not in new_tables:
+            lines.append(f"ZS_DDI_LATER(ze_{t}, {member}, {api}, {idx}, {since:#x})\n")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     open(a.out, "w").write("".join(lines))
 

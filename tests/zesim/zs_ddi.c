@@ -15,10 +15,13 @@
 static const struct zs_ddi_member {
     const char *table, *member, *api;
     size_t off;
+    ze_api_version_t since; /* 0: an entry of the headers' struct */
 } ddi_members[] = {
-#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member)},
+#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member), 0},
+#define ZS_DDI_LATER(table, member, api, idx, since) {#table, #member, #api, (idx) * sizeof(void (*)(void)), since},
 #include "zs_ddi_members.h"
 #undef ZS_DDI
+#undef ZS_DDI_LATER
 };
 #define ZS_NDDI (sizeof(ddi_members) / sizeof(ddi_members[0]))
 static bool null_entry[ZS_NDDI];
@@ -55,7 +58,7 @@ void zs_parse_null_entries(void) {
 static void null_entries(const char *table, void *t, ze_api_version_t v) {
     for (size_t i = 0; i < ZS_NDDI; i++) {
         if (!null_entry[i] || strcmp(ddi_members[i].table, table) != 0) continue;
-        if (v < ZE_API_VERSION_CURRENT) continue;
+        if (v < ZE_API_VERSION_CURRENT || v < ddi_members[i].since) continue;
         memset((char *)t + ddi_members[i].off, 0, sizeof(void (*)(void)));
     }
 }
@@ -88,7 +91,7 @@ ZS_GETTER(zeGetDeviceProcAddrTable, ze_device, (zs_fill_device_table(t, ZE_MINOR
 ZS_GETTER(zeGetContextProcAddrTable, ze_context, zs_fill_context_table(t, ZE_MINOR_VERSION(v)))
 ZS_GETTER(zeGetCommandQueueProcAddrTable, ze_command_queue, zs_fill_queue_table(t))
 ZS_GETTER(zeGetCommandListProcAddrTable, ze_command_list, (zs_fill_list_table(t, ZE_MINOR_VERSION(v)), zs_later_list(t, v)))
-ZS_GETTER(zeGetEventProcAddrTable, ze_event, zs_fill_event_table(t))
+ZS_GETTER(zeGetEventProcAddrTable, ze_event, (zs_fill_event_table(t), zs_cb_event_table(t, v)))
 ZS_GETTER(zeGetEventPoolProcAddrTable, ze_event_pool, zs_fill_event_pool_table(t))
 ZS_GETTER(zeGetFenceProcAddrTable, ze_fence, zs_fill_fence_table(t))
 ZS_GETTER(zeGetImageProcAddrTable, ze_image, zs_fill_image_table(t))

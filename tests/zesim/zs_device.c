@@ -61,8 +61,8 @@ static ze_result_t zs_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t h, 
     ZS_ENTER();
     ZS_CHECK(h, ZS_MAGIC_DRIVER);
     if (!name || !ppf) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *ppf = NULL;
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    *ppf = zs_cb_ext_function(name); /* counter-based events (zs_cb.c) */
+    return *ppf ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---------------------------------------------------------------- device */

@@ -106,6 +106,7 @@ static ze_result_t zs_zeEventPoolCreate(ze_context_handle_t c, const ze_event_po
     p->magic = ZS_MAGIC_EVENT_POOL;
     p->flags = desc->flags;
     p->count = desc->count;
+    p->cb_flags = zs_cb_pool_flags(desc->pNext);
     atomic_fetch_add(&zs.npools, 1);
     *ph = p;
     return ZE_RESULT_SUCCESS;
@@ -136,6 +137,7 @@ static ze_result_t zs_zeEventCreate(ze_event_pool_handle_t p, const ze_event_des
     e->magic = ZS_MAGIC_EVENT;
     e->pool = p;
     e->index = desc->index;
+    e->cb = p->cb_flags;
     *ph = e;
     return ZE_RESULT_SUCCESS;
 }
@@ -146,6 +148,7 @@ static ze_result_t zs_zeEventDestroy(ze_event_handle_t e) {
     pthread_mutex_lock(&zs.lock);
     e->magic = ZS_MAGIC_DEAD;
     pthread_mutex_unlock(&zs.lock);
+    if (e->own_pool) zs_defer_free(e->pool);
     zs_defer_free(e);
     return ZE_RESULT_SUCCESS;
 }
@@ -153,6 +156,8 @@ static ze_result_t zs_zeEventDestroy(ze_event_handle_t e) {
 static ze_result_t zs_zeEventHostSignal(ze_event_handle_t e) {
     ZS_ENTER_DEV();
     ZS_CHECK(e, ZS_MAGIC_EVENT);
+    ze_result_t cr = zs_cb_host_signal(e);
+    if (cr != ZE_RESULT_SUCCESS) return cr;
     pthread_mutex_lock(&zs.lock);
     uint64_t now = zs_now();
     /* a host signal has no device duration; timestamp pools report a zero-length interval */
@@ -189,6 +194,8 @@ static ze_result_t zs_zeEventQueryStatus(ze_event_handle_t e) {
 static ze_result_t zs_zeEventHostReset(ze_event_handle_t e) {
     ZS_ENTER_DEV();
     ZS_CHECK(e, ZS_MAGIC_EVENT);
+    ze_result_t cr = zs_cb_host_reset(e);
+    if (cr != ZE_RESULT_SUCCESS) return cr;
     zs_event_reset(e);
     return ZE_RESULT_SUCCESS;
 }

@@ -439,7 +439,7 @@ static void finish_locked(struct zs_inst *in) {
             memcpy((unsigned char *)c->dst + off, &r, sizeof(r));
         }
     }
-    if (c->signal && c->signal->magic == ZS_MAGIC_EVENT) {
+    if (c->signal && c->signal->magic == ZS_MAGIC_EVENT && zs_cb_signal_current_locked(in)) {
         bool ts = (c->signal->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
         /* a multiple-indirect launch signals once, for all its kernels: its timestamps span them */
         uint64_t start = c->launch == ZS_L_MULTI_INDIRECT ? s->multi_start : in->start_ns;
@@ -569,6 +569,7 @@ static void *engine_main(void *arg) {
 /* ---------------------------------------------------------------- submission */
 void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
     if (in->cmd.nwaits) zs.nwaiting++; /* until it starts (start_locked) */
+    zs_cb_enqueue_locked(in);
     in->stream = s;
     s->refs++;
     in->prev = s->tail;

@@ -120,6 +120,7 @@ struct _ze_event_pool_handle_t {
     uint32_t magic;
     ze_event_pool_flags_t flags;
     uint32_t count;
+    uint32_t cb_flags; /* a counter-based pool (zs_cb.c): its events' ZS_CB_* flags, 0 otherwise */
 };
 
 struct _ze_event_handle_t {
@@ -135,6 +136,12 @@ struct _ze_event_handle_t {
     _Atomic uint64_t signal_ns;   /* host time at which it became signaled */
     _Atomic bool has_ts;          /* kernel timestamps valid */
     _Atomic uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
+    /* counter-based events (zs_cb.c), under zs.lock: ZS_CB_* flags (0: a regular event), the
+     * generation of its latest signalling command (only that one signals it), and whether it
+     * owns its pool (CB events created without one) */
+    uint32_t cb;
+    uint64_t cb_gen;
+    bool own_pool;
 };
 
 /* A consistent copy of an event's memory, read without zs.lock. */
@@ -248,6 +255,7 @@ struct zs_cmd {
     ze_event_handle_t target; /* ZS_K_RESET: the event to reset */
     bool serial; /* must wait for every earlier command of its stream (multi-indirect chains) */
     bool same_append; /* immediate lists: part of the previous command's Append (multi-indirect) */
+    uint64_t cb_gen;  /* a counter-based signal event: the generation this command signals */
 };
 
 /* Immutable list contents; executions hold a reference so reset/destroy never free a body in use. */
@@ -414,6 +422,27 @@ void zs_kcapture_free(struct zs_kcapture *kc);
 void zs_cmd_free(struct zs_cmd *c);
 struct zs_body *zs_body_new(void);
 void zs_body_unref(struct zs_body *b);
+
+/* zs_cb.c: counter-based events with the driver's rules (creation through the extension functions,
+ * a pool's pNext and the core entry; host signal/reset rejected; in-order counters; the implicit
+ * conversion of regular events, ZESIM_IMPLICIT_CB=1) */
+#define ZS_CB_IMMEDIATE 0x1u
+#define ZS_CB_NON_IMMEDIATE 0x2u
+#define ZS_CB_EXPLICIT 0x100u     /* created counter-based */
+#define ZS_CB_IMPLICIT 0x200u     /* a regular event the driver converted */
+#define ZS_CB_IMPLICIT_OFF 0x400u /* a regular event that can no longer be converted */
+uint32_t zs_cb_pool_flags(const void *pNext);
+/* an Append that names ev as its signal event on l: the driver's checks and conversion */
+ze_result_t zs_cb_append_check(ze_command_list_handle_t l, ze_event_handle_t ev);
+/* the result the driver gives a host signal / host reset / appended reset of ev (success: allowed) */
+ze_result_t zs_cb_host_signal(ze_event_handle_t ev);
+ze_result_t zs_cb_host_reset(ze_event_handle_t ev);
+ze_result_t zs_cb_append_reset(ze_event_handle_t ev);
+/* zs.lock held: a command enters its stream / completes */
+void zs_cb_enqueue_locked(struct zs_inst *in);
+bool zs_cb_signal_current_locked(const struct zs_inst *in);
+void *zs_cb_ext_function(const char *name);
+void zs_cb_event_table(void *t, ze_api_version_t v);
 
 /* Entry-point prologue: fault injection, then the device-lost check. */
 /* zs_later.c: entries after spec 1.4 (zesim's own declarations of them), filled by version */

@@ -190,6 +190,10 @@ static ze_result_t cmd_init(ze_command_list_handle_t l, struct zs_cmd *c, enum z
     ZS_CHECK(l, ZS_MAGIC_LIST);
     if (nw && !waits) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (signal && signal->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (signal) {
+        ze_result_t cr = zs_cb_append_check(l, signal);
+        if (cr != ZE_RESULT_SUCCESS) return cr;
+    }
     for (uint32_t i = 0; i < nw; i++) {
         if (!waits[i]) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
         if (waits[i]->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -383,6 +387,8 @@ static ze_result_t zs_zeCommandListAppendEventReset(ze_command_list_handle_t l, 
     ZS_ENTER_DEV();
     if (!ev) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (ev->magic != ZS_MAGIC_EVENT) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_result_t cr = zs_cb_append_reset(ev);
+    if (cr != ZE_RESULT_SUCCESS) return cr;
     struct zs_cmd c;
     CMD_INIT(l, &c, ZS_K_RESET, NULL, 0, NULL);
     c.target = ev;

@@ -61,6 +61,9 @@ def parse_ddi(path):
     return funcs, tables, getters
 
 
+TRACING_H = "layers/zel_tracing_register_cb.h"
+
+
 def parse_params(path):
     text = strip_comments(open(path).read())
     out = {}
@@ -114,6 +117,10 @@ def load_apis(inc, later_path):
         htables += t
         getters.update(g)
     params = parse_params(os.path.join(inc, "ze_api.h"))
+    # the loader's tracing layer declares the params of the entries ze_api.h has none for
+    # (zeDriverGetExtensionFunctionAddress, the experimental ones); zc_ze_gen.h includes it
+    for k, v in parse_params(os.path.join(inc, TRACING_H)).items():
+        params.setdefault(k, v)
     ltypes, ltables, lentries, forward = ze_later.load(later_path)
     merged = ze_later.merge(later_path, {t: m for p, t, m in htables if p == "ze"}, lentries, ltables)
     later = {}
@@ -182,7 +189,7 @@ def gen_header(spec_name, apis, tables, hooks, decls):
     ver = lambda v: f"ZE_MAKE_VERSION(1, {v & 0xffff})" if v else "0"
     hdr = [HEADER.format(spec=spec_name), "#ifndef ZC_ZE_GEN_H\n#define ZC_ZE_GEN_H\n",
            "#include <stdbool.h>\n#include <stddef.h>\n#include <level_zero/ze_api.h>\n#include <level_zero/ze_ddi.h>\n",
-           "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n\n"]
+           "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n#include <level_zero/" + TRACING_H + ">\n\n"]
     newest = max([a[6] for a in apis] + [ZE_API_VERSION_14])
     hdr.append(f"/* the newest spec version zecoll has declarations of (ze_ddi_later.spec) */\n"
                f"#define ZC_ZE_SPEC_NEWEST {ver(newest)}\n\n")

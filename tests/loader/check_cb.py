@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Runs the UR-v2-like application (zc_ldr_urv2.c) under zecoll on zesim and judges it: the archive
+against zesim's truth exactly as check_trace.py does (every kernel once, names, starts, durations
+within one device tick, the app's own timestamp reads), and the counter-based events' lives in the
+truth (zesim's "cb_*" lines) against what the application says it did:
+  * every CB event it created was created, by the path it used (zex2, core; pool events are
+    counted by the application only: they are zeEventCreate's);
+  * the driver rejected exactly the host signals, host resets, appended resets and wrong-kind
+    signals the application provoked itself: zecoll never host-signals, host-resets or
+    append-resets a CB event, nor signals one where the driver forbids it;
+  * with ZESIM_IMPLICIT_CB=1 the driver converted exactly the application's regular events that
+    it signalled on in-order immediate lists, none of zecoll's own.
+
+  check_cb.py run --app BIN --arg A ... (the arguments of check_trace.py run)
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "collector"))
+import check_trace  # noqa: E402
+
+
+def cb_checks(c, work, implicit):
+    facts = json.load(open(os.path.join(work, "facts.json")))
+    cb = facts["cb"]
+    lines = [json.loads(l) for l in open(os.path.join(work, "truth.jsonl")) if l.endswith("\n") and '"cb_' in l]
+    created = {}
+    for rec in lines:
+        if rec["kind"] == "cb_event":
+            created[rec["via"]] = created.get(rec["via"], 0) + 1
+    for via in ("zex2", "core"):
+        if created.get(via, 0) != cb["created"][via]:
+            c.fail(f"the truth has {created.get(via, 0)} CB event(s) created by {via}, the application {cb['created'][via]}")
+    rejects = [r for r in lines if r["kind"] == "cb_reject"]
+    if len(rejects) != cb["rejects"]:
+        c.fail(f"the driver rejected {len(rejects)} operation(s) on CB events, the application provoked {cb['rejects']}: "
+               f"{rejects[:4]}")
+    conv = {r["event"] for r in lines if r["kind"] == "cb_implicit"}
+    want = set(cb["regular"]) if implicit else set()
+    if conv != want:
+        c.fail(f"implicitly converted events {sorted(conv)[:4]} (of zecoll's own: {sorted(conv - want)[:4]}), "
+               f"expected the application's {sorted(want)[:4]}")
+    c.note(f"CB events: {created}, {len(rejects)} rejection(s) the application provoked, "
+           f"{len(conv)} implicit conversion(s) of the application's regular events")
+
+
+def main():
+    argv = sys.argv[1:]
+    if not argv or argv[0] != "run":
+        sys.exit(__doc__)
+    import argparse
+    ap = argparse.ArgumentParser()
+    for flag in ("--app", "--zesim", "--libdir", "--work"):
+        ap.add_argument(flag, required=True)
+    ap.add_argument("--arg", action="append")
+    ap.add_argument("--env", action="append")
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--preload-first")
+    ap.add_argument("--preload", action="append")
+    a = ap.parse_args(argv[1:])
+    c = check_trace.run(a)
+    if not c.failures:
+        implicit = any(kv == "ZESIM_IMPLICIT_CB=1" for kv in a.env or [])
+        cb_checks(c, a.work, implicit)
+    for n in c.notes:
+        print("# " + n)
+    for f in c.failures[:40]:
+        print("not ok - " + f)
+    print("ok - trace and counter-based events match ground truth" if not c.failures else f"# {len(c.failures)} failure(s)")
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
