@@ -11,9 +11,15 @@
 #              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms);
 #              beside it recording on, the journal off, the journal's syncs off
 #   kern.US    zc_bench_app kernels 200000 US on an in-order immediate list, US = 1 and 2:
-#              without / with (targets ×1.05 / ×1.02)
+#              without / with (targets ×1.05 / ×1.02); beside them the control (zc_bench_app
+#              kernels ... ctl): no collector, the app makes its driver calls (a timestamp event
+#              per kernel, read and reset by a second thread every 1 ms), the simulated driver's floor
+#   idle       zc_bench_app kernels 2000 1, then 2 s idle with its list (the collector's stream)
+#              still there: context switches per second of the process's other threads in that
+#              window (zc_bench_app ZC_BENCH_IDLE_MS; /proc/self/task/*/status), without / with:
+#              the wake-ups our background threads cost a node that does nothing (occupancy)
 #   usage: bench/fullnode.sh DIR [OUTDIR]   (FULLNODE_REPS=5 FULLNODE_NP=16 FULLNODE_STEPS=15000
-#                                            FULLNODE_PARTS="lj fixed kern" FULLNODE_LIBS="lib.so ...")
+#                                            FULLNODE_PARTS="lj fixed kern idle" FULLNODE_LIBS="lib.so ...")
 # FULLNODE_LIBS: other libzecoll.so builds measured beside DIR's in the same repetitions (a
 # before/after comparison: DIR/lib/alt0/libzecoll.so ... from fullnode_pack.sh). On the host, from the
 # checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. OUTDIR gets table.txt (the medians) and raw.txt (every run).
@@ -24,7 +30,7 @@ mkdir -p "$out"
 reps=${FULLNODE_REPS:-5}
 np=${FULLNODE_NP:-$(nproc)}
 steps=${FULLNODE_STEPS:-15000}
-parts=" ${FULLNODE_PARTS:-lj fixed kern} "
+parts=" ${FULLNODE_PARTS:-lj fixed kern idle} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
@@ -100,11 +106,12 @@ json() {
 median() { printf '%s\n' "$@" | grep -v nan | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
 row() { printf '%-62s %10s %10s %12s  %s\n' "$@" | tee -a "$out/table.txt"; }
-cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms
+cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms|delta
   local a b r
   a=$(med "$2"); b=$(med "$3")
   [ -n "$a" ] && [ -n "$b" ] || { row "$1" "${a:-n/a}" "${b:-n/a}" "" "$4"; return; }
-  if [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
+  if [ "$5" = delta ]; then r=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$a" "$b")
+  elif [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
   else r=$("$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$a" "$b"); fi
   row "$1" "$a" "$b" "$r" "$4"
 }
@@ -153,9 +160,16 @@ for r in $(seq "$reps"); do
       fi
       if part kern; then
         for us in 1 2; do
-          if [ "$v" = base ]; then json "kern.$us.$k" run_s env X=1 "$app" kernels 200000 "$us"
+          if [ "$v" = base ]; then
+            json "kern.$us.$k" run_s env X=1 "$app" kernels 200000 "$us"
+            # the control: no collector, its driver calls made by the app (zc_bench_app ... ctl)
+            json "kern.$us.ctl" run_s env X=1 "$app" kernels 200000 "$us" ctl
           else json "kern.$us.$k" run_s env $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
         done
+      fi
+      if part idle; then
+        if [ "$v" = base ]; then json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 "$app" kernels 2000 1
+        else json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 $(col "${libs[$i]}") "$app" kernels 2000 1; fi
       fi
     done
   done
@@ -172,5 +186,8 @@ for i in "${!libs[@]}"; do
   part fixed && cmp "… MPI recording off, journal syncs off" fixed.base "fixed.nosync.with$i" "" ms
   part kern && cmp "kernels 200000 of 1 us, in-order immediate list (run_s)" kern.1.base "kern.1.with$i" "≤ x1.05" ratio
   part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
+  part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
+  part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
+  part idle && cmp "idle 2 s after 2000 kernels: other threads' wake-ups per s" idle.base "idle.with$i" "(occupancy) ~0" delta
 done
 echo "raw: $raw"

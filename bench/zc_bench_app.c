@@ -24,12 +24,17 @@
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
  * Append. */
+#include <dirent.h>
 #include <level_zero/ze_api.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -135,9 +140,89 @@ __attribute__((noipa)) static double reg_warm(const struct reg_run *r, long n) {
 double reg_measured(const struct reg_run *r, long n);
 __attribute__((noipa)) double reg_measured(const struct reg_run *r, long n) { return reg_loop(r, n); }
 
+/* Context switches (voluntary and not) of the process's threads other than the calling one: the
+ * wake-ups of the collector's background threads (and the simulated driver's) while the app idles
+ * (ZC_BENCH_IDLE_MS, bench/idle_wakeups.sh). */
+static long other_threads_switches(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    long sum = 0;
+    char self[32];
+    snprintf(self, sizeof(self), "%ld", (long)gettid());
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, self)) continue;
+        char path[64], line[128];
+        snprintf(path, sizeof(path), "/proc/self/task/%.20s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* a thread that ended */
+        while (fgets(line, sizeof(line), f)) {
+            long v;
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 || sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+                sum += v;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* "kernels N US ctl": the no-collector control of the in-order immediate list. It makes the
+ * driver calls the collector makes per kernel without its pipeline: each kernel signals an event
+ * of a timestamp pool (the collector's injected event), and a second thread, every 1 ms like its
+ * drainer, reads the completed events' kernel timestamps in order and resets them for reuse.
+ * Against it the collector's own cost shows, beside the simulated driver's per-event work. */
+enum { CTL_EV = 4096 };
+struct ctl {
+    ze_event_handle_t ev[CTL_EV];
+    _Atomic long issued, freed;
+    atomic_int stop;
+};
+static void *ctl_main(void *p) {
+    struct ctl *c = p;
+    for (;;) {
+        long f = atomic_load(&c->freed), i = atomic_load(&c->issued);
+        int stop = atomic_load(&c->stop);
+        while (f < i) {
+            ze_kernel_timestamp_result_t ts;
+            if (zeEventQueryKernelTimestamp(c->ev[f % CTL_EV], &ts) != ZE_RESULT_SUCCESS) break;
+            if (zeEventHostReset(c->ev[f % CTL_EV]) != ZE_RESULT_SUCCESS) break;
+            f++;
+        }
+        atomic_store(&c->freed, f);
+        if (stop && f == i) return NULL;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+static void ctl_kernels(ze_context_handle_t ctx, ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g, long n,
+                        ze_event_handle_t done) {
+    static struct ctl c;
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, CTL_EV};
+    ze_event_pool_handle_t pool;
+    CK(zeEventPoolCreate(ctx, &pd, 0, NULL, &pool));
+    for (uint32_t i = 0; i < CTL_EV; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+        CK(zeEventCreate(pool, &ed, &c.ev[i]));
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, ctl_main, &c)) exit(3);
+    for (long i = 0; i < n; i++) {
+        while (i - atomic_load_explicit(&c.freed, memory_order_relaxed) >= CTL_EV) sched_yield(); /* all in flight */
+        CK(zeCommandListAppendLaunchKernel(l, k, g, c.ev[i % CTL_EV], 0, NULL));
+        atomic_store_explicit(&c.issued, i + 1, memory_order_release);
+    }
+    CK(zeCommandListAppendBarrier(l, done, 0, NULL));
+    CK(zeEventHostSynchronize(done, UINT64_MAX));
+    atomic_store(&c.stop, 1);
+    pthread_join(t, NULL);
+    for (uint32_t i = 0; i < CTL_EV; i++) CK(zeEventDestroy(c.ev[i]));
+    CK(zeEventPoolDestroy(pool));
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US | reglist N | execs N copy|compute [leave|pingpong|local]\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US [ctl] | reglist N | execs N copy|compute [leave|pingpong|local]\n");
         return 2;
     }
     double t_start = now();
@@ -309,12 +394,31 @@ int main(int argc, char **argv) {
         in_appends = reg_measured(&rr, n);
         meas1 = now();
         CK(zeCommandListDestroy(rl));
+    } else if (argc > 4 && !strcmp(argv[4], "ctl")) {
+        double t0 = now();
+        ctl_kernels(ctx, l, k, &g, n, ev);
+        in_run = now() - t0;
     } else {
         double t0 = now();
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
         CK(zeEventHostSynchronize(ev, UINT64_MAX));
         in_run = now() - t0;
+    }
+    /* ZC_BENCH_IDLE_MS: the app idles this long with its list (and the collector's stream) still
+     * there; the other threads' wake-ups per second in that window are printed */
+    const char *idle = getenv("ZC_BENCH_IDLE_MS");
+    double idle_wps = -1;
+    if (idle && atol(idle) > 0) {
+        struct timespec settle = {0, 50 * 1000000L}; /* the last records collected first */
+        nanosleep(&settle, NULL);
+        long ms = atol(idle), s0 = other_threads_switches();
+        double t0 = now();
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts)) {
+        }
+        long s1 = other_threads_switches();
+        idle_wps = s0 < 0 || s1 < 0 ? -1 : (double)(s1 - s0) / (now() - t0);
     }
     CK(zeEventDestroy(ev));
     for (int e = 0; e < NEV; e++) CK(zeEventDestroy(evs[e]));
@@ -328,6 +432,7 @@ int main(int argc, char **argv) {
     printf("{\"mode\":\"%s\",\"n\":%ld,\"wall_s\":%.6f,\"run_s\":%.6f,\"append_ns\":%.1f,\"maxrss_kb\":%ld,"
            "\"measured_from\":%.9f,\"measured_to\":%.9f",
            mode, n, now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss, meas0, meas1);
+    if (idle_wps >= 0) printf(",\"idle_wakeups_per_s\":%.1f", idle_wps);
     const char *ivs = getenv("ZC_BENCH_INTERVALS");
     if (ivs && *ivs == '1') {
         printf(",\"intervals\":[");

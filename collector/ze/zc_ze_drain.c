@@ -204,6 +204,7 @@ void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
     bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
     if (drain) s->pushes_since_drain = 0;
     pthread_mutex_unlock(&s->lock);
+    zc_ze_bg_poke();
     if (drain) stream_drain(s, ZC_PUSH_POLL_LIMIT);
 }
 
@@ -482,6 +483,7 @@ void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x) {
     pthread_mutex_lock(&s->lock);
     await_push(s, x);
     pthread_mutex_unlock(&s->lock);
+    zc_ze_bg_poke();
 }
 
 static void await_poll(struct zc_stream *s) {
@@ -574,18 +576,49 @@ static atomic_bool bg_stop;
 static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 
+/* Parked, the drainer still looks once in this long (an idle process: one wake-up a second). */
+#define ZC_BG_PARK_MS 1000u
+_Alignas(64) atomic_uint zc_ze_bg_parked;
+
+static bool streams_idle(void) {
+    for (struct zc_stream *s = streams_first(); s; s = s->next_all) {
+        pthread_mutex_lock(&s->lock);
+        bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
+        pthread_mutex_unlock(&s->lock);
+        if (work) return false;
+    }
+    return true;
+}
+
+static void bg_wait_locked(uint64_t ns) {
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    ns += (uint64_t)dl.tv_nsec;
+    dl.tv_sec += (time_t)(ns / 1000000000u);
+    dl.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
+}
+
+/* Every DRAIN_INTERVAL_US while some stream holds records (completed or not); parked while none
+ * does, until a record is queued (zc_ze_bg_wake): an idle process pays no wake-ups.
+ * Parking raises zc_ze_bg_parked and makes one more pass an interval later before the long
+ * sleep: a record queued as the flag went up may have missed it (the Append path loads the flag
+ * with no fence after its store), and that pass collects it; once the flag has been up for a
+ * pass, every queued record sees it. So a record waits no longer than it did without parking. */
 static void *bg_main(void *arg) {
     (void)arg;
+    bool idle = false;
     pthread_mutex_lock(&bg_lock);
     while (!atomic_load(&bg_stop)) {
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        uint64_t ns = (uint64_t)dl.tv_nsec + zc_knobs.DRAIN_INTERVAL_US * 1000u;
-        dl.tv_sec += (time_t)(ns / 1000000000u);
-        dl.tv_nsec = (long)(ns % 1000000000u);
-        pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
+        uint64_t wait_ns = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
+        if (idle) {
+            if (atomic_load(&zc_ze_bg_parked)) wait_ns = ZC_BG_PARK_MS * UINT64_C(1000000); /* up a whole pass */
+            else atomic_store(&zc_ze_bg_parked, 1u); /* (bg_lock held: a waker signals only once we wait) */
+        }
+        bg_wait_locked(wait_ns);
         if (atomic_load(&bg_stop)) break;
         pthread_mutex_unlock(&bg_lock);
+        idle = true;
         struct zc_stream *first = streams_first();
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
@@ -593,11 +626,24 @@ static void *bg_main(void *arg) {
             pthread_mutex_unlock(&s->lock);
             /* only what has completed: stop at the first run of incomplete records */
             if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+            idle &= !work;
         }
+        /* what that pass left (incomplete records) keeps the interval */
+        if (!idle) idle = streams_idle();
+        /* busy: producers need not wake us (stored only on a change: the Append path reads the line) */
+        if (!idle && atomic_load_explicit(&zc_ze_bg_parked, memory_order_relaxed)) atomic_store(&zc_ze_bg_parked, 0u);
         pthread_mutex_lock(&bg_lock);
     }
     pthread_mutex_unlock(&bg_lock);
     return NULL;
+}
+
+/* A record was queued while the drainer was parked: the first to see the flag wakes it. */
+void zc_ze_bg_wake(void) {
+    if (!atomic_exchange(&zc_ze_bg_parked, 0u)) return;
+    pthread_mutex_lock(&bg_lock);
+    pthread_cond_signal(&bg_cv);
+    pthread_mutex_unlock(&bg_lock);
 }
 
 static void bg_launch(void) {

@@ -61,6 +61,7 @@ bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) 
     }
     ib->pb->e[ib->pi++] = *e;
     atomic_store_explicit(&ib->tail, tail + 1, memory_order_release);
+    zc_ze_bg_poke();
     return true;
 }
 

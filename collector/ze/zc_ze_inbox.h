@@ -59,6 +59,7 @@ static inline uint64_t zc_ze_inbox_next_seq(const struct zc_inbox *ib) {
 static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
     ib->pi++;
     atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
+    zc_ze_bg_poke();
 }
 /* The producer's block is full and more than ZC_INBOX_DRAIN_ABOVE entries wait: nobody collects
  * this list (an app that never synchronises, no drainer thread), the stream should be drained

@@ -62,6 +62,15 @@ enum zc_ze_closed {
 };
 extern atomic_bool zc_ze_uevents_any;     /* an app event was ever re-signalled */
 extern atomic_uint_fast64_t zc_ze_tmpl_lists; /* a regular list was timed (holds our events) */
+/* The background drainer parks when no stream holds anything (an idle process: no wake-ups);
+ * the first record queued after that wakes it. One relaxed load where a record is queued (the
+ * flag's line is written only when the drainer parks or wakes); a wake-up lost to the race with
+ * parking (no fence on the Append path) waits for the parked drainer's timeout, ZC_BG_PARK_MS. */
+extern atomic_uint zc_ze_bg_parked;
+void zc_ze_bg_wake(void);
+static inline void zc_ze_bg_poke(void) {
+    if (__builtin_expect(atomic_load_explicit(&zc_ze_bg_parked, memory_order_relaxed) != 0, 0)) zc_ze_bg_wake();
+}
 
 /* ---------------------------------------------------------------- what the driver offers */
 /* A real driver may leave any entry of its tables NULL (older, NPU and minimal drivers). The
