@@ -15,10 +15,14 @@
 static const struct zs_ddi_member {
     const char *table, *member, *api;
     size_t off;
+    ze_api_version_t since; /* 0: in the installed headers; else the entry's spec version */
 } ddi_members[] = {
-#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member)},
+#define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member), 0},
+/* entries after the headers: at their index of the newest layout, in a table that has them */
+#define ZS_DDI_LATER(table, member, api, index, since) {#table, #member, #api, (index) * sizeof(void (*)(void)), since},
 #include "zs_ddi_members.h"
 #undef ZS_DDI
+#undef ZS_DDI_LATER
 };
 #define ZS_NDDI (sizeof(ddi_members) / sizeof(ddi_members[0]))
 static bool null_entry[ZS_NDDI];
@@ -55,7 +59,7 @@ void zs_parse_null_entries(void) {
 static void null_entries(const char *table, void *t, ze_api_version_t v) {
     for (size_t i = 0; i < ZS_NDDI; i++) {
         if (!null_entry[i] || strcmp(ddi_members[i].table, table) != 0) continue;
-        if (v < ZE_API_VERSION_CURRENT) continue;
+        if (v < (ddi_members[i].since ? ddi_members[i].since : ZE_API_VERSION_CURRENT)) continue;
         memset((char *)t + ddi_members[i].off, 0, sizeof(void (*)(void)));
     }
 }
@@ -111,6 +115,23 @@ ZS_EXPORT ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void 
 ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t) {
     ZS_VERSION_CHECK(v, t);
     zs_later_list_exp(t, v);
+    null_entries("ze_command_list_exp", t, v);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Graphs and executable graphs (spec 1.17, zs_graph.c) */
+ZS_EXPORT ze_result_t zeGetGraphProcAddrTable(ze_api_version_t v, void *t);
+ze_result_t zeGetGraphProcAddrTable(ze_api_version_t v, void *t) {
+    ZS_VERSION_CHECK(v, t);
+    zs_graph_fill_graph(t, v);
+    null_entries("ze_graph", t, v);
+    return ZE_RESULT_SUCCESS;
+}
+ZS_EXPORT ze_result_t zeGetExecutableGraphProcAddrTable(ze_api_version_t v, void *t);
+ze_result_t zeGetExecutableGraphProcAddrTable(ze_api_version_t v, void *t) {
+    ZS_VERSION_CHECK(v, t);
+    zs_graph_fill_executable_graph(t, v);
+    null_entries("ze_executable_graph", t, v);
     return ZE_RESULT_SUCCESS;
 }
 
