@@ -2,7 +2,7 @@
 /* What SYCL graphs submit, through a loader of spec 1.17 of the tests' own (the tables fetched
  * from ZE_ENABLE_ALT_DRIVERS at 1.17, as loader v1.32 does; Debian's loader asks only 1.4):
  *
- *   zc_ldr_graph THREADS EXECUTIONS REPLAYS
+ *   zc_ldr_graph THREADS EXECUTIONS REPLAYS [rules]
  *
  * Each of THREADS threads, with lists of its own:
  *   - UR v1 (Data Center GPU Max): an in-order immediate list per queue, a kernel and a launch
@@ -17,7 +17,7 @@
  * Every call must succeed (TAP "not ok" otherwise). ZC_SCEN_OUT gets the program's facts for
  * check_trace.py: how many kernels it ran, and that the signal-updated command is not recorded.
  * ZESIM_NULL_ENTRIES naming later entries: each must reach the loader's table as NULL (a wrapper
- * there would call NULL). */
+ * there would call NULL). With "rules": only that zesim refuses what the driver refuses (rules()). */
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -106,6 +106,7 @@ typedef struct {
     const ze_group_count_t *pGroupCount;
 } group_count_desc_t;
 #define ST(x) ((ze_structure_type_t)(x))
+#define MUT_KERNEL_ARGUMENTS (1u << 0)
 #define MUT_GROUP_COUNT (1u << 1)
 #define MUT_SIGNAL_EVENT (1u << 4)
 #define MUT_KERNEL_INSTRUCTION (1u << 6)
@@ -187,14 +188,19 @@ static void *thread_main(void *arg) {
     CALL("zeCommandListGetNextCommandIdExp", E(T_LIST_EXP, 2, next_id_t)(ml, &idd, &id1));
     CALL("zeCommandListAppendLaunchKernel(mutable)", launch(ml, kV, &g4, NULL, 0, NULL));
     /* a command whose signal event may change: the app's event, then another one */
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 3};
     ze_event_pool_handle_t pool;
     CALL("zeEventPoolCreate", H(T_EVENT_POOL, ze_event_pool_dditable_t, pfnCreate)(ctx, &pd, 1, &dev, &pool));
-    ze_event_handle_t ev[2];
-    for (uint32_t i = 0; i < 2; i++) {
+    ze_event_handle_t ev[3];
+    for (uint32_t i = 0; i < 3; i++) {
         ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
         CALL("zeEventCreate", H(T_EVENT, ze_event_dditable_t, pfnCreate)(pool, &ed, &ev[i]));
     }
+    /* a command that signals an event of the application: zecoll's re-signal comes after it */
+    flags_desc_t add = {ST(0x00020017), NULL, MUT_KERNEL_ARGUMENTS};
+    uint64_t id3;
+    CALL("zeCommandListGetNextCommandIdExp(event)", E(T_LIST_EXP, 2, next_id_t)(ml, &add, &id3));
+    CALL("zeCommandListAppendLaunchKernel(mutable, app event)", launch(ml, kC, &g1, ev[2], 0, NULL));
     flags_desc_t sdd = {ST(0x00020017), NULL, MUT_SIGNAL_EVENT};
     CALL("zeCommandListGetNextCommandIdExp(signal)", E(T_LIST_EXP, 2, next_id_t)(ml, &sdd, &id2));
     CALL("zeCommandListAppendLaunchKernel(mutable, event)", launch(ml, kS, &g1, ev[0], 0, NULL));
@@ -210,7 +216,8 @@ static void *thread_main(void *arg) {
     for (int i = 0; i < 3; i++) CALL("zeCommandQueueExecuteCommandLists(mutable)", exec(q, 1, &ml, NULL));
     CALL("zeCommandQueueSynchronize", qsync(q, UINT64_MAX));
     CALL("zeEventHostSynchronize(updated signal event)", H(T_EVENT, ze_event_dditable_t, pfnHostSynchronize)(ev[1], 0));
-    ran += 18;
+    CALL("zeEventHostSynchronize(app event)", H(T_EVENT, ze_event_dditable_t, pfnHostSynchronize)(ev[2], 0));
+    ran += 24;
 
     /* native capture: nothing runs while capturing; two executable graphs, replays in flight */
     void *graph = NULL, *x[2];
@@ -234,12 +241,40 @@ static void *thread_main(void *arg) {
     CALL("zeCommandListDestroy", ldestroy(sg));
     CALL("zeCommandListDestroy", ldestroy(imm2));
     CALL("zeCommandListDestroy", ldestroy(imm));
-    for (int i = 0; i < 2; i++) CALL("zeEventDestroy", H(T_EVENT, ze_event_dditable_t, pfnDestroy)(ev[i]));
+    for (int i = 0; i < 3; i++) CALL("zeEventDestroy", H(T_EVENT, ze_event_dditable_t, pfnDestroy)(ev[i]));
     CALL("zeEventPoolDestroy", H(T_EVENT_POOL, ze_event_pool_dditable_t, pfnDestroy)(pool));
     CALL("zeCommandQueueDestroy", H(T_QUEUE, ze_command_queue_dditable_t, pfnDestroy)(q));
     atomic_fetch_add(&kernels_run, ran);
     (void)ti;
     return NULL;
+}
+
+/* The driver's rules, without the collector (zesim must refuse what the collector must never do,
+ * or the tests above could not fail): a command id on a list not created mutable; an Append other
+ * than the kernel launch after a command id; a kernel update of a command not declared for it. */
+static void *rules(void) {
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    flags_desc_t mld = {ST(0x00020016), NULL, 0};
+    ze_command_list_desc_t mdesc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, &mld, 0, 0};
+    ze_command_list_handle_t plain, ml;
+    ze_pfnCommandListCreate_t create = H(T_LIST, ze_command_list_dditable_t, pfnCreate);
+    CALL("zeCommandListCreate", create(ctx, dev, &ld, &plain));
+    CALL("zeCommandListCreate(mutable)", create(ctx, dev, &mdesc, &ml));
+    flags_desc_t idd = {ST(0x00020017), NULL, MUT_GROUP_COUNT};
+    uint64_t id;
+    ze_result_t r = E(T_LIST_EXP, 2, next_id_t)(plain, &idd, &id);
+    ok(r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "rule: a command id on a list not created mutable is refused", r);
+    CALL("zeCommandListGetNextCommandIdExp", E(T_LIST_EXP, 2, next_id_t)(ml, &idd, &id));
+    r = H(T_LIST, ze_command_list_dditable_t, pfnAppendBarrier)(ml, NULL, 0, NULL);
+    ok(r == ZE_RESULT_ERROR_INVALID_ARGUMENT, "rule: a barrier between the command id and its launch is refused", r);
+    ze_group_count_t g1 = {1, 1, 1};
+    CALL("zeCommandListAppendLaunchKernel", H(T_LIST, ze_command_list_dditable_t, pfnAppendLaunchKernel)(ml, kA, &g1, NULL, 0, NULL));
+    CALL("zeCommandListClose", H(T_LIST, ze_command_list_dditable_t, pfnClose)(ml));
+    r = E(T_LIST_EXP, 7, upd_kernels_t)(ml, 1, &id, &kB);
+    ok(r == ZE_RESULT_ERROR_INVALID_ARGUMENT, "rule: a kernel update of a command not declared for it is refused", r);
+    CALL("zeCommandListDestroy", H(T_LIST, ze_command_list_dditable_t, pfnDestroy)(ml));
+    CALL("zeCommandListDestroy", H(T_LIST, ze_command_list_dditable_t, pfnDestroy)(plain));
+    return (void *)1;
 }
 
 static void *setup(void) {
@@ -300,6 +335,11 @@ int main(int argc, char **argv) {
     }
     if (nulls) printf("# %d later entries the driver lacks are NULL in the loader's tables\n", nnull);
     if (!setup()) return 1;
+    if (argc > 4 && strcmp(argv[4], "rules") == 0) {
+        rules();
+        printf("1..%d\n", atomic_load(&ntest));
+        return atomic_load(&nfail) ? 1 : 0;
+    }
     pthread_t th[64];
     for (int i = 0; i < threads; i++) pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)i);
     for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
