@@ -110,30 +110,19 @@ ZS_GETTER(zeGetSamplerProcAddrTable, ze_sampler, zs_fill_sampler_table(t))
         return ZE_RESULT_SUCCESS;                                                                  \
     }
 
-/* A table after zesim's headers (spec 1.8): its entries, by the requested version. */
-ZS_EXPORT ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t);
-ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t) {
-    ZS_VERSION_CHECK(v, t);
-    zs_later_list_exp(t, v);
-    null_entries("ze_command_list_exp", t, v);
-    return ZE_RESULT_SUCCESS;
-}
-
-/* Graphs and executable graphs (spec 1.17, zs_graph.c) */
-ZS_EXPORT ze_result_t zeGetGraphProcAddrTable(ze_api_version_t v, void *t);
-ze_result_t zeGetGraphProcAddrTable(ze_api_version_t v, void *t) {
-    ZS_VERSION_CHECK(v, t);
-    zs_graph_fill_graph(t, v);
-    null_entries("ze_graph", t, v);
-    return ZE_RESULT_SUCCESS;
-}
-ZS_EXPORT ze_result_t zeGetExecutableGraphProcAddrTable(ze_api_version_t v, void *t);
-ze_result_t zeGetExecutableGraphProcAddrTable(ze_api_version_t v, void *t) {
-    ZS_VERSION_CHECK(v, t);
-    zs_graph_fill_executable_graph(t, v);
-    null_entries("ze_executable_graph", t, v);
-    return ZE_RESULT_SUCCESS;
-}
+/* A table after zesim's headers (named `table` in ZESIM_NULL_ENTRIES): its entries, by the
+ * requested version. */
+#define ZS_LATER_GETTER(fn, table, fill)                                                           \
+    ZS_EXPORT ze_result_t fn(ze_api_version_t v, void *t);                                         \
+    ze_result_t fn(ze_api_version_t v, void *t) {                                                  \
+        ZS_VERSION_CHECK(v, t);                                                                    \
+        fill(t, v);                                                                                \
+        null_entries(#table, t, v);                                                                \
+        return ZE_RESULT_SUCCESS;                                                                  \
+    }
+ZS_LATER_GETTER(zeGetCommandListExpProcAddrTable, ze_command_list_exp, zs_later_list_exp) /* spec 1.8 */
+ZS_LATER_GETTER(zeGetGraphProcAddrTable, ze_graph, zs_graph_fill_graph)                    /* spec 1.17 */
+ZS_LATER_GETTER(zeGetExecutableGraphProcAddrTable, ze_executable_graph, zs_graph_fill_executable_graph)
 
 ZS_EMPTY_GETTER(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
 ZS_EMPTY_GETTER(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
