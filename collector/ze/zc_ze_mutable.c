@@ -28,6 +28,7 @@ struct mut_list {
 };
 
 static pthread_mutex_t mut_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool any_untimed; /* a list was switched off for a command: Close looks */
 /* list handle -> struct mut_list (entries of destroyed lists are recognised by their callsites) */
 static struct zc_map muts = ZC_MAP_INIT;
 
@@ -82,6 +83,7 @@ static void next_id(ze_command_list_handle_t h, const ze_mutable_command_id_exp_
             ZC_WARN("a mutable command's signal event may be updated (ZE_MUTABLE_COMMAND_EXP_FLAG_SIGNAL_EVENT): such "
                     "commands run untimed, since an update would take zecoll's event off them");
         l->timed = false; /* only for the Append that comes next (only the list's thread appends) */
+        atomic_store(&any_untimed, true);
         m->untimed_next = true;
         zc_ze_untimed_op(l);
     } else if (m && c->t && ids_room(m)) {
@@ -101,7 +103,7 @@ void zc_ze_post_zeCommandListGetNextCommandIdWithKernelsExp(zc_zeCommandListGetN
 
 /* Close ends the list's Appends: an untimed command id's list is timed again (for a reset). */
 void zc_ze_post_zeCommandListClose(ze_command_list_close_params_t *p, ze_result_t r, struct zc_ze_call *c) {
-    if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) return; /* no timed regular list yet */
+    if (!atomic_load_explicit(&any_untimed, memory_order_relaxed)) return; /* the Close of a program that never declared one */
     pthread_mutex_lock(&mut_lock);
     struct mut_list *m = zc_map_get(&muts, *p->phCommandList);
     struct zc_list *l = m && m->untimed_next ? zc_ze_list(*p->phCommandList) : NULL;
