@@ -515,6 +515,11 @@ void zc_ze_list_release(struct zc_list *l);
  * NULL where they are not recorded (untimed, copy-only, or not an immediate list). */
 struct zc_queue *zc_ze_imm_queue(ze_command_list_handle_t h);
 
+/* ---------------------------------------------------------------- zc_ze_graph_exp.c */
+/* zeDriverGetExtensionFunctionAddress gave *fn for name: a wrapper of ours instead, where zecoll
+ * follows that entry (the experimental graph entries before spec 1.17). */
+void zc_ze_graph_exp_address(const char *name, void **fn);
+
 /* ---------------------------------------------------------------- zc_ze_shim.c */
 /* exported: the bridge libzecoll_ze.so's getters call */
 ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void *ddi);

@@ -2,7 +2,7 @@
 /* What SYCL graphs submit, through a loader of spec 1.17 of the tests' own (the tables fetched
  * from ZE_ENABLE_ALT_DRIVERS at 1.17, as loader v1.32 does; Debian's loader asks only 1.4):
  *
- *   zc_ldr_graph THREADS EXECUTIONS REPLAYS [rules]
+ *   zc_ldr_graph THREADS EXECUTIONS REPLAYS [rules|exp]
  *
  * Each of THREADS threads, with lists of its own:
  *   - UR v1 (Data Center GPU Max): an in-order immediate list per queue, a kernel and a launch
@@ -13,7 +13,8 @@
  *     command (kernel kS) whose signal event is updated (zecoll leaves that one untimed);
  *   - native capture (spec 1.17): kernels captured on an in-order immediate list into a graph,
  *     two executable graphs of it replayed REPLAYS times in all, alternately on two immediate
- *     lists with no wait in between (replays of one graph in flight together).
+ *     lists with no wait in between (replays of one graph in flight together); with "exp", through
+ *     the experimental entries of drivers before spec 1.17 (zeDriverGetExtensionFunctionAddress).
  * Every call must succeed (TAP "not ok" otherwise). ZC_SCEN_OUT gets the program's facts for
  * check_trace.py: how many kernels it ran, and that the signal-updated command is not recorded.
  * ZESIM_NULL_ENTRIES naming later entries: each must reach the loader's table as NULL (a wrapper
@@ -34,7 +35,7 @@ typedef ze_result_t (*getter_t)(ze_api_version_t, void *);
 /* every ze table, at its spec-1.17 size (the collector needs the ones the application does not
  * call as much as a real loader's); the first ones are those this program calls */
 enum { T_GLOBAL, T_DEVICE, T_CONTEXT, T_QUEUE, T_LIST, T_LIST_EXP, T_EVENT_POOL, T_EVENT, T_MODULE, T_KERNEL, T_GRAPH,
-       T_XGRAPH, NT = 32 };
+       T_XGRAPH, T_DRIVER, NT = 32 };
 static const struct {
     const char *getter;
     int n;
@@ -129,6 +130,8 @@ typedef ze_result_t (*append_graph_t)(ze_command_list_handle_t, void *, const vo
 typedef ze_result_t (*destroy_t)(void *);
 
 static ze_context_handle_t ctx;
+static ze_driver_handle_t drv_h;
+static int exp_forms; /* capture through the experimental entries of drivers before spec 1.17 */
 static ze_device_handle_t dev;
 static ze_kernel_handle_t kA, kB, kC, kV, kS;
 static int executions, replays;
@@ -219,21 +222,41 @@ static void *thread_main(void *arg) {
     CALL("zeEventHostSynchronize(app event)", H(T_EVENT, ze_event_dditable_t, pfnHostSynchronize)(ev[2], 0));
     ran += 24;
 
-    /* native capture: nothing runs while capturing; two executable graphs, replays in flight */
+    /* native capture: nothing runs while capturing; two executable graphs, replays in flight.
+     * With exp_forms, the experimental entries by name (their pNext comes last in End and
+     * Instantiate). */
+    begin_t begin = E(T_LIST, 45, begin_t);
+    end_t end = E(T_LIST, 48, end_t);
+    inst_t inst = E(T_GRAPH, 3, inst_t);
+    append_graph_t append = E(T_LIST, 50, append_graph_t);
+    destroy_t gdestroy = E(T_GRAPH, 6, destroy_t), xdestroy = E(T_XGRAPH, 1, destroy_t);
+    typedef ze_result_t (*exp_end_t)(ze_command_list_handle_t, void **, const void *);
+    typedef ze_result_t (*exp_inst_t)(void *, void **, const void *);
+    exp_end_t exp_end = NULL;
+    exp_inst_t exp_inst = NULL;
+    if (exp_forms) {
+        ze_pfnDriverGetExtensionFunctionAddress_t addr = H(T_DRIVER, ze_driver_dditable_t, pfnGetExtensionFunctionAddress);
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeCommandListBeginGraphCaptureExp", (void **)&begin));
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeCommandListEndGraphCaptureExp", (void **)&exp_end));
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeCommandListInstantiateGraphExp", (void **)&exp_inst));
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeCommandListAppendGraphExp", (void **)&append));
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeGraphDestroyExp", (void **)&gdestroy));
+        CALL("zeDriverGetExtensionFunctionAddress", addr(drv_h, "zeExecutableGraphDestroyExp", (void **)&xdestroy));
+    }
     void *graph = NULL, *x[2];
-    CALL("zeCommandListBeginGraphCaptureExt", E(T_LIST, 45, begin_t)(imm, NULL));
+    CALL("BeginGraphCapture", begin(imm, NULL));
     CALL("zeCommandListAppendLaunchKernel(capture)", launch(imm, kC, &g1, NULL, 0, NULL));
     CALL("zeCommandListAppendLaunchKernelWithArguments(capture)",
          E(T_LIST, 37, with_args_t)(imm, kA, g1, gs, NULL, NULL, NULL, 0, NULL));
-    CALL("zeCommandListEndGraphCaptureExt", E(T_LIST, 48, end_t)(imm, NULL, &graph));
-    for (int i = 0; i < 2; i++) CALL("zeGraphInstantiateExt", E(T_GRAPH, 3, inst_t)(graph, NULL, &x[i]));
+    CALL("EndGraphCapture", exp_end ? exp_end(imm, &graph, NULL) : end(imm, NULL, &graph));
+    for (int i = 0; i < 2; i++) CALL("InstantiateGraph", exp_inst ? exp_inst(graph, &x[i], NULL) : inst(graph, NULL, &x[i]));
     for (int i = 0; i < replays; i++)
-        CALL("zeCommandListAppendGraphExt", E(T_LIST, 50, append_graph_t)(i % 2 ? imm2 : imm, x[i % 2], NULL, NULL, 0, NULL));
+        CALL("AppendGraph", append(i % 2 ? imm2 : imm, x[i % 2], NULL, NULL, 0, NULL));
     CALL("zeCommandListHostSynchronize", hsync(imm, UINT64_MAX));
     CALL("zeCommandListHostSynchronize", hsync(imm2, UINT64_MAX));
     ran += 2L * replays;
-    for (int i = 0; i < 2; i++) CALL("zeExecutableGraphDestroyExt", E(T_XGRAPH, 1, destroy_t)(x[i]));
-    CALL("zeGraphDestroyExt", E(T_GRAPH, 6, destroy_t)(graph));
+    for (int i = 0; i < 2; i++) CALL("ExecutableGraphDestroy", xdestroy(x[i]));
+    CALL("GraphDestroy", gdestroy(graph));
 
     ze_pfnCommandListDestroy_t ldestroy = H(T_LIST, ze_command_list_dditable_t, pfnDestroy);
     CALL("zeCommandListDestroy", ldestroy(ml));
@@ -283,6 +306,7 @@ static void *setup(void) {
     flags_desc_t d = {ST(0x00020021) /* INIT_DRIVER_TYPE_DESC */, NULL, 1 /* GPU */};
     typedef ze_result_t (*init_drivers_t)(uint32_t *, ze_driver_handle_t *, void *);
     CALL("zeInitDrivers", E(T_GLOBAL, 1, init_drivers_t)(&n, &drv, &d));
+    drv_h = drv;
     n = 1;
     CALL("zeDeviceGet", H(T_DEVICE, ze_device_dditable_t, pfnGet)(drv, &n, &dev));
     ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
@@ -335,6 +359,7 @@ int main(int argc, char **argv) {
     }
     if (nulls) printf("# %d later entries the driver lacks are NULL in the loader's tables\n", nnull);
     if (!setup()) return 1;
+    exp_forms = argc > 4 && strcmp(argv[4], "exp") == 0;
     if (argc > 4 && strcmp(argv[4], "rules") == 0) {
         rules();
         printf("1..%d\n", atomic_load(&ntest));

@@ -61,7 +61,7 @@ static ze_result_t zs_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t h, 
     ZS_ENTER();
     ZS_CHECK(h, ZS_MAGIC_DRIVER);
     if (!name || !ppf) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *ppf = NULL;
+    if ((*ppf = zs_graph_ext_function(name))) return ZE_RESULT_SUCCESS;
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 

@@ -666,6 +666,47 @@ ze_result_t zs_enqueue_body_locked(ze_command_list_handle_t l, struct zs_body *b
     return ZE_RESULT_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- the experimental forms */
+/* ZE_experimental_record_replay_graph, as drivers offered it before spec 1.17 (by name only,
+ * zeDriverGetExtensionFunctionAddress): the same calls, EndGraphCapture and InstantiateGraph with
+ * the pNext last. */
+static ze_result_t zs_zeGraphCreateExp(ze_context_handle_t ctx, zs_graph_t *out, void *pNext) {
+    return zs_zeGraphCreateExt(ctx, pNext, out);
+}
+static ze_result_t zs_zeCommandListBeginGraphCaptureExp(ze_command_list_handle_t l, void *pNext) {
+    return zs_zeCommandListBeginGraphCaptureExt(l, pNext);
+}
+static ze_result_t zs_zeCommandListBeginCaptureIntoGraphExp(ze_command_list_handle_t l, zs_graph_t g, void *pNext) {
+    return zs_zeCommandListBeginCaptureIntoGraphExt(l, g, pNext);
+}
+static ze_result_t zs_zeCommandListEndGraphCaptureExp(ze_command_list_handle_t l, zs_graph_t *out, void *pNext) {
+    return zs_zeCommandListEndGraphCaptureExt(l, pNext, out);
+}
+static ze_result_t zs_zeCommandListInstantiateGraphExp(zs_graph_t g, zs_xgraph_t *out, void *pNext) {
+    return zs_zeGraphInstantiateExt(g, pNext, out);
+}
+
+void *zs_graph_ext_function(const char *name) {
+    static const struct {
+        const char *name;
+        void *fn;
+    } fns[] = {
+        {"zeGraphCreateExp", (void *)zs_zeGraphCreateExp},
+        {"zeCommandListBeginGraphCaptureExp", (void *)zs_zeCommandListBeginGraphCaptureExp},
+        {"zeCommandListBeginCaptureIntoGraphExp", (void *)zs_zeCommandListBeginCaptureIntoGraphExp},
+        {"zeCommandListEndGraphCaptureExp", (void *)zs_zeCommandListEndGraphCaptureExp},
+        {"zeCommandListInstantiateGraphExp", (void *)zs_zeCommandListInstantiateGraphExp},
+        {"zeCommandListAppendGraphExp", (void *)zs_zeCommandListAppendGraphExt},
+        {"zeCommandListIsGraphCaptureEnabledExp", (void *)zs_zeCommandListIsGraphCaptureEnabledExt},
+        {"zeGraphIsEmptyExp", (void *)zs_zeGraphIsEmptyExt},
+        {"zeGraphDestroyExp", (void *)zs_zeGraphDestroyExt},
+        {"zeExecutableGraphDestroyExp", (void *)zs_zeExecutableGraphDestroyExt},
+    };
+    for (size_t i = 0; name && i < sizeof(fns) / sizeof(fns[0]); i++)
+        if (strcmp(name, fns[i].name) == 0) return fns[i].fn;
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- tables */
 void zs_graph_fill_list(void *t, ze_api_version_t v) {
     ZS_SET(t, v, 17, 45, zs_zeCommandListBeginGraphCaptureExt);

@@ -438,6 +438,8 @@ struct zs_body *zs_listx_target(ze_command_list_handle_t l, const struct zs_cmd 
 /* every command of body onto immediate list l's stream, as execution `exec` of `id` (zs.lock held) */
 ze_result_t zs_enqueue_body_locked(ze_command_list_handle_t l, struct zs_body *body, void *id, uint64_t exec, bool in_order);
 struct zs_kcapture *zs_kernel_capture(ze_kernel_handle_t k);
+/* the experimental graph entries (before spec 1.17) by name, for zeDriverGetExtensionFunctionAddress */
+void *zs_graph_ext_function(const char *name);
 /* what zs_later.c reuses of the other files */
 ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
                            ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
