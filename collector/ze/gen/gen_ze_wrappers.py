@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Generate zecoll's Level Zero dispatch-table wrappers from the installed loader headers.
 
-Inputs: ze_ddi.h, zet_ddi.h, zes_ddi.h (function-pointer typedefs and DDI tables) and ze_api.h
+Inputs: ze_ddi.h, zet_ddi.h, zes_ddi.h (function-pointer typedefs and DDI tables) and ze_api.h with layers/zel_tracing_register_cb.h
 (the tracing-layer *_params_t structs, which give the hooks named parameters), plus the hook spec
 collector/ze/ze_hooks.spec and the entries after spec 1.4, collector/ze/ze_ddi_later.spec (zecoll's
 own declarations: no newer headers exist on the build systems).  Outputs (build tree only):
@@ -114,6 +114,10 @@ def load_apis(inc, later_path):
         htables += t
         getters.update(g)
     params = parse_params(os.path.join(inc, "ze_api.h"))
+    # the params of the entries after spec 1.0 that the tracing layer's own header declares
+    # (zeDriverGetExtensionFunctionAddress...); ze_api.h's come first
+    for k, v in parse_params(os.path.join(inc, "layers", "zel_tracing_register_cb.h")).items():
+        params.setdefault(k, v)
     ltypes, ltables, lentries, forward = ze_later.load(later_path)
     merged = ze_later.merge(later_path, {t: m for p, t, m in htables if p == "ze"}, lentries, ltables)
     later = {}
@@ -182,7 +186,7 @@ def gen_header(spec_name, apis, tables, hooks, decls):
     ver = lambda v: f"ZE_MAKE_VERSION(1, {v & 0xffff})" if v else "0"
     hdr = [HEADER.format(spec=spec_name), "#ifndef ZC_ZE_GEN_H\n#define ZC_ZE_GEN_H\n",
            "#include <stdbool.h>\n#include <stddef.h>\n#include <level_zero/ze_api.h>\n#include <level_zero/ze_ddi.h>\n",
-           "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n\n"]
+           "#include <level_zero/zet_ddi.h>\n#include <level_zero/zes_ddi.h>\n#include <level_zero/layers/zel_tracing_register_cb.h>\n\n"]
     newest = max([a[6] for a in apis] + [ZE_API_VERSION_14])
     hdr.append(f"/* the newest spec version zecoll has declarations of (ze_ddi_later.spec) */\n"
                f"#define ZC_ZE_SPEC_NEWEST {ver(newest)}\n\n")
