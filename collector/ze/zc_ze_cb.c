@@ -174,11 +174,7 @@ static bool swap_in(void **slot, _Atomic uintptr_t *real, void *ours) {
     return false;
 }
 
-void zc_ze_post_zeDriverGetExtensionFunctionAddress(ze_driver_get_extension_function_address_params_t *p, ze_result_t r,
-                                                    struct zc_ze_call *c) {
-    void **slot = *p->pppFunctionAddress;
-    const char *name = *p->pname;
-    if (r != ZE_RESULT_SUCCESS || !slot || !*slot || !name) return; /* NULL from the driver stays NULL */
+void zc_ze_cb_address(const char *name, void **slot) {
     if (strcmp(name, "zexCounterBasedEventCreate2") == 0)
         swap_in(slot, &real_create2, (void *)(uintptr_t)zc_zexCounterBasedEventCreate2);
     else if (strcmp(name, "zexCounterBasedEventCreate") == 0)

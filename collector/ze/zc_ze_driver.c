@@ -3,7 +3,8 @@
  * loader on the tables zecoll wrapped. A driver that advertises the DDI-handles extension lets a
  * loader (1.24 and newer, in intercept mode or with several drivers) call the driver's private
  * table through each handle, past every wrapper of ours; the loader asks for the extension with
- * zeDriverGetProperties through our wrapper, so the property is cleared there. */
+ * zeDriverGetProperties through our wrapper, so the property is cleared there. Functions reached
+ * by name (zeDriverGetExtensionFunctionAddress) are swapped for ours where zecoll follows them. */
 #include "zc_ze_internal.h"
 
 #include <stdint.h>
@@ -38,4 +39,15 @@ void zc_ze_post_zeInitDrivers(zc_zeInitDrivers_params_t *p, ze_result_t r, struc
     if (r != ZE_RESULT_SUCCESS || !*p->pphDrivers) return; /* the count query comes first */
     zc_ze_caps_announce();
     zc_ze_devices_enumerate();
+}
+
+/* Entries reached only by name get wrappers of ours: the experimental graph entries of drivers
+ * before spec 1.17 (zc_ze_graph_exp.c) and the counter-based event creations (zc_ze_cb.c). NULL
+ * from the driver stays NULL. */
+void zc_ze_post_zeDriverGetExtensionFunctionAddress(ze_driver_get_extension_function_address_params_t *p, ze_result_t r,
+                                                    struct zc_ze_call *c) {
+    (void)c;
+    if (r != ZE_RESULT_SUCCESS || !*p->pname || !*p->pppFunctionAddress || !**p->pppFunctionAddress) return;
+    zc_ze_graph_exp_address(*p->pname, *p->pppFunctionAddress);
+    zc_ze_cb_address(*p->pname, *p->pppFunctionAddress);
 }

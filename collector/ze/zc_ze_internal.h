@@ -287,6 +287,7 @@ struct zc_list {
     ze_event_handle_t gate;
     atomic_uint inflight;      /* ZC_REG_SERIAL: executions not yet read back */
     bool serial_off;           /* ZC_REG_SERIAL: not timed any more (listed twice in one call) */
+    bool shared_inj;           /* its templates' events are also another list's (clones): never reused */
     uint64_t executions;
 };
 
@@ -510,6 +511,23 @@ void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying);
  * [pre, list, post] wrapping before the driver's call, their records after it. */
 void zc_ze_exec_pre(struct zc_ze_call *c, struct zc_queue *q, uint32_t *n, ze_command_list_handle_t **lists);
 void zc_ze_exec_post(struct zc_ze_call *c, ze_result_t r);
+
+/* ---------------------------------------------------------------- zc_ze_lifetime.c */
+/* A list of ours for a handle made from src (a clone, a capture): src's kind, not registered;
+ * its registration in the lists map; everything of one no longer in that map. */
+struct zc_list *zc_ze_list_like(ze_command_list_handle_t h, const struct zc_list *src);
+void zc_ze_list_register(struct zc_list *l);
+void zc_ze_list_release(struct zc_list *l);
+
+/* ---------------------------------------------------------------- zc_ze_submit.c */
+/* An immediate list as the queue its appended executions run on (per thread, for one call), or
+ * NULL where they are not recorded (untimed, copy-only, or not an immediate list). */
+struct zc_queue *zc_ze_imm_queue(ze_command_list_handle_t h);
+
+/* ---------------------------------------------------------------- zc_ze_graph_exp.c */
+/* zeDriverGetExtensionFunctionAddress gave *fn for name: a wrapper of ours instead, where zecoll
+ * follows that entry (the experimental graph entries before spec 1.17). */
+void zc_ze_graph_exp_address(const char *name, void **fn);
 
 /* ---------------------------------------------------------------- zc_ze_shim.c */
 /* exported: the bridge libzecoll_ze.so's getters call */

@@ -167,6 +167,15 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
         if (im) im->n = 0;
     } else {
         zc_ze_slots_destroy(l, ctx_dying);
+        /* events another list's commands still signal (a clone, or the original of one) are
+         * never handed out again: they stay with the context, unused */
+        if (l->shared_inj)
+            for (uint32_t i = 0; i < l->ntmpl; i++) {
+                if (l->tmpl[i].user_event) zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
+                l->tmpl[i].inj = NULL;
+                l->tmpl[i].user_event = NULL;
+            }
+        l->shared_inj = false;
         /* back to the list's own pool, not reset: the pre list of the next execution that
          * uses them resets them on the device before the list runs (see struct zc_slot) */
         if (!ctx_dying && !zc_ze_list_pool_reserve(l, l->npool + l->ntmpl)) {
@@ -196,6 +205,23 @@ void zc_ze_pre_zeCommandListDestroy(ze_command_list_destroy_params_t *p, struct 
     struct zc_list *l = zc_map_del(&zc_ze.lists, *p->phCommandList);
     if (!l) return;
     zc_ze_list_gone(); /* no cache hands out l from here on */
+    zc_ze_list_release(l);
+}
+
+/* A list of ours for a handle the driver made from another list (a clone, a graph being
+ * captured): src's context, device, engine and order; regular; not registered. */
+struct zc_list *zc_ze_list_like(ze_command_list_handle_t h, const struct zc_list *src) {
+    struct zc_list *l = list_new(h, src->ctx ? src->ctx->h : NULL, src->dev ? src->dev->h : NULL, src->ordinal);
+    if (!l) return NULL;
+    l->in_order = src->in_order;
+    l->resignal = zc_ze_caps.barrier || (zc_ze_caps.signal && (l->in_order || l->copy_only));
+    return l;
+}
+
+void zc_ze_list_register(struct zc_list *l) { list_register(l); }
+
+/* Everything of a list no longer in the lists map (no cache hands it out) goes. */
+void zc_ze_list_release(struct zc_list *l) {
     zc_ze_slots_quiesce(l);
     zc_ze_drain_all(false, 0);
     if (l->inbox) zc_ze_stream_inbox_close(l->inbox); /* drains what is still in it */

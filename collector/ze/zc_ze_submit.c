@@ -54,7 +54,7 @@ void zc_ze_post_zeCommandListAppendMemoryFillWithParameters(zc_zeCommandListAppe
  * lists still keep the application's events right, harvested by the host). */
 static _Thread_local struct zc_queue imm_queue;
 
-static struct zc_queue *as_queue(ze_command_list_handle_t h) {
+struct zc_queue *zc_ze_imm_queue(ze_command_list_handle_t h) {
     struct zc_list *l = zc_ze_list(h);
     if (!l || !l->immediate || !l->stream || l->copy_only) return NULL;
     imm_queue = (struct zc_queue){.dev = l->dev, .ctx = l->ctx, .ordinal = l->ordinal, .index = l->index,
@@ -64,7 +64,7 @@ static struct zc_queue *as_queue(ze_command_list_handle_t h) {
 
 void zc_ze_pre_zeCommandListImmediateAppendCommandListsExp(zc_zeCommandListImmediateAppendCommandListsExp_params_t *p,
                                                            struct zc_ze_call *c) {
-    zc_ze_exec_pre(c, as_queue(*p->phCommandListImmediate), p->pnumCommandLists, p->pphCommandLists);
+    zc_ze_exec_pre(c, zc_ze_imm_queue(*p->phCommandListImmediate), p->pnumCommandLists, p->pphCommandLists);
 }
 void zc_ze_post_zeCommandListImmediateAppendCommandListsExp(zc_zeCommandListImmediateAppendCommandListsExp_params_t *p,
                                                             ze_result_t r, struct zc_ze_call *c) {
@@ -73,7 +73,7 @@ void zc_ze_post_zeCommandListImmediateAppendCommandListsExp(zc_zeCommandListImme
 
 void zc_ze_pre_zeCommandListImmediateAppendCommandListsWithParameters(
     zc_zeCommandListImmediateAppendCommandListsWithParameters_params_t *p, struct zc_ze_call *c) {
-    zc_ze_exec_pre(c, as_queue(*p->phCommandListImmediate), p->pnumCommandLists, p->pphCommandLists);
+    zc_ze_exec_pre(c, zc_ze_imm_queue(*p->phCommandListImmediate), p->pnumCommandLists, p->pphCommandLists);
 }
 void zc_ze_post_zeCommandListImmediateAppendCommandListsWithParameters(
     zc_zeCommandListImmediateAppendCommandListsWithParameters_params_t *p, ze_result_t r, struct zc_ze_call *c) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # check_exports.sh <libzesim.so>: the driver exports exactly the 46 mandatory
-# ze/zet/zesGet*ProcAddrTable getters, optionally *Exp getters, and nothing else.
+# ze/zet/zesGet*ProcAddrTable getters, optionally *Exp getters and the spec-1.17 graph getters,
+# and nothing else.
 set -u
 lib=$1
 mandatory="zeGetGlobalProcAddrTable zeGetDriverProcAddrTable zeGetDeviceProcAddrTable
@@ -34,7 +35,7 @@ done
 for s in $syms; do
   case " $(echo $mandatory) " in *" $s "*) continue ;; esac
   n=$((n + 1))
-  if printf '%s\n' "$s" | grep -Eq '^ze[ts]?Get[A-Za-z]*ExpProcAddrTable$'; then
+  if printf '%s\n' "$s" | grep -Eq '^ze[ts]?Get[A-Za-z]*ExpProcAddrTable$|^zeGet(Executable)?GraphProcAddrTable$'; then
     echo "ok $n - optional $s"
   else
     echo "not ok $n - unexpected export $s"; fail=1

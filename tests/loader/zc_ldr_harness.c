@@ -235,23 +235,34 @@ static void app(int traced) {
     }
     if (minor >= 8) {
         /* a regular list run on the immediate list's timeline, twice */
-        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 1u << 3 /* IN_ORDER */};
+        /* at 1.17 a mutable list (ze_mutable_command_list_exp_desc_t), as updatable SYCL graphs make */
+        struct {
+            ze_structure_type_t stype;
+            const void *pNext;
+            uint32_t flags;
+        } mld = {(ze_structure_type_t)0x00020016 /* MUTABLE_COMMAND_LIST_EXP_DESC */, NULL, 0};
+        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, minor >= 17 ? &mld : NULL, 0, 1u << 3 /* IN_ORDER */};
         ze_command_list_handle_t reg;
         CALL("zeCommandListCreate", H(T_LIST, ze_command_list_dditable_t, pfnCreate)(ctx, dev, &ld, &reg));
+        uint64_t id = 99;
         if (minor >= 17) {
-            /* a mutable-list entry zecoll passes through untraced: named once, counted */
+            /* a mutable command (its wait events may change) */
             struct {
                 ze_structure_type_t stype;
                 const void *pNext;
                 uint32_t flags;
-            } idd = {(ze_structure_type_t)0x00020017 /* MUTABLE_COMMAND_ID_EXP_DESC */, NULL, 0};
-            uint64_t id = 99;
+            } idd = {(ze_structure_type_t)0x00020017 /* MUTABLE_COMMAND_ID_EXP_DESC */, NULL, 1u << 5 /* WAIT_EVENTS */};
             typedef ze_result_t (*next_id_t)(ze_command_list_handle_t, const void *, uint64_t *);
             CALL("zeCommandListGetNextCommandIdExp", E(T_LIST_EXP, 2, next_id_t)(reg, &idd, &id));
             ok(id == 0, "the next command id is 0 (%llu)", (unsigned long long)id);
         }
         CALL("zeCommandListAppendLaunchKernel(regular)", launch(reg, k[2], &g, NULL, 0, NULL));
         CALL("zeCommandListClose", H(T_LIST, ze_command_list_dditable_t, pfnClose)(reg));
+        if (minor >= 17) {
+            /* an entry zecoll passes through untraced: named once, counted */
+            typedef ze_result_t (*wait_upd_t)(ze_command_list_handle_t, uint64_t, uint32_t, ze_event_handle_t *);
+            CALL("zeCommandListUpdateMutableCommandWaitEventsExp", E(T_LIST_EXP, 5, wait_upd_t)(reg, id, 0, NULL));
+        }
         typedef ze_result_t (*append_lists_t)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t *,
                                               ze_event_handle_t, uint32_t, ze_event_handle_t *);
         for (int i = 0; i < 2; i++)

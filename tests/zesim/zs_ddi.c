@@ -15,10 +15,11 @@
 static const struct zs_ddi_member {
     const char *table, *member, *api;
     size_t off;
-    ze_api_version_t since; /* 0: an entry of the headers' struct */
+    ze_api_version_t since; /* 0: in the installed headers; else the entry's spec version */
 } ddi_members[] = {
 #define ZS_DDI(table, member, api) {#table, #member, #api, offsetof(table##_dditable_t, member), 0},
-#define ZS_DDI_LATER(table, member, api, idx, since) {#table, #member, #api, (idx) * sizeof(void (*)(void)), since},
+/* entries after the headers: at their index of the newest layout, in a table that has them */
+#define ZS_DDI_LATER(table, member, api, index, since) {#table, #member, #api, (index) * sizeof(void (*)(void)), since},
 #include "zs_ddi_members.h"
 #undef ZS_DDI
 #undef ZS_DDI_LATER
@@ -58,7 +59,7 @@ void zs_parse_null_entries(void) {
 static void null_entries(const char *table, void *t, ze_api_version_t v) {
     for (size_t i = 0; i < ZS_NDDI; i++) {
         if (!null_entry[i] || strcmp(ddi_members[i].table, table) != 0) continue;
-        if (v < ZE_API_VERSION_CURRENT || v < ddi_members[i].since) continue;
+        if (v < (ddi_members[i].since ? ddi_members[i].since : ZE_API_VERSION_CURRENT)) continue;
         memset((char *)t + ddi_members[i].off, 0, sizeof(void (*)(void)));
     }
 }
@@ -109,13 +110,19 @@ ZS_GETTER(zeGetSamplerProcAddrTable, ze_sampler, zs_fill_sampler_table(t))
         return ZE_RESULT_SUCCESS;                                                                  \
     }
 
-/* A table after zesim's headers (spec 1.8): its entries, by the requested version. */
-ZS_EXPORT ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t);
-ze_result_t zeGetCommandListExpProcAddrTable(ze_api_version_t v, void *t) {
-    ZS_VERSION_CHECK(v, t);
-    zs_later_list_exp(t, v);
-    return ZE_RESULT_SUCCESS;
-}
+/* A table after zesim's headers (named `table` in ZESIM_NULL_ENTRIES): its entries, by the
+ * requested version. */
+#define ZS_LATER_GETTER(fn, table, fill)                                                           \
+    ZS_EXPORT ze_result_t fn(ze_api_version_t v, void *t);                                         \
+    ze_result_t fn(ze_api_version_t v, void *t) {                                                  \
+        ZS_VERSION_CHECK(v, t);                                                                    \
+        fill(t, v);                                                                                \
+        null_entries(#table, t, v);                                                                \
+        return ZE_RESULT_SUCCESS;                                                                  \
+    }
+ZS_LATER_GETTER(zeGetCommandListExpProcAddrTable, ze_command_list_exp, zs_later_list_exp) /* spec 1.8 */
+ZS_LATER_GETTER(zeGetGraphProcAddrTable, ze_graph, zs_graph_fill_graph)                    /* spec 1.17 */
+ZS_LATER_GETTER(zeGetExecutableGraphProcAddrTable, ze_executable_graph, zs_graph_fill_executable_graph)
 
 ZS_EMPTY_GETTER(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
 ZS_EMPTY_GETTER(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)

@@ -61,6 +61,7 @@ static ze_result_t zs_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t h, 
     ZS_ENTER();
     ZS_CHECK(h, ZS_MAGIC_DRIVER);
     if (!name || !ppf) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if ((*ppf = zs_graph_ext_function(name))) return ZE_RESULT_SUCCESS;
     *ppf = zs_cb_ext_function(name); /* counter-based events (zs_cb.c) */
     return *ppf ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }

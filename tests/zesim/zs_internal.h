@@ -344,6 +344,7 @@ struct _ze_command_list_handle_t {
     uint64_t appended;       /* immediate lists: append counter */
     uint64_t last_submit_ns; /* immediate lists: submission time of the last Append */
     struct zs_stream *stream; /* immediate lists */
+    struct zs_listx *x;       /* mutable lists, graph capture (zs_graph.c); NULL: neither */
 };
 
 /* ---------------------------------------------------------------- global state */
@@ -451,6 +452,23 @@ void zs_later_device(void *t, ze_api_version_t v);
 void zs_later_list(void *t, ze_api_version_t v);
 void zs_later_list_exp(void *t, ze_api_version_t v);
 void zs_later_driver_properties(ze_driver_properties_t *p);
+/* zs_graph.c: mutable command lists, clones, graph capture and replay */
+void zs_graph_fill_list(void *t, ze_api_version_t v);
+void zs_graph_fill_list_exp(void *t, ze_api_version_t v);
+void zs_graph_fill_graph(void *t, ze_api_version_t v);
+void zs_graph_fill_executable_graph(void *t, ze_api_version_t v);
+/* a list created with zeCommandListCreate's pNext (a mutable list?); reset and destroyed */
+ze_result_t zs_listx_created(ze_command_list_handle_t l, const void *pNext);
+void zs_listx_reset(ze_command_list_handle_t l);
+void zs_listx_free(ze_command_list_handle_t l);
+/* where an Append of a list with l->x goes: the body that records it (a regular list's, or the
+ * graph an immediate list captures into), NULL to run it now; *r: a rule it breaks */
+struct zs_body *zs_listx_target(ze_command_list_handle_t l, const struct zs_cmd *c, ze_result_t *r);
+/* every command of body onto immediate list l's stream, as execution `exec` of `id` (zs.lock held) */
+ze_result_t zs_enqueue_body_locked(ze_command_list_handle_t l, struct zs_body *body, void *id, uint64_t exec, bool in_order);
+struct zs_kcapture *zs_kernel_capture(ze_kernel_handle_t k);
+/* the experimental graph entries (before spec 1.17) by name, for zeDriverGetExtensionFunctionAddress */
+void *zs_graph_ext_function(const char *name);
 /* what zs_later.c reuses of the other files */
 ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
                            ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);

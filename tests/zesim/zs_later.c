@@ -144,6 +144,7 @@ void zs_later_list(void *t, ze_api_version_t v) {
     ZS_SET(t, v, 6, 28, zs_zeCommandListHostSynchronize);
     ZS_SET(t, v, 14, 36, zs_zeCommandListAppendLaunchKernelWithParameters);
     ZS_SET(t, v, 14, 37, zs_zeCommandListAppendLaunchKernelWithArguments);
+    zs_graph_fill_list(t, v);
 }
 
 /* ---------------------------------------------------------------- appended command lists */
@@ -168,53 +169,16 @@ static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_lis
     ze_result_t r = ZE_RESULT_SUCCESS;
     if (nw) r = zs_list_barrier(imm, NULL, nw, w); /* the lists start after the waits */
     if (r != ZE_RESULT_SUCCESS) return r;
-    pid_t tid = zs_gettid();
     pthread_mutex_lock(&zs.lock);
-    r = zs_ring_wait_locked(imm->stream);
-    if (r != ZE_RESULT_SUCCESS) {
-        pthread_mutex_unlock(&zs.lock);
-        return r;
-    }
-    uint64_t now = zs_now();
-    for (uint32_t i = 0; i < n; i++) {
-        ze_command_list_handle_t l = lists[i];
-        uint64_t exec = l->executions++;
-        for (uint32_t k = 0; k < l->body->ncmds; k++) {
-            struct zs_inst *in = calloc(1, sizeof(*in));
-            if (!in) continue; /* out of memory: the command is dropped */
-            in->cmd = l->body->cmds[k];
-            in->body = l->body;
-            atomic_fetch_add(&l->body->refs, 1);
-            in->in_order = l->in_order || imm->in_order || imm->copy_only;
-            in->immediate = true;
-            in->submit_ns = now;
-            in->exec = exec;
-            in->device = imm->device->id;
-            in->ordinal = (int)imm->ordinal;
-            in->engine_index = imm->stream->engine->index;
-            in->list = l;
-            in->context = l->context;
-            in->tid = tid;
-            zs_enqueue_locked(imm->stream, in);
-        }
-    }
+    for (uint32_t i = 0; i < n && r == ZE_RESULT_SUCCESS; i++)
+        r = zs_enqueue_body_locked(imm, lists[i]->body, lists[i], lists[i]->executions++, lists[i]->in_order);
     pthread_mutex_unlock(&zs.lock);
+    if (r != ZE_RESULT_SUCCESS) return r;
     if (sig || imm->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) r = zs_list_barrier(imm, sig, 0, NULL);
     return r;
 }
 
-/* zeCommandListGetNextCommandIdExp (1.8): the id the next Append of a regular list will have (its
- * command index). Mutable updates are not modelled: the id only names the command. */
-static ze_result_t zs_zeCommandListGetNextCommandIdExp(ze_command_list_handle_t l, const void *desc, uint64_t *id) {
-    ZS_ENTER();
-    ZS_CHECK(l, ZS_MAGIC_LIST);
-    if (!desc || !id) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (l->immediate || l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    *id = l->body->ncmds;
-    return ZE_RESULT_SUCCESS;
-}
-
 void zs_later_list_exp(void *t, ze_api_version_t v) {
     ZS_SET(t, v, 8, 1, zs_zeCommandListImmediateAppendCommandListsExp);
-    ZS_SET(t, v, 8, 2, zs_zeCommandListGetNextCommandIdExp);
+    zs_graph_fill_list_exp(t, v);
 }

@@ -44,7 +44,8 @@ static ze_result_t zs_zeCommandListCreate(ze_context_handle_t c, ze_device_handl
     if (r != ZE_RESULT_SUCCESS) return r;
     l->in_order = (desc->flags & ZS_LIST_FLAG_IN_ORDER) != 0;
     l->body = zs_body_new();
-    if (!l->body) {
+    if (!l->body || zs_listx_created(l, desc->pNext) != ZE_RESULT_SUCCESS) {
+        zs_body_unref(l->body);
         free(l);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -88,6 +89,7 @@ static ze_result_t zs_zeCommandListDestroy(ze_command_list_handle_t l) {
     }
     pthread_mutex_unlock(&zs.lock);
     zs_body_unref(l->body);
+    zs_listx_free(l);
     zs_defer_free(l);
     return ZE_RESULT_SUCCESS;
 }
@@ -109,12 +111,20 @@ static ze_result_t zs_zeCommandListReset(ze_command_list_handle_t l) {
     zs_body_unref(l->body);
     l->body = nb;
     l->closed = false;
+    zs_listx_reset(l);
     return ZE_RESULT_SUCCESS;
 }
 
 /* Takes ownership of everything *c points to, on success and on failure. */
 static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
-    if (l->immediate) {
+    /* a mutable list's command ids, an immediate list capturing into a graph (zs_graph.c) */
+    ze_result_t xr = ZE_RESULT_SUCCESS;
+    struct zs_body *target = !l->x ? (l->immediate ? NULL : l->body) : zs_listx_target(l, c, &xr);
+    if (xr != ZE_RESULT_SUCCESS) {
+        zs_cmd_free(c);
+        return xr;
+    }
+    if (!target) {
         struct zs_inst *in = calloc(1, sizeof(*in));
         struct zs_batch *b = NULL;
         bool sync = l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
@@ -163,11 +173,11 @@ static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
         pthread_mutex_unlock(&zs.lock);
         return r;
     }
-    if (l->closed) {
+    if (target == l->body && l->closed) {
         zs_cmd_free(c);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
-    struct zs_body *b = l->body;
+    struct zs_body *b = target;
     if (b->ncmds == b->cap) {
         uint32_t ncap = b->cap ? 2 * b->cap : 16;
         struct zs_cmd *n = realloc(b->cmds, ncap * sizeof(*n));
@@ -571,6 +581,7 @@ ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, con
                            ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
     return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w);
 }
+struct zs_kcapture *zs_kernel_capture(ze_kernel_handle_t k) { return capture_kernel(k); }
 ze_result_t zs_list_barrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
     return zs_zeCommandListAppendBarrier(l, sig, nw, w);
 }

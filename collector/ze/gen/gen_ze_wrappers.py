@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Generate zecoll's Level Zero dispatch-table wrappers from the installed loader headers.
 
-Inputs: ze_ddi.h, zet_ddi.h, zes_ddi.h (function-pointer typedefs and DDI tables) and ze_api.h
+Inputs: ze_ddi.h, zet_ddi.h, zes_ddi.h (function-pointer typedefs and DDI tables) and ze_api.h with layers/zel_tracing_register_cb.h
 (the tracing-layer *_params_t structs, which give the hooks named parameters), plus the hook spec
 collector/ze/ze_hooks.spec and the entries after spec 1.4, collector/ze/ze_ddi_later.spec (zecoll's
 own declarations: no newer headers exist on the build systems).  Outputs (build tree only):
