@@ -106,24 +106,20 @@ static int select_locations(struct pctx *c, OTF2_Reader *rd, const struct paths 
 }
 
 /* the first and last clock offset of the rank (A4) and their uncertainties */
+struct offset {
+    uint64_t t, sd; /* local time; the standard deviation's IEEE bits */
+    int64_t v;
+};
 struct offs {
-    uint64_t n, t0, t1, sd0, sd1;
-    int64_t v0, v1;
+    uint64_t n;
+    struct offset first, last;
 };
 
 static OTF2_CallbackCode cb_offset(void *ud, OTF2_TimeStamp t, int64_t off, double sd) {
     struct offs *o = ud;
-    uint64_t bits;
-    memcpy(&bits, &sd, sizeof(bits));
-    if (o->n == 0) {
-        o->t0 = t;
-        o->v0 = off;
-        o->sd0 = bits;
-    }
-    o->t1 = t;
-    o->v1 = off;
-    o->sd1 = bits;
-    o->n++;
+    o->last = (struct offset){.t = t, .v = off};
+    memcpy(&o->last.sd, &sd, sizeof(sd));
+    if (o->n++ == 0) o->first = o->last;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -329,8 +325,9 @@ static void flush_rank(struct pctx *c, const struct offs *offs) {
                            .cs_host_only = c->pend.n, /* still waiting: never matched */
                            .cs_dev_only = c->early.n, .cs_repeat = c->cs_repeat, .lat_negative = c->lat_neg,
                            .lat_negative_max = c->lat_neg_max, .off_count = off_count, .off_ns = off_ns,
-                           .noffsets = offs->n, .off_t0 = offs->t0, .off_t1 = offs->t1, .off_v0 = offs->v0,
-                           .off_v1 = offs->v1, .off_sd0 = offs->sd0, .off_sd1 = offs->sd1, .bins = R->bins};
+                           .noffsets = offs->n, .off_t0 = offs->first.t, .off_t1 = offs->last.t,
+                           .off_v0 = offs->first.v, .off_v1 = offs->last.v, .off_sd0 = offs->first.sd,
+                           .off_sd1 = offs->last.sd, .bins = R->bins};
 }
 
 /* ---------------------------------------------------------------- one process */

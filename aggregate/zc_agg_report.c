@@ -120,6 +120,37 @@ int rep_cmp_named(const char *an, uint32_t ar, const char *bn, uint32_t br) {
     return c ? c : (ar > br) - (ar < br);
 }
 
+int rep_cmp_keys(const void *a, const void *b, const struct rep_key *k, size_t nk) {
+    for (size_t i = 0; i < nk; i++) {
+        int c;
+        if (k[i].kind == RK_F) {
+            double x = rep_f64_at(a, k[i].off), y = rep_f64_at(b, k[i].off);
+            c = x < y ? -1 : x > y;
+        } else {
+            uint64_t x = k[i].kind == RK_U32 ? rep_u32_at(a, k[i].off) : rep_u64_at(a, k[i].off);
+            uint64_t y = k[i].kind == RK_U32 ? rep_u32_at(b, k[i].off) : rep_u64_at(b, k[i].off);
+            c = x < y ? -1 : x > y;
+        }
+        if (c) return k[i].desc ? -c : c;
+    }
+    return 0;
+}
+
+struct keys {
+    const struct rep_key *k;
+    size_t n;
+};
+
+static int cmp_by_keys(const void *a, const void *b, void *keys) {
+    const struct keys *k = keys;
+    return rep_cmp_keys(a, b, k->k, k->n);
+}
+
+void rep_sort(void *rows, size_t n, size_t size, const struct rep_key *k, size_t nk) {
+    struct keys keys = {k, nk};
+    qsort_r(rows, n, size, cmp_by_keys, &keys);
+}
+
 uint32_t rep_count(const struct agg_stats *s, uint32_t t) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->n; i++) n += s->keys[i].table == t;

@@ -343,6 +343,24 @@ REP_FIELD_AT(rep_u32_at, uint32_t)
 REP_FIELD_AT(rep_u64_at, uint64_t)
 REP_FIELD_AT(rep_f64_at, double)
 
+/* ================================================================ row order */
+/* A row order as a list of the row's fields, compared in turn, each ascending or descending (a
+ * NaN ties). The kind comes from the field's type: uint32_t, uint64_t or double; any other type
+ * (a signed one included) does not compile. */
+struct rep_key {
+    uint8_t kind; /* RK_U32, RK_U64 or RK_F */
+    bool desc;
+    size_t off;
+};
+#define REP_KEY_KIND(type, field) _Generic(((struct type *)0)->field, uint32_t: RK_U32, uint64_t: RK_U64, double: RK_F)
+#define REP_ASC(type, field) {.kind = REP_KEY_KIND(type, field), .off = REP_OFF(type, field)}
+#define REP_DESC(type, field) {.kind = REP_KEY_KIND(type, field), .desc = true, .off = REP_OFF(type, field)}
+/* -1, 0 or 1: the first of the nk keys on which the rows differ */
+int rep_cmp_keys(const void *a, const void *b, const struct rep_key *k, size_t nk);
+/* n rows of `size` bytes sorted by the keys (qsort: rows equal on every key keep no order) */
+void rep_sort(void *rows, size_t n, size_t size, const struct rep_key *k, size_t nk);
+#define REP_SORT(rows, n, keys) rep_sort((rows), (n), sizeof(*(rows)), (keys), sizeof(keys) / sizeof(*(keys)))
+
 /* ================================================================ text (zc_agg_text.c) */
 struct txt_col {
     const char *head;

@@ -22,21 +22,11 @@ static int cmp_kernel(const void *x, const void *y, void *sort) {
 }
 
 /* rows of a kernel are grouped in the kernels' order (region holds that position while sorting) */
-static int cmp_rowk(const void *x, const void *y) {
-    const struct r_rowk *a = x, *b = y;
-    if (a->region != b->region) return a->region < b->region ? -1 : 1;
-    int c = rep_cmp_u64_desc(a->total, b->total);
-    if (c) return c;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->node != b->node) return a->node < b->node ? -1 : 1;
-    return (a->loc > b->loc) - (a->loc < b->loc);
-}
+static const struct rep_key rowk_order[] = {
+    REP_ASC(r_rowk, region), REP_DESC(r_rowk, total), REP_ASC(r_rowk, rank), REP_ASC(r_rowk, node), REP_ASC(r_rowk, loc),
+};
 
-static int cmp_strag(const void *x, const void *y) {
-    const struct r_strag *a = x, *b = y;
-    int c = rep_cmp_u64_desc(a->top_ns, b->top_ns);
-    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
-}
+static const struct rep_key strag_order[] = {REP_DESC(r_strag, top_ns), REP_ASC(r_strag, rank)};
 
 /* Imbalance of one kernel: its per-rank totals over every rank of the job (a rank that did not
  * run it counts 0). rank_tot is scratch for d->nranks + 1 totals. */
@@ -133,7 +123,7 @@ static int build_rows(struct agg_report *r, const struct agg_stats *s) {
         uint32_t n;
     } sets[] = {{r->kr, r->nkr}, {r->kd, r->nkd}, {r->kq, r->nkq}};
     for (int t = 0; t < 3; t++) {
-        qsort(sets[t].v, sets[t].n, sizeof(*sets[t].v), cmp_rowk);
+        REP_SORT(sets[t].v, sets[t].n, rowk_order);
         for (uint32_t i = 0; i < sets[t].n; i++) sets[t].v[i].region = r->k[sets[t].v[i].region].region;
     }
     return 0;
@@ -158,7 +148,7 @@ static int build_stragglers(struct agg_report *r, const struct agg_stats *s) {
     for (uint32_t i = 0; i < r->nstrag; i++) ssum += r->strag[i].top_ns;
     for (uint32_t i = 0; i < r->nstrag; i++)
         r->strag[i].ratio = ssum > 0 ? (double)((long double)r->strag[i].top_ns * r->nstrag / ssum) : 0.0;
-    qsort(r->strag, r->nstrag, sizeof(*r->strag), cmp_strag);
+    REP_SORT(r->strag, r->nstrag, strag_order);
     return 0;
 }
 

@@ -7,14 +7,9 @@
 #include <stdlib.h>
 
 /* ---------------------------------------------------------------- build */
-static int cmp_lat(const void *x, const void *y) {
-    const struct r_lat *a = x, *b = y;
-    int c = a->mean > b->mean ? -1 : a->mean < b->mean;
-    if (c) return c;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->loc != b->loc) return a->loc < b->loc ? -1 : 1;
-    return (a->region > b->region) - (a->region < b->region);
-}
+static const struct rep_key lat_order[] = {
+    REP_DESC(r_lat, mean), REP_ASC(r_lat, rank), REP_ASC(r_lat, loc), REP_ASC(r_lat, region),
+};
 
 static struct r_lat lat_row(const struct agg_acc *a, const char *name, bool percentiles) {
     struct r_lat x = {.name = name, .n = a->n, .min = a->min, .max = a->max, .mean = rep_mean(a)};
@@ -44,8 +39,8 @@ static int build(struct agg_report *r, const struct agg_stats *s) {
             w->loc = w->rank = AGG_NONE;
         }
     }
-    qsort(r->lq, r->nlq, sizeof(*r->lq), cmp_lat);
-    qsort(r->lk, r->nlk, sizeof(*r->lk), cmp_lat);
+    REP_SORT(r->lq, r->nlq, lat_order);
+    REP_SORT(r->lk, r->nlk, lat_order);
     return 0;
 }
 

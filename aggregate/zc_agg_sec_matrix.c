@@ -10,12 +10,7 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- build */
-static int cmp_msg(const void *x, const void *y) {
-    const struct r_msg *a = x, *b = y;
-    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-    if (a->src != b->src) return a->src < b->src ? -1 : 1;
-    return (a->dst > b->dst) - (a->dst < b->dst);
-}
+static const struct rep_key msg_order[] = {REP_ASC(r_msg, comm), REP_ASC(r_msg, src), REP_ASC(r_msg, dst)};
 
 static int cmp_msize(const void *x, const void *y) {
     const struct r_msize *a = x, *b = y;
@@ -38,11 +33,11 @@ static int build(struct agg_report *r, const struct agg_stats *s) {
             r->msz[r->nmsz++] = (struct r_msize){k->a, (uint32_t)k->b, rep_region_name(r, k->a), a->n, a->bytes};
         }
     }
-    qsort(r->msg, r->nmsg, sizeof(*r->msg), cmp_msg);
+    REP_SORT(r->msg, r->nmsg, msg_order);
     qsort(r->msz, r->nmsz, sizeof(*r->msz), cmp_msize);
     /* all communicators summed: the pairs sorted, equal pairs added */
     for (uint32_t i = 0; i < r->nmsg; i++) r->msgw[i] = (struct r_msg){AGG_NONE, r->msg[i].src, r->msg[i].dst, r->msg[i].n, r->msg[i].bytes};
-    qsort(r->msgw, r->nmsg, sizeof(*r->msgw), cmp_msg);
+    REP_SORT(r->msgw, r->nmsg, msg_order);
     for (uint32_t i = 0; i < r->nmsg; i++) {
         if (r->nmsgw && r->msgw[r->nmsgw - 1].src == r->msgw[i].src && r->msgw[r->nmsgw - 1].dst == r->msgw[i].dst) {
             r->msgw[r->nmsgw - 1].n += r->msgw[i].n;
@@ -62,11 +57,9 @@ static const char *comm_name(const struct agg_report *r, uint32_t comm, char *bu
 }
 
 /* ---------------------------------------------------------------- text */
-static int cmp_bytes_desc(const void *x, const void *y) {
-    const struct r_msg *a = x, *b = y;
-    int c = rep_cmp_u64_desc(a->bytes, b->bytes);
-    return c ? c : cmp_msg(x, y);
-}
+static const struct rep_key bytes_order[] = {
+    REP_DESC(r_msg, bytes), REP_ASC(r_msg, comm), REP_ASC(r_msg, src), REP_ASC(r_msg, dst),
+};
 
 static void text(const struct agg_report *r, struct agg_text *t) {
     if (!r->nmsg && !r->nmsz) return;
@@ -77,7 +70,7 @@ static void text(const struct agg_report *r, struct agg_text *t) {
     struct r_msg *top = malloc((r->nmsgw + 1) * sizeof(*top));
     if (top && r->nmsgw) {
         memcpy(top, r->msgw, r->nmsgw * sizeof(*top));
-        qsort(top, r->nmsgw, sizeof(*top), cmp_bytes_desc);
+        REP_SORT(top, r->nmsgw, bytes_order);
         fprintf(t->f, "%-10s %-10s %12s %12s %7s\n", "sender", "receiver", "messages", "bytes", "share");
         for (uint32_t i = 0; i < r->nmsgw && i < t->top; i++) {
             agg_fmt_bytes(b, sizeof(b), (double)top[i].bytes);

@@ -7,13 +7,7 @@
 #include <stdlib.h>
 
 /* ---------------------------------------------------------------- build */
-static int cmp_coll(const void *x, const void *y) {
-    const struct r_coll *a = x, *b = y;
-    int c = rep_cmp_u64_desc(a->total, b->total);
-    if (c) return c;
-    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-    return (a->region > b->region) - (a->region < b->region);
-}
+static const struct rep_key coll_order[] = {REP_DESC(r_coll, total), REP_ASC(r_coll, comm), REP_ASC(r_coll, region)};
 
 static int build_colls(struct agg_report *r, const struct agg_stats *s) {
     const struct agg_defs *d = r->d;
@@ -34,7 +28,7 @@ static int build_colls(struct agg_report *r, const struct agg_stats *s) {
         w->bytes = a->bytes;
         w->mean = rep_mean(a);
     }
-    qsort(r->coll, r->ncoll, sizeof(*r->coll), cmp_coll);
+    REP_SORT(r->coll, r->ncoll, coll_order);
     return 0;
 }
 

@@ -16,11 +16,7 @@ static int cmp_mregion(const void *x, const void *y) {
     return c ? c : rep_cmp_named(a->name, a->region, b->name, b->region);
 }
 
-static int cmp_mrank(const void *x, const void *y) {
-    const struct r_mrank *a = x, *b = y;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    return (a->member > b->member) - (a->member < b->member);
-}
+static const struct rep_key mrank_order[] = {REP_ASC(r_mrank, rank), REP_ASC(r_mrank, member)};
 
 static const char *otf2_type_name(uint8_t t) {
     switch (t) {
@@ -90,7 +86,7 @@ static void build_ranks(struct agg_report *r, const struct agg_stats *s) {
                                                mp ? mp->sum : 0, mp ? mp->n : 0, l0 ? l0->sum : 0, l0 ? l0->n : 0};
         }
     }
-    qsort(r->pr, r->npr, sizeof(*r->pr), cmp_mrank);
+    REP_SORT(r->pr, r->npr, mrank_order);
 }
 
 static int build(struct agg_report *r, const struct agg_stats *s) {

@@ -12,20 +12,11 @@
 static bool has_bytes(const struct r_xfer *x) { return x->xfer >> 16 == 1; }
 
 /* ---------------------------------------------------------------- build */
-static int cmp_xfer(const void *x, const void *y) {
-    const struct r_xfer *a = x, *b = y;
-    int c = rep_cmp_u64_desc(a->busy, b->busy);
-    if (c) return c;
-    if (a->xfer != b->xfer) return a->xfer < b->xfer ? -1 : 1;
-    if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
-}
+static const struct rep_key xfer_order[] = {
+    REP_DESC(r_xfer, busy), REP_ASC(r_xfer, xfer), REP_ASC(r_xfer, cls), REP_ASC(r_xfer, rank),
+};
 
-static int cmp_xsize(const void *x, const void *y) { /* by transfer kind, then size */
-    const struct r_xfer *a = x, *b = y;
-    if (a->xfer != b->xfer) return a->xfer < b->xfer ? -1 : 1;
-    return (a->cls > b->cls) - (a->cls < b->cls);
-}
+static const struct rep_key xsize_order[] = {REP_ASC(r_xfer, xfer), REP_ASC(r_xfer, cls)}; /* by transfer kind, then size */
 
 static void xfer_row(struct r_xfer *w, const struct agg_key *key, const struct agg_acc *a) {
     memset(w, 0, sizeof(*w));
@@ -72,9 +63,9 @@ static int build(struct agg_report *r, const struct agg_stats *s) {
     }
     median_bandwidths(s, T_XFER, r->x, r->nx);
     median_bandwidths(s, T_XFER_SIZE, r->xs, r->nxs);
-    qsort(r->x, r->nx, sizeof(*r->x), cmp_xfer);
-    qsort(r->xs, r->nxs, sizeof(*r->xs), cmp_xsize);
-    qsort(r->xr, r->nxr, sizeof(*r->xr), cmp_xfer);
+    REP_SORT(r->x, r->nx, xfer_order);
+    REP_SORT(r->xs, r->nxs, xsize_order);
+    REP_SORT(r->xr, r->nxr, xfer_order);
     rep_simple_rows(r, s, T_BARRIER, AGG_NONE, &r->bar, &r->nbar);
     return r->bar ? 0 : -1;
 }

@@ -8,11 +8,7 @@
 #include <stdlib.h>
 
 /* ---------------------------------------------------------------- build */
-static int cmp_util(const void *x, const void *y) {
-    const struct r_util *a = x, *b = y;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    return (a->node > b->node) - (a->node < b->node);
-}
+static const struct rep_key util_order[] = {REP_ASC(r_util, rank), REP_ASC(r_util, node)};
 
 static void util_shares(struct r_util *w) {
     w->util = rep_ratio(w->busy, w->denom);
@@ -43,7 +39,7 @@ static int build_util(struct agg_report *r, const struct agg_stats *s) {
                              .compute = a->x[0], .copy = a->x[1], .overlap = a->x[2], .off = a->x[3], .window = a->bytes};
         w->denom = w->window > w->off ? w->window - w->off : 0;
     }
-    qsort(r->u, r->nu, sizeof(*r->u), cmp_util);
+    REP_SORT(r->u, r->nu, util_order);
     for (uint32_t i = 0; i < r->nu; i++) {
         struct r_util *w = &r->u[i];
         util_shares(w);

@@ -22,26 +22,24 @@ static const char *cell_pair(const struct agg_report *r, const void *row, char *
     return buf;
 }
 
+/* the columns every table has: the waits above their uncertainty, their time, and its share of
+ * the MPI time (the job's or the waiting rank's) headed `of` */
+#define WAIT_COLS(of, w)                                                                                               \
+    TXT_COL("waits", 9, RK_U64, WC(n)), TXT_COL("time", 10, RK_NS, WC(ns)), TXT_COL(of, w, RK_PCT, WC(share))
+
 static const struct txt_col cls_cols[] = {
-    TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)), TXT_COL("waits", 9, RK_U64, WC(n)),
-    TXT_COL("time", 10, RK_NS, WC(ns)),              TXT_COL("of MPI", 7, RK_PCT, WC(share)),
+    TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)), WAIT_COLS("of MPI", 7),
     TXT_COL("below unc.", 10, RK_U64, WC(n_below)), TXT_COL("their time", 10, RK_NS, WC(ns_below)),
     TXT_COL("max unc.", 9, RK_NS, WC(unc_max)),
 };
 static const struct txt_col rank_cols[] = {
-    TXT_FN("rank", 6, true, cell_rank),       TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)),
-    TXT_COL("waits", 9, RK_U64, WC(n)),       TXT_COL("time", 10, RK_NS, WC(ns)),
-    TXT_COL("of its MPI", 10, RK_PCT, WC(share)),
+    TXT_FN("rank", 6, true, cell_rank), TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)), WAIT_COLS("of its MPI", 10),
 };
 static const struct txt_col pair_cols[] = {
-    TXT_FN("pair", 22, true, cell_pair),      TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)),
-    TXT_COL("waits", 9, RK_U64, WC(n)),       TXT_COL("time", 10, RK_NS, WC(ns)),
-    TXT_COL("of its MPI", 10, RK_PCT, WC(share)),
+    TXT_FN("pair", 22, true, cell_pair), TXT_LEFT("wait state", 0, RK_STR, WC(cls_name)), WAIT_COLS("of its MPI", 10),
 };
 static const struct txt_col key_cols[] = {
-    TXT_LEFT("name", 0, RK_STRA, WC(label)), TXT_LEFT("wait state", 16, RK_STR, WC(cls_name)),
-    TXT_COL("waits", 9, RK_U64, WC(n)),      TXT_COL("time", 10, RK_NS, WC(ns)),
-    TXT_COL("of MPI", 7, RK_PCT, WC(share)),
+    TXT_LEFT("name", 0, RK_STRA, WC(label)), TXT_LEFT("wait state", 16, RK_STR, WC(cls_name)), WAIT_COLS("of MPI", 7),
 };
 
 static void text(const struct agg_report *r, struct agg_text *t) {
@@ -132,18 +130,20 @@ static void html_blamed(FILE *f, const struct agg_report *r, const void *row) {
     html_td_u(f, ((const struct r_wait *)row)->b);
 }
 
+/* WAIT_COLS in HTML */
+#define WAIT_HTML(of) HTML_COL("waits", RK_U64, WC(n)), HTML_COL("time", RK_NS, WC(ns)), HTML_COL(of, RK_PCT, WC(share))
+
 static const struct html_col cls_html[] = {
-    HTML_COL("wait state", RK_STR, WC(cls_name)), HTML_COL("waits", RK_U64, WC(n)), HTML_COL("time", RK_NS, WC(ns)),
-    HTML_COL("share of MPI", RK_PCT, WC(share)), HTML_COL("waits below uncertainty", RK_U64, WC(n_below)),
-    HTML_COL("their time", RK_NS, WC(ns_below)), HTML_COL("max uncertainty", RK_NS, WC(unc_max)),
+    HTML_COL("wait state", RK_STR, WC(cls_name)), WAIT_HTML("share of MPI"),
+    HTML_COL("waits below uncertainty", RK_U64, WC(n_below)), HTML_COL("their time", RK_NS, WC(ns_below)),
+    HTML_COL("max uncertainty", RK_NS, WC(unc_max)),
 };
 static const struct html_col pair_html[] = {
     HTML_FN("waiting rank", html_rank), HTML_FN("blamed rank", html_blamed), HTML_COL("wait state", RK_STR, WC(cls_name)),
-    HTML_COL("waits", RK_U64, WC(n)), HTML_COL("time", RK_NS, WC(ns)), HTML_COL("share of its MPI", RK_PCT, WC(share)),
+    WAIT_HTML("share of its MPI"),
 };
 static const struct html_col key_html[] = {
-    HTML_COL("name", RK_STRA, WC(label)), HTML_COL("wait state", RK_STR, WC(cls_name)), HTML_COL("waits", RK_U64, WC(n)),
-    HTML_COL("time", RK_NS, WC(ns)), HTML_COL("share of MPI", RK_PCT, WC(share)),
+    HTML_COL("name", RK_STRA, WC(label)), HTML_COL("wait state", RK_STR, WC(cls_name)), WAIT_HTML("share of MPI"),
 };
 
 static void html(const struct agg_report *r, FILE *f) {

@@ -157,15 +157,21 @@ void agg_stats_free(struct agg_stats *s) {
     memset(s, 0, sizeof(*s));
 }
 
+/* The array *p resized to n elements of elem bytes; false (*p as it was) when out of memory. */
+static bool resize(void **p, size_t n, size_t elem) {
+    void *q = realloc(*p, n * elem);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
 size_t agg_rec_add(struct agg_stats *s, uint64_t t) {
     if (s->nrec == s->caprec) {
         size_t nc = s->caprec ? 2 * s->caprec : 256;
-        uint64_t *w = realloc(s->rec, nc * AGG_REC_W * sizeof(uint64_t));
-        if (!w) {
+        if (!resize((void **)&s->rec, nc, AGG_REC_W * sizeof(uint64_t))) {
             s->oom = true;
             return SIZE_MAX;
         }
-        s->rec = w;
         s->caprec = nc;
     }
     uint64_t *w = agg_rec(s, s->nrec);
@@ -230,12 +236,7 @@ static struct agg_acc *agg_stats_get_slow(struct agg_stats *s, uint32_t table, u
     }
     if (s->n == s->cap) {
         uint32_t ncap = s->cap ? 2 * s->cap : 256;
-        struct agg_key *nk = realloc(s->keys, ncap * sizeof(*nk));
-        if (!nk) goto oom;
-        s->keys = nk;
-        struct agg_acc *na = realloc(s->accs, ncap * sizeof(*na));
-        if (!na) goto oom;
-        s->accs = na;
+        if (!resize((void **)&s->keys, ncap, sizeof(*s->keys)) || !resize((void **)&s->accs, ncap, sizeof(*s->accs))) goto oom;
         s->cap = ncap;
     }
     uint32_t i = s->n++;
@@ -262,12 +263,10 @@ struct wb {
 static void put(struct wb *b, uint64_t v) {
     if (b->n == b->cap) {
         size_t nc = b->cap ? 2 * b->cap : 4096;
-        uint64_t *p = b->oom ? NULL : realloc(b->w, nc * sizeof(uint64_t));
-        if (!p) {
+        if (b->oom || !resize((void **)&b->w, nc, sizeof(uint64_t))) {
             b->oom = true;
             return;
         }
-        b->w = p;
         b->cap = nc;
     }
     b->w[b->n++] = v;

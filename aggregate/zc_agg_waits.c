@@ -253,15 +253,9 @@ static int compute(struct wctx *c) {
 }
 
 /* ---------------------------------------------------------------- report rows */
-static int cmp_wait(const void *x, const void *y) {
-    const struct r_wait *a = x, *b = y;
-    int k = rep_cmp_u64_desc(a->ns, b->ns);
-    if (k) return k;
-    if ((k = rep_cmp_u64_desc(a->ns_below, b->ns_below))) return k;
-    if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
-    if (a->a != b->a) return a->a < b->a ? -1 : 1;
-    return (a->b > b->b) - (a->b < b->b);
-}
+static const struct rep_key wait_order[] = {
+    REP_DESC(r_wait, ns), REP_DESC(r_wait, ns_below), REP_ASC(r_wait, cls), REP_ASC(r_wait, a), REP_ASC(r_wait, b),
+};
 
 /* r->mr is in rank order (zc_agg_sec_mpi.c) */
 static uint64_t rank_mpi(const struct agg_report *r, uint32_t rank) {
@@ -302,7 +296,7 @@ static int rows(struct wctx *c, uint32_t table, struct r_wait **out, uint32_t *n
             else snprintf(w->label, sizeof(w->label), "comm %u", w->a);
         }
     }
-    qsort(*out, *n, sizeof(**out), cmp_wait);
+    REP_SORT(*out, *n, wait_order);
     return 0;
 }
 
@@ -313,24 +307,14 @@ static double sd_of(uint64_t bits) {
 }
 
 /* ---------------------------------------------------------------- GPU idle rows */
-static int cmp_idlewait(const void *x, const void *y) {
-    const struct r_idlewait *a = x, *b = y;
-    int k = rep_cmp_u64_desc(a->ns, b->ns);
-    if (k) return k;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
-    if (a->blamed != b->blamed) return a->blamed < b->blamed ? -1 : 1;
-    return (a->region > b->region) - (a->region < b->region);
-}
+static const struct rep_key idlewait_order[] = {
+    REP_DESC(r_idlewait, ns), REP_ASC(r_idlewait, rank), REP_ASC(r_idlewait, cls), REP_ASC(r_idlewait, blamed),
+    REP_ASC(r_idlewait, region),
+};
 
-static int cmp_idlegap(const void *x, const void *y) {
-    const struct r_idlegap *a = x, *b = y;
-    int k = rep_cmp_u64_desc(a->dur, b->dur);
-    if (k) return k;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->node != b->node) return a->node < b->node ? -1 : 1;
-    return (a->start > b->start) - (a->start < b->start);
-}
+static const struct rep_key idlegap_order[] = {
+    REP_DESC(r_idlegap, dur), REP_ASC(r_idlegap, rank), REP_ASC(r_idlegap, node), REP_ASC(r_idlegap, start),
+};
 
 static const char *const cause_names[AGG_IDLE_NCAUSES] = {"in MPI", "in a Level Zero host synchronisation",
                                                           "outside recording", "host compute"};
@@ -404,7 +388,7 @@ static int idle_rows(struct wctx *c) {
         w->ns = c->t.accs[i].sum;
         if (w->rank < s->nranks && row[w->rank] != AGG_NONE) w->share = rep_ratio(w->ns, r->idl[row[w->rank]].total);
     }
-    qsort(r->iw, r->niw, sizeof(*r->iw), cmp_idlewait);
+    REP_SORT(r->iw, r->niw, idlewait_order);
     /* the 10 longest gaps of the job: each reader kept its processes' 10 longest */
     uint32_t ngap = 0;
     for (size_t i = 0; i < s->nrec; i++) ngap += agg_rec(s, i)[0] == REC_GAP;
@@ -422,7 +406,7 @@ static int idle_rows(struct wctx *c) {
         g->dur = p[3] - p[2];
         for (int k = 0; k < AGG_IDLE_NCAUSES; k++) g->ns[k] = p[4 + k];
     }
-    qsort(all, ngap, sizeof(*all), cmp_idlegap);
+    REP_SORT(all, ngap, idlegap_order);
     r->nig = ngap < 10 ? ngap : 10;
     if (!REP_ALLOC(r, r->ig, r->nig)) {
         free(all);

@@ -2,6 +2,17 @@
 /* zc_evt_write: the collector's event records as OTF2 events (zc_evt.h). */
 #include "zc_evt.h"
 
+/* a message (zc_ev.h): a = communicator, b = bytes, c = peer << 32 | tag, d = request id */
+static OTF2_ErrorCode write_p2p(OTF2_EvtWriter *w, const struct zc_ev *x) {
+    uint32_t peer = (uint32_t)(x->c >> 32), tag = (uint32_t)x->c;
+    switch (x->type) {
+    case ZC_EV_MPI_SEND: return OTF2_EvtWriter_MpiSend(w, NULL, x->ts, peer, x->a, tag, x->b);
+    case ZC_EV_MPI_ISEND: return OTF2_EvtWriter_MpiIsend(w, NULL, x->ts, peer, x->a, tag, x->b, x->d);
+    case ZC_EV_MPI_RECV: return OTF2_EvtWriter_MpiRecv(w, NULL, x->ts, peer, x->a, tag, x->b);
+    default: return OTF2_EvtWriter_MpiIrecv(w, NULL, x->ts, peer, x->a, tag, x->b, x->d); /* ZC_EV_MPI_IRECV */
+    }
+}
+
 OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
                             const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max) {
     OTF2_ErrorCode e = OTF2_SUCCESS;
@@ -41,19 +52,11 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
             if (x->b > hi) hi = x->b;
             break;
         case ZC_EV_MPI_SEND:
-            e = OTF2_EvtWriter_MpiSend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
         case ZC_EV_MPI_ISEND:
-            e = OTF2_EvtWriter_MpiIsend(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
+        case ZC_EV_MPI_RECV:
+        case ZC_EV_MPI_IRECV: e = write_p2p(w, x); break;
         case ZC_EV_MPI_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, x->ts, x->d); break;
         case ZC_EV_MPI_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, x->ts, x->d); break;
-        case ZC_EV_MPI_RECV:
-            e = OTF2_EvtWriter_MpiRecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b);
-            break;
-        case ZC_EV_MPI_IRECV:
-            e = OTF2_EvtWriter_MpiIrecv(w, NULL, x->ts, (uint32_t)(x->c >> 32), x->a, (uint32_t)x->c, x->b, x->d);
-            break;
         case ZC_EV_MPI_REQUEST_TEST: e = OTF2_EvtWriter_MpiRequestTest(w, NULL, x->ts, x->d); break;
         case ZC_EV_MPI_REQUEST_CANCELLED: e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, x->ts, x->d); break;
         case ZC_EV_MPI_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, x->ts); break;

@@ -251,6 +251,19 @@ static uint32_t ggroup(const uint64_t *m, uint32_t n) {
     return intern(&M->group_ht, &M->groups, fnv(m, n * sizeof(uint64_t), FNV0), group_eq, &g, &g);
 }
 
+/* a count, then that many rows of `width` words in place; NULL when the words run out */
+static const uint64_t *get_rows(struct zc_rbuf *b, uint32_t *n, uint32_t width) {
+    *n = (uint32_t)zc_rbuf_get(b);
+    return zc_rbuf_get_n(b, (uint64_t)width * *n);
+}
+
+/* a count, then room for that many entries of elem bytes (and one more: never empty); NULL when
+ * the words ran out or out of memory */
+static void *get_table(struct zc_rbuf *b, uint32_t *n, size_t elem) {
+    *n = (uint32_t)zc_rbuf_get(b);
+    return b->bad ? NULL : calloc((size_t)*n + 1, elem);
+}
+
 static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
     struct zc_rbuf b = {w, nwords, 0, false};
     if (zc_rbuf_get(&b) != ZC_UNIFY_MAGIC) return false;
@@ -259,19 +272,14 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
     r->tmin = zc_rbuf_get(&b);
     r->tmax = zc_rbuf_get(&b);
     r->mpi_loc = zc_rbuf_get(&b);
-    r->nstrings = (uint32_t)zc_rbuf_get(&b);
-    r->smap = calloc(r->nstrings + 1, sizeof(uint32_t));
+    r->smap = get_table(&b, &r->nstrings, sizeof(uint32_t));
     if (!r->smap) return false;
     for (uint32_t i = 0; i < r->nstrings && !b.bad; i++) r->smap[i] = gstr(zc_rbuf_get_str(&b));
-    r->nregions = (uint32_t)zc_rbuf_get(&b);
-    r->regions = zc_rbuf_get_n(&b, 3 * (uint64_t)r->nregions);
-    r->ndevices = (uint32_t)zc_rbuf_get(&b);
-    r->devices = zc_rbuf_get_n(&b, 3 * (uint64_t)r->ndevices);
-    r->ngroups = (uint32_t)zc_rbuf_get(&b);
-    r->groups = zc_rbuf_get_n(&b, 2 * (uint64_t)r->ngroups);
-    r->ncomms = (uint32_t)zc_rbuf_get(&b);
-    r->comms = calloc(r->ncomms + 1, sizeof(*r->comms));
-    if (b.bad || !r->comms) return false;
+    r->regions = get_rows(&b, &r->nregions, 3);
+    r->devices = get_rows(&b, &r->ndevices, 3);
+    r->groups = get_rows(&b, &r->ngroups, 2);
+    r->comms = get_table(&b, &r->ncomms, sizeof(*r->comms));
+    if (!r->comms) return false;
     for (uint32_t i = 0; i < r->ncomms && !b.bad; i++) {
         struct rcomm *c = &r->comms[i];
         c->kind = (uint32_t)zc_rbuf_get(&b);
@@ -282,11 +290,9 @@ static bool parse_rank(struct rank_defs *r, const uint64_t *w, size_t nwords) {
         c->members = zc_rbuf_get_n(&b, (uint64_t)c->n + c->nremote);
         c->key = zc_rbuf_get_str(&b);
     }
-    r->nmetrics = (uint32_t)zc_rbuf_get(&b);
-    r->metrics = zc_rbuf_get_n(&b, 5 * (uint64_t)r->nmetrics);
-    r->nlocs = (uint32_t)zc_rbuf_get(&b);
-    r->locs = calloc(r->nlocs + 1, sizeof(*r->locs));
-    if (b.bad || !r->locs) return false;
+    r->metrics = get_rows(&b, &r->nmetrics, 5);
+    r->locs = get_table(&b, &r->nlocs, sizeof(*r->locs));
+    if (!r->locs) return false;
     for (uint32_t i = 0; i < r->nlocs && !b.bad; i++) {
         struct rloc *l = &r->locs[i];
         l->id = zc_rbuf_get(&b);

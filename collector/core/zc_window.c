@@ -167,15 +167,10 @@ static uint64_t time_apply(void) {
         struct win *w = &wins[i];
         if (w->w->kind != ZC_WIN_TIME || !w->applies) continue;
         uint64_t a = w->w->start_ns, b = w->w->stop_ns;
-        if (now < a) {
-            win_close(w);
-            if (a < next) next = a;
-        } else if (b == ZC_WIN_NS_END || now < b) {
-            win_open(w);
-            if (b != ZC_WIN_NS_END && b < next) next = b;
-        } else {
-            win_close(w);
-        }
+        if (now >= a && (b == ZC_WIN_NS_END || now < b)) win_open(w);
+        else win_close(w);
+        uint64_t edge = now < a ? a : b; /* its next boundary, unless that has passed */
+        if (edge > now && edge != ZC_WIN_NS_END && edge < next) next = edge;
     }
     return next;
 }
