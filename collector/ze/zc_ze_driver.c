@@ -5,6 +5,7 @@
  * table through each handle, past every wrapper of ours; the loader asks for the extension with
  * zeDriverGetProperties through our wrapper, so the property is cleared there. Functions reached
  * by name (zeDriverGetExtensionFunctionAddress) are swapped for ours where zecoll follows them. */
+#include "zc_ze_cb.h"
 #include "zc_ze_internal.h"
 
 #include <stdint.h>
