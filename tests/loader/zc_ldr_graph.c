@@ -19,6 +19,8 @@
  * check_trace.py: how many kernels it ran, and that the signal-updated command is not recorded.
  * ZESIM_NULL_ENTRIES naming later entries: each must reach the loader's table as NULL (a wrapper
  * there would call NULL). With "rules": only that zesim refuses what the driver refuses (rules()). */
+#include "zc_ldr_spec.h"
+
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -93,14 +95,6 @@ static void ok(int cond, const char *what, ze_result_t r) {
 
 /* ---------------------------------------------------------------- later types (spec) */
 typedef struct {
-    uint32_t x, y, z;
-} group_size_t;
-typedef struct {
-    ze_structure_type_t stype;
-    const void *pNext;
-    uint32_t flags;
-} flags_desc_t; /* init driver type, mutable list, command id, commands descriptors */
-typedef struct {
     ze_structure_type_t stype;
     const void *pNext;
     uint64_t commandId;
@@ -112,10 +106,6 @@ typedef struct {
 #define MUT_SIGNAL_EVENT (1u << 4)
 #define MUT_KERNEL_INSTRUCTION (1u << 6)
 
-typedef ze_result_t (*with_args_t)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t,
-                                   const group_size_t, void **, const void *, ze_event_handle_t, uint32_t,
-                                   ze_event_handle_t *);
-typedef ze_result_t (*host_sync_t)(ze_command_list_handle_t, uint64_t);
 typedef ze_result_t (*next_id_k_t)(ze_command_list_handle_t, const void *, uint32_t, ze_kernel_handle_t *, uint64_t *);
 typedef ze_result_t (*next_id_t)(ze_command_list_handle_t, const void *, uint64_t *);
 typedef ze_result_t (*upd_kernels_t)(ze_command_list_handle_t, uint32_t, uint64_t *, ze_kernel_handle_t *);
@@ -337,12 +327,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s THREADS(1-64) EXECUTIONS REPLAYS(>=2)\n", argv[0]);
         return 2;
     }
-    const char *path = getenv("ZE_ENABLE_ALT_DRIVERS");
-    void *drv = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-    if (!drv) {
-        printf("Bail out! cannot load ZE_ENABLE_ALT_DRIVERS=%s: %s\n", path ? path : "(unset)", dlerror());
-        return 1;
-    }
+    const char *path;
+    void *drv = zc_ldr_open_driver(&path);
+    if (!drv) return 1;
     for (int i = 0; i < NT; i++) {
         tab[i] = calloc((size_t)tables[i].n, sizeof(fn_t));
         getter_t get = (getter_t)(uintptr_t)dlsym(drv, tables[i].getter);

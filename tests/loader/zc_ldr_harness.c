@@ -12,6 +12,8 @@
  * else is; every application call returns what the driver returns (ZE_RESULT_SUCCESS here); the
  * DDI-handles property never reaches the loader through zecoll. The archive is judged against
  * zesim's truth by check_trace.py, which runs this program. */
+#include "zc_ldr_spec.h"
+
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -80,14 +82,6 @@ static void ok(int cond, const char *fmt, ...) {
     } while (0)
 
 /* ---------------------------------------------------------------- later types (spec) */
-typedef struct {
-    uint32_t x, y, z;
-} group_size_t;
-typedef struct {
-    ze_structure_type_t stype;
-    const void *pNext;
-    uint32_t flags;
-} init_driver_type_desc_t;
 typedef struct {
     ze_structure_type_t stype;
     void *pNext;
@@ -176,7 +170,7 @@ static void app(int traced) {
     uint32_t n = 1;
     if (minor >= 10) {
         /* an application of spec 1.10 or newer may call only zeInitDrivers */
-        init_driver_type_desc_t d = {(ze_structure_type_t)0x00020021, NULL, 1};
+        flags_desc_t d = {(ze_structure_type_t)0x00020021, NULL, 1};
         CALL("zeInitDrivers(count)", E(T_GLOBAL, 1, ze_result_t(*)(uint32_t *, ze_driver_handle_t *, void *))(&n, NULL, &d));
         n = 1;
         CALL("zeInitDrivers", E(T_GLOBAL, 1, ze_result_t(*)(uint32_t *, ze_driver_handle_t *, void *))(&n, &drv, &d));
@@ -221,13 +215,9 @@ static void app(int traced) {
     CALL("zeCommandListAppendLaunchKernel", launch(imm, k[0], &g, NULL, 0, NULL));
     if (minor >= 14) {
         group_size_t gs = {1, 1, 1};
-        typedef ze_result_t (*with_args_t)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t,
-                                           const group_size_t, void **, const void *, ze_event_handle_t, uint32_t,
-                                           ze_event_handle_t *);
         CALL("zeCommandListAppendLaunchKernelWithArguments",
              E(T_LIST, 37, with_args_t)(imm, k[1], g, gs, NULL, NULL, NULL, 0, NULL));
     }
-    typedef ze_result_t (*host_sync_t)(ze_command_list_handle_t, uint64_t);
     host_sync_t hsync = NULL;
     if (minor >= 6) {
         hsync = (host_sync_t)tab[T_LIST][28];
@@ -297,12 +287,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s 4|10|17 (the spec version 1.MINOR the loader asks for)\n", argv[0]);
         return 2;
     }
-    const char *path = getenv("ZE_ENABLE_ALT_DRIVERS");
-    void *drv = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-    if (!drv) {
-        printf("Bail out! cannot load ZE_ENABLE_ALT_DRIVERS=%s: %s\n", path ? path : "(unset)", dlerror());
-        return 1;
-    }
+    const char *path;
+    void *drv = zc_ldr_open_driver(&path);
+    if (!drv) return 1;
     int traced = strstr(path, "libzecoll_ze") != NULL;
     printf("# loader of spec 1.%u over %s\n", minor, path);
     fetch(drv, "", tab, 1);

@@ -20,6 +20,8 @@
  * zeEventQueryKernelTimestamp, ...Ext and zeEventQueryTimestampsExp agree. ZC_SCEN_OUT: the facts
  * for check_trace.py / check_cb.py (app events, operations it ran, the timestamps it read, the
  * CB events it created and the rejections it caused). */
+#include "zc_ldr_spec.h"
+
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <level_zero/ze_api.h>
@@ -39,9 +41,6 @@
 #define MAX_THREADS 16
 
 /* ---------------------------------------------------------------- the spec's declarations */
-typedef struct {
-    uint32_t x, y, z;
-} group_size_t;
 typedef struct {
     ze_structure_type_t stype;
     const void *pNext;
@@ -92,9 +91,8 @@ static struct api {
     ze_result_t (*list_destroy)(ze_command_list_handle_t);
     ze_result_t (*launch)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t *, ze_event_handle_t,
                           uint32_t, ze_event_handle_t *);
-    ze_result_t (*launch_args)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t, const group_size_t,
-                               void **, const void *, ze_event_handle_t, uint32_t, ze_event_handle_t *);
-    ze_result_t (*host_sync)(ze_command_list_handle_t, uint64_t);
+    with_args_t launch_args;
+    host_sync_t host_sync;
     ze_result_t (*append_lists)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t *, ze_event_handle_t,
                                 uint32_t, ze_event_handle_t *);
     ze_result_t (*append_reset)(ze_command_list_handle_t, ze_event_handle_t);
@@ -128,9 +126,9 @@ static void *table(void *drv, const char *getter) {
 
 static int load(void) {
     if (harness) {
-        const char *path = getenv("ZE_ENABLE_ALT_DRIVERS");
-        void *drv = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-        if (!drv) return printf("Bail out! cannot load ZE_ENABLE_ALT_DRIVERS=%s\n", path ? path : "(unset)"), -1;
+        const char *path;
+        void *drv = zc_ldr_open_driver(&path);
+        if (!drv) return -1;
         void **glo = table(drv, "zeGetGlobalProcAddrTable"), **dr = table(drv, "zeGetDriverProcAddrTable");
         void **dev = table(drv, "zeGetDeviceProcAddrTable"), **ctx = table(drv, "zeGetContextProcAddrTable");
         void **mod = table(drv, "zeGetModuleProcAddrTable"), **ker = table(drv, "zeGetKernelProcAddrTable");
