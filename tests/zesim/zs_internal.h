@@ -470,8 +470,15 @@ struct zs_kcapture *zs_kernel_capture(ze_kernel_handle_t k);
 /* the experimental graph entries (before spec 1.17) by name, for zeDriverGetExtensionFunctionAddress */
 void *zs_graph_ext_function(const char *name);
 /* what zs_later.c reuses of the other files */
+/* with: a launch's own group size and argument values (zeCommandListAppendLaunchKernelWithArguments),
+ * put into its capture only: the kernel object is not changed, so threads may launch one kernel
+ * with different arguments at once (NULL: the kernel's own) */
+struct zs_launch_with {
+    uint32_t gx, gy, gz;
+    void **args;
+};
 ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
-                           ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
+                           const struct zs_launch_with *with, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
 ze_result_t zs_list_barrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
 ze_result_t zs_driver_get(uint32_t *pCount, ze_driver_handle_t *phDrivers);
 ze_result_t zs_init_gpu(void);

@@ -104,7 +104,9 @@ void zs_later_device(void *t, ze_api_version_t v) { ZS_SET(t, v, 14, 22, zs_zeDe
 /* zeCommandListAppendLaunchKernelWithArguments (1.14): group counts and sizes by value, the
  * arguments as an array of pointers to values. zesim keeps no argument sizes of its own, so each
  * value is read with the size its last zeKernelSetArgumentValue gave (arguments never set keep
- * their state). The group size applies to this launch only. */
+ * their state). Group size and values apply to this launch only, in its capture: the kernel
+ * object is not changed, so threads may launch one kernel at once (a TSan run with 8 threads
+ * caught zesim changing it for the call). */
 static ze_result_t zs_zeCommandListAppendLaunchKernelWithArguments(ze_command_list_handle_t l, ze_kernel_handle_t k,
                                                                    const ze_group_count_t groups, const zs_group_size_t gs,
                                                                    void **args, const void *pNext, ze_event_handle_t sig,
@@ -113,20 +115,8 @@ static ze_result_t zs_zeCommandListAppendLaunchKernelWithArguments(ze_command_li
     (void)pNext;
     ZS_CHECK(k, ZS_MAGIC_KERNEL);
     if (gs.groupSizeX == 0 || gs.groupSizeY == 0 || gs.groupSizeZ == 0) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
-    for (uint32_t i = 0; args && i < k->nargs; i++) {
-        struct zs_arg *a = &k->args[i];
-        if (!args[i] || !a->set) continue;
-        memcpy(a->big ? a->big : a->val, args[i], a->size);
-    }
-    uint32_t ox = k->gx, oy = k->gy, oz = k->gz;
-    k->gx = gs.groupSizeX;
-    k->gy = gs.groupSizeY;
-    k->gz = gs.groupSizeZ;
-    ze_result_t r = zs_list_launch(l, k, &groups, sig, nw, w);
-    k->gx = ox;
-    k->gy = oy;
-    k->gz = oz;
-    return r;
+    const struct zs_launch_with with = {gs.groupSizeX, gs.groupSizeY, gs.groupSizeZ, args};
+    return zs_list_launch(l, k, &groups, &with, sig, nw, w);
 }
 
 /* zeCommandListAppendLaunchKernelWithParameters (1.14): a plain launch; its pNext forms
@@ -137,7 +127,7 @@ static ze_result_t zs_zeCommandListAppendLaunchKernelWithParameters(ze_command_l
     ZS_ENTER_DEV();
     (void)pNext;
     if (!g) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return zs_list_launch(l, k, g, sig, nw, w);
+    return zs_list_launch(l, k, g, NULL, sig, nw, w);
 }
 
 void zs_later_list(void *t, ze_api_version_t v) {

@@ -480,7 +480,7 @@ static struct zs_kcapture *capture_kernel(ze_kernel_handle_t k) {
 
 static ze_result_t launch(ze_command_list_handle_t l, ze_kernel_handle_t k, enum zs_launch how,
                           const ze_group_count_t *groups, const ze_group_count_t *indirect, ze_event_handle_t sig,
-                          uint32_t nw, ze_event_handle_t *w) {
+                          uint32_t nw, ze_event_handle_t *w, const struct zs_launch_with *with) {
     ZS_CHECK(l, ZS_MAGIC_LIST);
     ZS_CHECK(k, ZS_MAGIC_KERNEL);
     if (!groups && !indirect) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -492,6 +492,13 @@ static ze_result_t launch(ze_command_list_handle_t l, ze_kernel_handle_t k, enum
     if (!c.kc) return fail(&c, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
     if (groups) c.kc->groups = *groups;
     c.kc->indirect_groups = indirect;
+    if (with) { /* its own group size and argument values (each with the size its last set gave) */
+        c.kc->gx = with->gx, c.kc->gy = with->gy, c.kc->gz = with->gz;
+        for (uint32_t i = 0; with->args && i < c.kc->nargs; i++) {
+            struct zs_arg *a = &c.kc->args[i];
+            if (with->args[i] && a->set) memcpy(a->big ? a->big : a->val, with->args[i], a->size);
+        }
+    }
     return list_append(l, &c);
 }
 
@@ -499,14 +506,14 @@ static ze_result_t zs_zeCommandListAppendLaunchKernel(ze_command_list_handle_t l
                                                       const ze_group_count_t *g, ze_event_handle_t sig, uint32_t nw,
                                                       ze_event_handle_t *w) {
     ZS_ENTER_DEV();
-    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w);
+    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w, NULL);
 }
 
 static ze_result_t zs_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t l, ze_kernel_handle_t k,
                                                                  const ze_group_count_t *g, ze_event_handle_t sig,
                                                                  uint32_t nw, ze_event_handle_t *w) {
     ZS_ENTER_DEV();
-    return launch(l, k, ZS_L_COOPERATIVE, g, NULL, sig, nw, w);
+    return launch(l, k, ZS_L_COOPERATIVE, g, NULL, sig, nw, w, NULL);
 }
 
 static ze_result_t zs_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t l, ze_kernel_handle_t k,
@@ -514,7 +521,7 @@ static ze_result_t zs_zeCommandListAppendLaunchKernelIndirect(ze_command_list_ha
                                                               uint32_t nw, ze_event_handle_t *w) {
     ZS_ENTER_DEV();
     if (!g) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return launch(l, k, ZS_L_INDIRECT, NULL, g, sig, nw, w);
+    return launch(l, k, ZS_L_INDIRECT, NULL, g, sig, nw, w, NULL);
 }
 
 /* Expands into one command per kernel, chained in order; the first waits, the last signals. */
@@ -578,8 +585,9 @@ void zs_fill_list_table(ze_command_list_dditable_t *t, unsigned minor) {
 
 /* ---------------------------------------------------------------- for zs_later.c */
 ze_result_t zs_list_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g,
-                           ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
-    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w);
+                           const struct zs_launch_with *with, ze_event_handle_t sig, uint32_t nw,
+                           ze_event_handle_t *w) {
+    return launch(l, k, ZS_L_PLAIN, g, NULL, sig, nw, w, with);
 }
 struct zs_kcapture *zs_kernel_capture(ze_kernel_handle_t k) { return capture_kernel(k); }
 ze_result_t zs_list_barrier(ze_command_list_handle_t l, ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
