@@ -69,21 +69,8 @@ static bool implicit_knob(void) {
     return v != 0;
 }
 
-static void truth(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void truth(const char *fmt, ...) {
-    if (!zs_truth_enabled()) return;
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-    va_end(ap);
-    if (n <= 0 || n >= (int)sizeof(line) - 1) return;
-    line[n++] = '\n';
-    zs_truth_write(line, (size_t)n);
-}
-
 static ze_result_t reject(const char *api, ze_event_handle_t ev, const void *list, ze_result_t r) {
-    truth("{\"kind\":\"cb_reject\",\"api\":\"%s\",\"event\":\"%p\",\"list\":\"%p\",\"result\":%u}", api, (void *)ev,
+    zs_truthf("{\"kind\":\"cb_reject\",\"api\":\"%s\",\"event\":\"%p\",\"list\":\"%p\",\"result\":%u}", api, (void *)ev,
           list, (unsigned)r);
     return r;
 }
@@ -122,7 +109,7 @@ static ze_result_t cb_create(ze_context_handle_t c, ze_device_handle_t d, uint32
     e->pool = p;
     e->cb = p->cb_flags;
     e->own_pool = true;
-    truth("{\"kind\":\"cb_event\",\"event\":\"%p\",\"via\":\"%s\",\"flags\":%u}", (void *)e, via, flags);
+    zs_truthf("{\"kind\":\"cb_event\",\"event\":\"%p\",\"via\":\"%s\",\"flags\":%u}", (void *)e, via, flags);
     *ph = e;
     return ZE_RESULT_SUCCESS;
 }
@@ -191,7 +178,7 @@ ze_result_t zs_cb_append_check(ze_command_list_handle_t l, ze_event_handle_t ev)
         }
     }
     pthread_mutex_unlock(&zs.lock);
-    if (converted) truth("{\"kind\":\"cb_implicit\",\"event\":\"%p\",\"list\":\"%p\"}", (void *)ev, (void *)l);
+    if (converted) zs_truthf("{\"kind\":\"cb_implicit\",\"event\":\"%p\",\"list\":\"%p\"}", (void *)ev, (void *)l);
     return r == ZE_RESULT_SUCCESS ? r : reject("append", ev, l, r);
 }
 

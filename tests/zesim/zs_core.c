@@ -347,6 +347,20 @@ void zs_truth_write(const char *line, size_t len) {
     pthread_mutex_unlock(&truth_lock);
 }
 
+/* One line of the truth from a printf format (the newline added); a line longer than the buffer
+ * would be cut JSON, so it is not written. */
+void zs_truthf(const char *fmt, ...) {
+    if (!zs_truth_enabled()) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n <= 0 || n >= (int)sizeof(line) - 1) return;
+    line[n++] = '\n';
+    zs_truth_write(line, (size_t)n);
+}
+
 /* Operation lines take their seq under the same lock that writes them, so the file is in seq
  * order even when two engines complete at once. fmt receives the seq and returns the length. */
 void zs_truth_write_seq(size_t (*fmt)(char *buf, size_t size, uint64_t seq, void *arg), void *arg) {

@@ -116,22 +116,8 @@ struct zs_listx {
 };
 
 /* ---------------------------------------------------------------- truth */
-static void truth(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void truth(const char *fmt, ...) {
-    if (!zs_truth_enabled()) return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-    va_end(ap);
-    if (n <= 0) return;
-    if ((size_t)n > sizeof(line) - 2) n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    zs_truth_write(line, (size_t)n);
-}
-
 static ze_result_t violation(const void *list, int64_t cmd, const char *why, ze_result_t r) {
-    truth("{\"kind\":\"mutable\",\"what\":\"violation\",\"list\":\"%p\",\"cmd\":%" PRId64 ",\"reason\":\"%s\"}", list, cmd,
+    zs_truthf("{\"kind\":\"mutable\",\"what\":\"violation\",\"list\":\"%p\",\"cmd\":%" PRId64 ",\"reason\":\"%s\"}", list, cmd,
           why);
     return r;
 }
@@ -268,7 +254,7 @@ struct zs_body *zs_listx_target(ze_command_list_handle_t l, const struct zs_cmd 
     x->id_kernels = NULL;
     x->id_nkernels = 0;
     x->id_pending = false;
-    truth("{\"kind\":\"mutable\",\"what\":\"command\",\"list\":\"%p\",\"cmd\":%u,\"flags\":%u,\"name\":\"%s\"}", (void *)l, id,
+    zs_truthf("{\"kind\":\"mutable\",\"what\":\"command\",\"list\":\"%p\",\"cmd\":%u,\"flags\":%u,\"name\":\"%s\"}", (void *)l, id,
           x->cmds[id].flags, c->kc->name);
     return l->body;
 }
@@ -359,7 +345,7 @@ static ze_result_t update_chain(ze_command_list_handle_t l, const void *chain, b
             if (a->argSize > sizeof(g->val)) g->big = dup_mem(a->pArgValue, a->argSize);
             else if (a->pArgValue) memcpy(g->val, a->pArgValue, a->argSize);
             else memset(g->val, 0, sizeof(g->val));
-            truth("{\"kind\":\"mutable\",\"what\":\"argument\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"index\":%u}", (void *)l,
+            zs_truthf("{\"kind\":\"mutable\",\"what\":\"argument\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"index\":%u}", (void *)l,
                   a->commandId, a->argIndex);
         } else if (st == STYPE_MUTABLE_GROUP_COUNT_EXP_DESC) {
             const mut_group_count_t *g = (const void *)b;
@@ -367,7 +353,7 @@ static ze_result_t update_chain(ze_command_list_handle_t l, const void *chain, b
             if (!g->pGroupCount) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
             if (!apply) continue;
             c->kc->groups = *g->pGroupCount;
-            truth("{\"kind\":\"mutable\",\"what\":\"group_count\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"groups\":[%u,%u,%u]}",
+            zs_truthf("{\"kind\":\"mutable\",\"what\":\"group_count\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"groups\":[%u,%u,%u]}",
                   (void *)l, g->commandId, g->pGroupCount->groupCountX, g->pGroupCount->groupCountY,
                   g->pGroupCount->groupCountZ);
         } else if (st == STYPE_MUTABLE_GROUP_SIZE_EXP_DESC || st == STYPE_MUTABLE_GLOBAL_OFFSET_EXP_DESC) {
@@ -379,7 +365,7 @@ static ze_result_t update_chain(ze_command_list_handle_t l, const void *chain, b
             c->kc->gx = g->x;
             c->kc->gy = g->y;
             c->kc->gz = g->z;
-            truth("{\"kind\":\"mutable\",\"what\":\"group_size\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"size\":[%u,%u,%u]}",
+            zs_truthf("{\"kind\":\"mutable\",\"what\":\"group_size\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"size\":[%u,%u,%u]}",
                   (void *)l, g->commandId, g->x, g->y, g->z);
         } else {
             return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -408,7 +394,7 @@ static ze_result_t zs_zeCommandListUpdateMutableCommandSignalEventExp(ze_command
     if (r == ZE_RESULT_SUCCESS) r = body_unshare(l);
     if (r != ZE_RESULT_SUCCESS) return r;
     l->body->cmds[id].signal = ev;
-    truth("{\"kind\":\"mutable\",\"what\":\"signal_event\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"event\":\"%p\"}", (void *)l, id,
+    zs_truthf("{\"kind\":\"mutable\",\"what\":\"signal_event\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"event\":\"%p\"}", (void *)l, id,
           (void *)ev);
     return ZE_RESULT_SUCCESS;
 }
@@ -429,7 +415,7 @@ static ze_result_t zs_zeCommandListUpdateMutableCommandWaitEventsExp(ze_command_
     free(c->waits);
     c->waits = n;
     c->nwaits = nw;
-    truth("{\"kind\":\"mutable\",\"what\":\"wait_events\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"count\":%u}", (void *)l, id, nw);
+    zs_truthf("{\"kind\":\"mutable\",\"what\":\"wait_events\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"count\":%u}", (void *)l, id, nw);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -460,7 +446,7 @@ static ze_result_t zs_zeCommandListUpdateMutableCommandKernelsExp(ze_command_lis
         kc->groups = c->kc->groups;
         zs_kcapture_free(c->kc);
         c->kc = kc;
-        truth("{\"kind\":\"mutable\",\"what\":\"kernel\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"name\":\"%s\"}", (void *)l,
+        zs_truthf("{\"kind\":\"mutable\",\"what\":\"kernel\",\"list\":\"%p\",\"cmd\":%" PRIu64 ",\"name\":\"%s\"}", (void *)l,
               ids[i], kc->name);
     }
     return ZE_RESULT_SUCCESS;
@@ -481,7 +467,7 @@ static ze_result_t zs_zeCommandListCreateCloneExp(ze_command_list_handle_t l, ze
         free(c);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    truth("{\"kind\":\"mutable\",\"what\":\"clone\",\"list\":\"%p\",\"clone\":\"%p\",\"cmds\":%u}", (void *)l, (void *)c,
+    zs_truthf("{\"kind\":\"mutable\",\"what\":\"clone\",\"list\":\"%p\",\"clone\":\"%p\",\"cmds\":%u}", (void *)l, (void *)c,
           c->body->ncmds);
     *out = c;
     return ZE_RESULT_SUCCESS;
@@ -512,7 +498,7 @@ static ze_result_t capture_begin(ze_command_list_handle_t l, zs_graph_t g) {
     l->x->capture = g;
     g->capturing = l;
     g->in_order = l->in_order;
-    truth("{\"kind\":\"graph\",\"what\":\"capture_begin\",\"list\":\"%p\",\"graph\":\"%p\"}", (void *)l, (void *)g);
+    zs_truthf("{\"kind\":\"graph\",\"what\":\"capture_begin\",\"list\":\"%p\",\"graph\":\"%p\"}", (void *)l, (void *)g);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -557,7 +543,7 @@ static ze_result_t zs_zeCommandListEndGraphCaptureExt(ze_command_list_handle_t l
     zs_graph_t g = l->x->capture;
     l->x->capture = NULL;
     g->capturing = NULL;
-    truth("{\"kind\":\"graph\",\"what\":\"capture_end\",\"list\":\"%p\",\"graph\":\"%p\",\"cmds\":%u}", (void *)l, (void *)g,
+    zs_truthf("{\"kind\":\"graph\",\"what\":\"capture_end\",\"list\":\"%p\",\"graph\":\"%p\",\"cmds\":%u}", (void *)l, (void *)g,
           g->body->ncmds);
     if (out) *out = g;
     return ZE_RESULT_SUCCESS;
@@ -577,7 +563,7 @@ static ze_result_t zs_zeGraphInstantiateExt(zs_graph_t g, const void *pNext, zs_
     x->magic = ZS_MAGIC_XGRAPH;
     x->src = g;
     x->in_order = g->in_order;
-    truth("{\"kind\":\"graph\",\"what\":\"instantiate\",\"graph\":\"%p\",\"exec_graph\":\"%p\",\"cmds\":%u}", (void *)g,
+    zs_truthf("{\"kind\":\"graph\",\"what\":\"instantiate\",\"graph\":\"%p\",\"exec_graph\":\"%p\",\"cmds\":%u}", (void *)g,
           (void *)x, x->body->ncmds);
     *out = x;
     return ZE_RESULT_SUCCESS;
@@ -632,7 +618,7 @@ static ze_result_t zs_zeCommandListAppendGraphExt(ze_command_list_handle_t l, zs
     r = zs_enqueue_body_locked(l, x->body, x, replay, x->in_order);
     pthread_mutex_unlock(&zs.lock);
     if (r != ZE_RESULT_SUCCESS) return r;
-    truth("{\"kind\":\"graph\",\"what\":\"replay\",\"exec_graph\":\"%p\",\"list\":\"%p\",\"replay\":%" PRIu64 "}", (void *)x,
+    zs_truthf("{\"kind\":\"graph\",\"what\":\"replay\",\"exec_graph\":\"%p\",\"list\":\"%p\",\"replay\":%" PRIu64 "}", (void *)x,
           (void *)l, replay);
     if (sig || l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) r = zs_list_barrier(l, sig, 0, NULL);
     return r;

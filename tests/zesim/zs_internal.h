@@ -378,6 +378,7 @@ void zs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void zs_slow_sync(void);
 const char *zs_intern(const char *s);
 void zs_truth_write(const char *line, size_t len);
+void zs_truthf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void zs_truth_write_seq(size_t (*fmt)(char *buf, size_t size, uint64_t seq, void *arg), void *arg);
 bool zs_truth_enabled(void);
 void zs_sleep_ns(uint64_t ns);
