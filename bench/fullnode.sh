@@ -10,6 +10,9 @@
 #   fixed      the same, 300 steps, with MPI recording off (ZECOLL_RECORD_MPI=0) against no
 #              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms);
 #              beside it recording on, the journal off, the journal's syncs off
+#   phases     fixed's run (MPI recording off) with ZECOLL_PHASE_TIMES=1: where the fixed cost goes,
+#              per step of the collector's start and end, wall and CPU, across the ranks
+#              (bench/phase_times.py; OUTDIR/phases.withK.txt holds the raw lines)
 #   kern.US    zc_bench_app kernels 200000 US on an in-order immediate list, US = 1 and 2:
 #              without / with (targets ×1.05 / ×1.02); beside them the control (zc_bench_app
 #              kernels ... ctl): no collector, the app makes its driver calls (a timestamp event
@@ -19,7 +22,7 @@
 #              window (zc_bench_app ZC_BENCH_IDLE_MS; /proc/self/task/*/status), without / with:
 #              the wake-ups our background threads cost a node that does nothing (occupancy)
 #   usage: bench/fullnode.sh DIR [OUTDIR]   (FULLNODE_REPS=5 FULLNODE_NP=16 FULLNODE_STEPS=15000
-#                                            FULLNODE_PARTS="lj fixed kern idle" FULLNODE_LIBS="lib.so ...")
+#                                            FULLNODE_PARTS="lj fixed phases kern idle" FULLNODE_LIBS="lib.so ...")
 # FULLNODE_LIBS: other libzecoll.so builds measured beside DIR's in the same repetitions (a
 # before/after comparison: DIR/lib/alt0/libzecoll.so ... from fullnode_pack.sh). On the host, from the
 # checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. OUTDIR gets table.txt (the medians) and raw.txt (every run).
@@ -42,7 +45,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # LAMMPS travels compressed (fullnode_pack.sh): unpacked here, its libraries after the pack's
 lmp=${FULLNODE_LMP:-}
-if [ -z "$lmp" ] && [ -f "$D/lammps.tar.xz" ] && { part lj || part fixed; }; then
+if [ -z "$lmp" ] && [ -f "$D/lammps.tar.xz" ] && { part lj || part fixed || part phases; }; then
   mkdir -p "$work/lammps" && tar -C "$work/lammps" -xJf "$D/lammps.tar.xz"
   lmp=$work/lammps/bin/lmp
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$work/lammps/lib
@@ -54,7 +57,7 @@ py=$(command -v python3)
 for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
   [ -e "$f" ] || { echo "fullnode: $f is missing (pack with bench/fullnode_pack.sh)" >&2; exit 2; }
 done
-if part lj || part fixed; then
+if part lj || part fixed || part phases; then
   [ -n "$lmp" ] && [ -x "$lmp" ] || { echo "fullnode: no LAMMPS (bench/fullnode_pack.sh packs Debian's)" >&2; exit 2; }
   command -v mpirun >/dev/null || { echo "fullnode: mpirun is not on PATH" >&2; exit 2; }
 fi
@@ -158,6 +161,10 @@ for r in $(seq "$reps"); do
           timed "fixed.nosync.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_FLUSH_SYNC=0
         fi
       fi
+      if part phases && [ "$v" = with ]; then
+        timed "phases.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_PHASE_TIMES=1
+        grep 'zecoll phases' "$work/run.out" >>"$out/phases.$k.txt"
+      fi
       if part kern; then
         for us in 1 2; do
           if [ "$v" = base ]; then
@@ -189,5 +196,10 @@ for i in "${!libs[@]}"; do
   part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
   part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
   part idle && cmp "idle 2 s after 2000 kernels: other threads' wake-ups per s" idle.base "idle.with$i" "(occupancy) ~0" delta
+done
+for i in "${!libs[@]}"; do
+  part phases && [ -s "$out/phases.with$i.txt" ] || continue
+  echo "-- where the fixed cost goes (ZECOLL_PHASE_TIMES), ${libs[$i]}" | tee -a "$out/table.txt"
+  "$py" "$(dirname "$0")/phase_times.py" "$out/phases.with$i.txt" | tee -a "$out/table.txt"
 done
 echo "raw: $raw"

@@ -111,6 +111,7 @@ static int post_mpi_init(void) {
     int rc = 0;
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->post_mpi_init && subsystems[i]->post_mpi_init() != 0) rc = -1;
+    zc_phase("init.archive");
     return rc;
 }
 
@@ -127,14 +128,17 @@ static void thread_exit_hooks(struct zc_thread *t) {
 /* Every layer's pre_finalize and finalize, once; finalize_once (below) decides who runs it. */
 static void lifecycle_finalize(void) {
     if (!zc_active()) return;
+    zc_phase("fin.begin");
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->pre_finalize) subsystems[i]->pre_finalize();
+    zc_phase("fin.pre");
     atomic_fetch_add(&zc_progress, 1);
     /* events after this point (other threads still running) are not recorded */
     zc_win_set_active(false);
     atomic_store_explicit(&zc_is_active, false, memory_order_release);
     for (size_t i = NSUB; i-- > 0;) {
         if (subsystems[i]->finalize) subsystems[i]->finalize();
+        zc_phase(subsystems[i]->name);
         atomic_fetch_add(&zc_progress, 1);
     }
 }
@@ -523,24 +527,31 @@ static int start_unselected(void);
 __attribute__((constructor)) static void zc_constructor(void) {
     static atomic_bool done;
     if (atomic_exchange(&done, true)) return;
+    zc_phase_start();
     zc_proc_ops = (struct zc_proc_ops){finalize, post_mpi_init, start_unselected, thread_exit_hooks};
     zc_proc_start(zc_now());
     /* whatever ZECOLL_ENABLE says: every rank takes part in MPI_Init's collective steps */
     for (size_t i = 0; i < NSUB; i++)
         if (subsystems[i]->detect) subsystems[i]->detect();
+    zc_phase("ctor.detect");
     zc_knobs_load();
+    zc_phase("ctor.knobs");
+    zc_phase_settle();
     if (!zc_knobs.ENABLE) return;
     zc_clock_init();
+    zc_phase("ctor.clock");
     for (size_t i = 0; i < NSUB; i++) {
         if (subsystems[i]->init && subsystems[i]->init() != 0) {
             ZC_WARN("layer %s did not initialise; collection is off", subsystems[i]->name);
             return;
         }
+        zc_phase(subsystems[i]->name);
     }
     atomic_store_explicit(&zc_is_active, true, memory_order_release);
     zc_win_set_active(true);
     exit_init(); /* atexit, signals (above) */
     pthread_atfork(NULL, NULL, atfork_child);
+    zc_phase("ctor.signals");
 }
 
 /* An MPI job in which some ranks collect and this one does not (ZECOLL_ENABLE=0 here, or its

@@ -354,6 +354,7 @@ static bool wrong_launcher(int size) {
 
 static void after_init(void) {
     atomic_store(&zc_job.mpi_expected, false);
+    zc_phase("init.PMPI_Init");
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) != MPI_SUCCESS) {
         /* a collective failure: every rank ends up here */
         ZC_WARN("cannot duplicate MPI_COMM_WORLD: each rank records on its own");
@@ -375,6 +376,7 @@ static void after_init(void) {
      * or its start failed there) while others collect, that rank takes part as an unselected
      * rank: in the archive's collective steps, with no events (zc_start_unselected). Only if
      * that fails somewhere does the job run untraced (said once). */
+    zc_phase("init.dup");
     bool off = !zc_active();
     if (job_all_true(&off) != 0) off = true;
     if (off) return; /* off on every rank: nothing to do */
@@ -393,6 +395,7 @@ static void after_init(void) {
         }
         return;
     }
+    zc_phase("init.agree");
     zc_win_mpi_init((uint32_t)rank); /* the rank confirmed: its windows and rank selection */
     struct zc_thread *t = zc_thread_get();
     zc_job.size = (uint32_t)size;
@@ -404,10 +407,13 @@ static void after_init(void) {
     zc_job.otf2_collectives = job_otf2_collectives;
     zc_job.mpi = true;
     job = true;
+    zc_phase("init.thread");
     zc_post_mpi_init(); /* opens the job's archive; a failure there is agreed and switches tracing off */
     clock_sync();
+    zc_phase("init.clock");
     zc_mpi_comms_init(rank, size);
     zc_mpi_set_ready(true);
+    zc_phase("init.comms");
 }
 
 void zc_mpi_init_done(uint32_t fn, struct zc_mpi_special *s) {
@@ -426,11 +432,14 @@ bool zc_mpi_linked(void) { return PMPI_Init != NULL && PMPI_Comm_dup != NULL; }
 void zc_mpi_finalize_prepare(void) {
     struct zc_mpi_special s;
     zc_mpi_special_begin(&s);
+    zc_phase("(app)");
     if (job) {
         /* the region is recorded before the archive closes: it covers the collector's close */
         clock_sync();
+        zc_phase("fin.clock");
         bool ok = zc_active();
         if (job_all_true(&ok) != 0) ok = false;
+        zc_phase("fin.agree");
         zc_mpi_special_end(&s);
         record_region(ZC_MPI_MPI_Finalize, &s);
         zc_mpi_set_ready(false);
@@ -446,10 +455,12 @@ void zc_mpi_finalize_prepare(void) {
         PMPI_Comm_free(&priv);
         have_priv = false;
     }
+    zc_phase("fin.comm_free");
 }
 
 static int init_common(int *argc, char ***argv, int required, int *provided, bool thread) {
     struct zc_mpi_special s;
+    zc_phase("(app.before_init)");
     zc_mpi_special_begin(&s);
     int r = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     int e = errno;
@@ -481,7 +492,9 @@ __attribute__((visibility("default"))) int MPI_Finalize(void) {
         return p ? p() : MPI_ERR_INTERN;
     }
     zc_mpi_finalize_prepare();
-    return PMPI_Finalize();
+    int r = PMPI_Finalize();
+    zc_phase("PMPI_Finalize");
+    return r;
 }
 
 /* MPI_Abort ends the job without MPI_Finalize: this rank finalizes first as a rank that cannot

@@ -21,6 +21,7 @@
 #include "zc_knobs.h"
 #include "zc_log.h"
 #include "zc_papi.h"
+#include "zc_phase.h"
 #include "zc_proc.h"
 
 #include <errno.h>
@@ -287,6 +288,7 @@ int zc_otf2_start_job(void) {
     }
     bool ok = !opened && !closed && zc_on(ZC_F_TRACE);
     if (zc_job.rank == 0 && ok && choose_dir() != 0) ok = false;
+    zc_phase("init.mkdir");
     /* rank 0 decides the directory, as an absolute path (ranks may start in other directories) */
     if (zc_job.rank == 0 && ok && archive_dir[0] != '/') {
         char cwd[PATH_MAX], abs[PATH_MAX];
@@ -302,10 +304,13 @@ int zc_otf2_start_job(void) {
         memcpy(archive_dir, msg + 1, PATH_MAX);
         archive_dir[PATH_MAX - 1] = 0;
     }
+    zc_phase("init.bcast");
     opened = true;
     if (ok && open_local() != 0) ok = false;
+    zc_phase("init.open");
     bool all = ok;
     if (zc_job.all_true(&all) != 0) all = false;
+    zc_phase("init.agree2");
     /* each collective step's outcome is agreed on too: a rank that failed inside one must not
      * leave the others waiting in the next */
     if (all) {
@@ -313,13 +318,16 @@ int zc_otf2_start_job(void) {
         if (!all) ZC_FAIL(ZC_F_TRACE, "cannot set OTF2's MPI collective operations");
         if (zc_job.all_true(&all) != 0) all = false;
     }
+    zc_phase("init.otf2coll");
     if (all) {
         all = OTF2_Archive_OpenEvtFiles(archive) == OTF2_SUCCESS;
         if (!all) ZC_FAIL(ZC_F_TRACE, "cannot open the event files of %s", archive_dir);
         if (zc_job.all_true(&all) != 0) all = false;
     }
+    zc_phase("init.evtfiles");
     if (all) {
         zc_jrn_open(archive_dir);
+        zc_phase("init.journal");
         write_held_locked();
         atomic_store_explicit(&writable, true, memory_order_release);
     } else {
@@ -509,8 +517,10 @@ static void close_locked(void) {
             atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         }
     }
+    zc_phase("close.evtwriters");
     OTF2_ErrorCode c = OTF2_Archive_CloseEvtFiles(archive);
     if (e == OTF2_SUCCESS) e = c;
+    zc_phase("close.evtfiles");
     /* the definitions and the anchor file get the space kept for them (zc_otf2_io.c) */
     zc_otf2_io_reserve_release();
     bool clean = !zc_otf2_io_damaged();
@@ -525,11 +535,14 @@ static void close_locked(void) {
         c = OTF2_Archive_SetProperty(archive, "ZECOLL::TRUNCATED", text, true);
         if (e == OTF2_SUCCESS) e = c;
     }
+    zc_phase("close.agree");
     zc_unify_write(archive, ts_min, ts_max);
     c = OTF2_Archive_Close(archive);
     if (e == OTF2_SUCCESS) e = c;
     archive = NULL;
+    zc_phase("close.archive");
     zc_otf2_io_repair(archive_dir, "traces", ZC_EVT_CHUNK, count_lost);
+    zc_phase("close.repair");
     /* an I/O failure is counted and said already; anything else is ours */
     if (e != OTF2_SUCCESS && !zc_otf2_io_damaged())
         ZC_FAIL(ZC_F_TRACE, "closing the archive %s failed: %s", archive_dir, OTF2_Error_GetName(e));
@@ -539,7 +552,9 @@ static void close_locked(void) {
     if (zc_jrn_close(whole))
         ZC_WARN("the archive %s may be incomplete; its journal holds what was recorded: `zecoll salvage %s` rebuilds it",
                 archive_dir, archive_dir);
+    zc_phase("close.journal");
     if (zc_job.rank == 0) zc_config_store(archive_dir); /* the effective configuration, in the archive */
+    zc_phase("close.config");
 }
 
 bool zc_otf2_close_begin(void) {

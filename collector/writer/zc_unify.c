@@ -12,6 +12,7 @@
 #include "zc_loc.h"
 #include "zc_log.h"
 #include "zc_merge.h"
+#include "zc_phase.h"
 #include "zc_proc.h"
 
 #include <otf2/otf2.h>
@@ -66,6 +67,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
         ZC_FAIL(ZC_F_TRACE, "out of memory serialising definitions");
         b.n = 0;
     }
+    zc_phase("unify.serialize");
     bool job = zc_job.mpi && zc_job.gather;
     void *all = NULL, *maps = NULL, *mine = NULL;
     size_t *sizes = calloc(zc_job.size, sizeof(size_t)), *map_sizes = calloc(zc_job.size, sizeof(size_t)), nmine = 0;
@@ -80,6 +82,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
         if (all && sizes && map_sizes) zc_merge_root(archive, zc_job.size, zc_job.mpi, all, sizes, &maps, map_sizes, merge_msg);
         else ZC_FAIL(ZC_F_TRACE, "cannot gather the ranks' definitions");
     }
+    zc_phase("unify.gather_merge");
     if (job) {
         if (zc_job.scatter(maps, map_sizes, &mine, &nmine) != 0) mine = NULL;
         free(maps);
@@ -92,6 +95,7 @@ void zc_unify_write(void *archive_v, uint64_t ts_min, uint64_t ts_max) {
     free(sizes);
     free(map_sizes);
 
+    zc_phase("unify.scatter");
     /* this rank's maps and clock offsets, in every location's local definitions */
     OTF2_Archive_OpenDefFiles(archive);
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
