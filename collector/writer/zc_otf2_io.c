@@ -226,6 +226,19 @@ static uint64_t repair_file(const char *path, uint64_t chunk, const uint8_t mark
     return kept;
 }
 
+bool zc_otf2_io_empty_evt(const char *dir, const char *name, uint64_t loc, uint64_t chunk) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%s/%llu.evt", dir, name, (unsigned long long)loc) >= (int)sizeof(path))
+        return false;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return false;
+    fd = zc_fd_high(fd);
+    uint64_t kept = 0;
+    bool ok = end_after(fd, 0, chunk, (const uint8_t[2]){0x03, 0x42}, &kept);
+    close(fd);
+    return ok;
+}
+
 void zc_otf2_io_repair(const char *dir, const char *name, uint64_t chunk, void (*kept)(uint64_t loc, uint64_t events)) {
     char path[PATH_MAX];
     uint8_t mark[2] = {0x03, 0x42}; /* what OTF2 writes on this machine, unless a file says otherwise */

@@ -29,6 +29,9 @@ void zc_otf2_io_reserve_grow(uint64_t bytes);
 void zc_otf2_io_reserve_release(void);
 /* After the close: event files left incomplete end after their last whole chunk, readable;
  * kept() learns how many events of each such location the archive holds. */
+/* The event file of a location that never had an event writer, written as OTF2 writes one for a
+ * location without events (the byte order mark of this machine's OTF2); false if it cannot be. */
+bool zc_otf2_io_empty_evt(const char *dir, const char *name, uint64_t loc, uint64_t chunk);
 void zc_otf2_io_repair(const char *dir, const char *name, uint64_t chunk, void (*kept)(uint64_t loc, uint64_t events));
 void zc_otf2_io_fork_child(void);
 /* errno of a write that failed because of the file system (full, quota, file-size limit, I/O,
