@@ -25,7 +25,9 @@
 #                                            FULLNODE_PARTS="lj fixed phases kern idle" FULLNODE_LIBS="lib.so ...")
 # FULLNODE_LIBS: other libzecoll.so builds measured beside DIR's in the same repetitions (a
 # before/after comparison: DIR/lib/alt0/libzecoll.so ... from fullnode_pack.sh). On the host, from the
-# checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. OUTDIR gets table.txt (the medians) and raw.txt (every run).
+# checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. The device tool sends the
+# session's checkout, not a helper's worktree: from a worktree, copy the packed folder and this
+# script with phase_times.py into an ignored folder of that checkout, carry it, and run the copy. OUTDIR gets table.txt (the medians) and raw.txt (every run).
 set -uo pipefail
 D=$(cd "${1:?usage: fullnode.sh DIR [OUTDIR]}" && pwd)
 out=${2:-$(mktemp -d)}

@@ -10,7 +10,8 @@
  *     (with two writer threads, by the converting one, before the other hands it to OTF2);
  *   - the flusher, a thread that wakes every ZECOLL_FLUSH_INTERVAL_MS and copies what still sits
  *     in each location's current buffer (the writer's snapshot: the owner keeps recording, lock-free),
- *     then writes a FLUSH record: every record put before its time is now in the file.
+ *     then writes a FLUSH record: every record put before its time is now in the file (a pass
+ *     that finds nothing new writes nothing: idle_pass_locked).
  * A location's records are numbered in the order they were put, so a range the flusher already
  * journaled is skipped when its buffer is written later (jdone), and salvage can tell a gap.
  * Definitions (strings, regions, devices, groups, communicators, locations, clock offsets) are
