@@ -9,27 +9,20 @@ records and the heartbeat (every (3 * 100 ms + 5 s) / 2 = 2.65 s): at least once
 salvage's liveness test of a rank on another host reads the file's modification time), at most
 4 times (before this change: every pass, ~35).
   usage: idle_flush_test.py --app ZC_BENCH_APP --zesim LIB --libdir DIR --bindir DIR --work DIR"""
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from salv_common import absolute, add_run_args, collector_env  # noqa: E402
+from salv_common import collector_env, run_args  # noqa: E402
 
 IDLE_MS = 4500
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_run_args(ap)
-    a = ap.parse_args()
-    absolute(a)
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = run_args(__doc__)
     trace = os.path.join(a.work, "trace")
     env = collector_env(a, trace, {"ZECOLL_FLUSH_INTERVAL_MS": "100", "ZC_BENCH_IDLE_MS": str(IDLE_MS),
                                    "ZECOLL_SUMMARY": "0"})

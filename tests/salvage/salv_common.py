@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """What the salvage tests share: their command-line options for a program under the collector
 on zesim, and its environment."""
+import argparse
 import os
+import shutil
 
 
 def add_run_args(ap):
@@ -20,6 +22,17 @@ def add_run_args(ap):
 def absolute(a):
     for k in ("app", "zesim", "libdir", "bindir", "work"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
+
+
+def run_args(doc):
+    """A test's arguments (add_run_args), made absolute, its --work directory emptied."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_run_args(ap)
+    a = ap.parse_args()
+    absolute(a)
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    return a
 
 
 def collector_env(a, trace, extra):

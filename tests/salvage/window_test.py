@@ -21,9 +21,7 @@ was taken: the process answers each one in microseconds, 250 ms apart), then for
 final OFF of A20 (at or after the data's end), and for off-at-kill nothing after the window's
 OFF (no second OFF at the cut). Every device stream with records shows the first ON too.
 TAP output; exit 0 when every check passed."""
-import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,7 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from salv_common import absolute, add_run_args, collector_env  # noqa: E402
+from salv_common import collector_env, run_args  # noqa: E402
 from kill_test import finish, start, wait_started  # noqa: E402
 
 import otf2  # noqa: E402  (Debian's python3-otf2: run with /usr/bin/python3)
@@ -120,12 +118,7 @@ def one(a, name, toggles):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_run_args(ap)
-    a = ap.parse_args()
-    absolute(a)
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = run_args(__doc__)
     one(a, "on-at-kill", 3)
     one(a, "off-at-kill", 4)
     print(f"1..{len(checks)}")
