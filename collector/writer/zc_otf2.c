@@ -513,9 +513,10 @@ static void close_locked(void) {
         /* every location is defined, so every one has its event file, even without events (the
          * thread of an unselected rank, which the job's MPI communicator names) */
         l->gid = loc_id(l);
-        /* a location that never had events: its (empty) file written directly, without an OTF2
-         * writer, whose chunk OTF2 would allocate and clear only to write 20 bytes of it */
-        if (!l->writer && !zc_otf2_io_damaged() && zc_otf2_io_empty_evt(archive_dir, "traces", l->gid, ZC_EVT_CHUNK)) {
+        /* a location that never recorded anything: its (empty) file written directly, without an
+         * OTF2 writer, whose chunk OTF2 would allocate and clear only to write 20 bytes of it */
+        if (!l->writer && !l->nevents && !zc_otf2_io_damaged() &&
+            zc_otf2_io_empty_evt(archive_dir, "traces", l->gid, ZC_EVT_CHUNK)) {
             l->otf2_events = 0;
             continue;
         }
