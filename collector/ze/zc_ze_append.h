@@ -38,12 +38,12 @@ static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {
     return zc_ze_event_refill(l);
 }
 
-/* Which engine ran an operation of l: a copy of an in-order compute list with the copy-offload
- * hint, in a direction the driver offloads (l->offload, zc_ze_list_offload), ran on a copy
- * engine. kind is a constant at every call site: launches, fills and barriers pay nothing, a
- * copy one load of its list's flags. */
+/* Which engine ran an operation of l: a copy or fill of an in-order compute list with the
+ * copy-offload hint, in a direction the driver offloads (l->offload: a bit per ZC_DIR_*, fills
+ * with ZC_DIR_NONE; zc_ze_lifetime.c), ran on a copy engine. kind is a constant at every call
+ * site: launches and barriers pay nothing, a transfer one load of its list's flags. */
 static inline uint8_t zc_ze_op_engine(const struct zc_list *l, enum zc_op_kind kind, uint8_t dir) {
-    if (kind != ZC_OP_COPY && kind != ZC_OP_IMAGE) return ZC_ENG_LIST;
+    if (kind != ZC_OP_COPY && kind != ZC_OP_IMAGE && kind != ZC_OP_FILL) return ZC_ENG_LIST;
     return (uint8_t)((l->offload >> dir) & 1u);
 }
 

@@ -282,8 +282,8 @@ struct zc_list {
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
-    /* copy offload: bit d set when a copy in direction d (ZC_DIR_*) runs on a copy engine
-     * (zc_ze_list_offload); 0 for lists without the hint */
+    /* copy offload: bit d set when a copy in direction d (ZC_DIR_*; fills: ZC_DIR_NONE) runs on
+     * a copy engine (list_offload in zc_ze_lifetime.c); 0 for lists without the hint */
     uint8_t offload;
     bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
     bool resignal;             /* an application event can be re-signalled after our event here */

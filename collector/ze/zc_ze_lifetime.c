@@ -112,14 +112,15 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
 }
 
 /* Copy offload, as compute-runtime does it: only on in-order lists of a compute engine, only
- * where the device has a copy engine, and not for copies whose both sides are in the device's
- * local memory (device USM or images, on a device with local memory: the compute engine copies
- * those faster). The driver picks the copy engine; which one it is cannot be asked. */
+ * where the device has a copy engine; fills (ZC_DIR_NONE) and copies, but not copies whose both
+ * sides are in the device's local memory (device USM or images, on a device with local memory:
+ * the compute engine copies those faster). The driver picks the copy engine; which one it is
+ * cannot be asked. */
 static void list_offload(struct zc_list *l, bool hint) {
     l->offload = 0;
     if (!hint || !l->in_order || l->copy_only || !l->dev || l->dev->copy_ordinal < 0) return;
     for (uint8_t d = 0; d <= ZC_DIR_OTHER; d++)
-        if (d != ZC_DIR_NONE && (d != ZC_DIR_D2D || l->dev->integrated)) l->offload |= (uint8_t)(1u << d);
+        if (d != ZC_DIR_D2D || l->dev->integrated) l->offload |= (uint8_t)(1u << d);
 }
 
 static void list_register(struct zc_list *l) {

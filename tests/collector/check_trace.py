@@ -498,7 +498,7 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
             c.fail(f"queue/engine {q}: {what} are on location {st}")
     offloaded = sum(1 for o in want if o.get("offload"))
     if offloaded:
-        c.note(f"{offloaded} copies offloaded to a copy engine, on {sorted(st for q, st in q2s.items() if q[-1] == 'offload')}")
+        c.note(f"{offloaded} copies and fills offloaded to a copy engine, on {sorted(st for q, st in q2s.items() if q[-1] == 'offload')}")
 
     paired = set()
     exp = collections.defaultdict(list)

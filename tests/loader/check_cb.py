@@ -11,8 +11,8 @@ truth (zesim's "cb_*" lines) against what the application says it did:
     append-resets a CB event, nor signals one where the driver forbids it;
   * with ZESIM_IMPLICIT_CB=1 the driver converted exactly the application's regular events that
     it signalled on in-order immediate lists, none of zecoll's own;
-  * copy offload: zesim ran on a copy engine exactly the copies the application appended to lists
-    with the copy-offload hint (not the device-to-device ones); check_trace.py has already judged
+  * copy offload: zesim ran on a copy engine exactly the copies and fills the application appended
+    to lists with the copy-offload hint (not the device-to-device copies); check_trace.py has already judged
     that each of them, and no other operation, is on its stream's copy-engine location.
 
   check_cb.py run --app BIN --arg A ... (the arguments of check_trace.py run)
@@ -49,7 +49,7 @@ def cb_checks(c, work, implicit):
     if len(offloaded) != facts.get("offloaded", 0):
         c.fail(f"zesim ran {len(offloaded)} copies on a copy engine, the application appended "
                f"{facts.get('offloaded', 0)} to lists with the copy-offload hint")
-    if any(o["kind"] not in ("copy", "copy_region", "copy_from_context") or o["src"] == o["dst"] == "device"
+    if any(o["kind"] not in ("copy", "copy_region", "copy_from_context", "fill") or o["src"] == o["dst"] == "device"
            for o in offloaded):
         c.fail(f"zesim offloaded operations no driver would: {[(o['kind'], o['src'], o['dst']) for o in offloaded][:4]}")
     c.note(f"CB events: {created}, {len(rejects)} rejection(s) the application provoked, "

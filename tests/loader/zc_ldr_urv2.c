@@ -8,8 +8,8 @@
  * Also the other creation paths of CB events (a pool with the CB descriptor, the core
  * zeEventCounterBasedCreate) and one regular event, which the driver may convert implicitly.
  * Copy offload, as UR v2 turns it on: the queue's immediate list carries the copy-offload hint
- * (spec 1.14), and so does the regular list it runs (1.15); their host<->device copies run on a
- * copy engine, their device-to-device copies and fills on the list's; a second in-order immediate
+ * (spec 1.14), and so does the regular list it runs (1.15); their host<->device copies and fills
+ * run on a copy engine, their device-to-device copies on the list's; a second in-order immediate
  * list without the hint copies too. Through Debian's loader (spec 1.4) no list has the hint.
  *
  *   zc_ldr_urv2 17|loader [THREADS]
@@ -329,7 +329,8 @@ static void launch(ze_command_list_handle_t l, ze_kernel_handle_t k, ze_event_ha
 
 /* The copies of an iteration, as SYCL's memcpy/fill submit them: host to device (event-less),
  * device to host (signalling ev, NULL for none), device to device, a fill (signalling last).
- * offload: the list carries the copy-offload hint (the driver runs the first two on a copy engine). */
+ * offload: the list carries the copy-offload hint (the driver runs all but the device-to-device
+ * copy on a copy engine). */
 static void copies(ze_command_list_handle_t l, bool offload, void *host, void *d0, void *d1, ze_event_handle_t ev,
                    ze_event_handle_t last) {
     static const uint32_t pattern = 0x5a5a5a5a;
@@ -343,7 +344,7 @@ static void copies(ze_command_list_handle_t l, bool offload, void *host, void *d
     pthread_mutex_lock(&lock);
     F.copies += 3;
     F.fills++;
-    F.offloaded += offload ? 2 : 0;
+    F.offloaded += offload ? 3 : 0;
     pthread_mutex_unlock(&lock);
 }
 

@@ -124,10 +124,10 @@ void zs_stream_release_locked(struct zs_stream *s) {
     free(s);
 }
 
-/* Copy offload: a copy appended to an in-order compute list created with the hint runs on a copy
- * engine (zesim: the device's copy engine 0; a real driver picks one), still in its list's order
- * (it stays on the list's stream: it starts after the list's previous command and the next one
- * after it), and after whatever that copy engine ran before (its free_ns). As compute-runtime
+/* Copy offload: a copy or fill appended to an in-order compute list created with the hint runs on
+ * a copy engine (zesim: the device's copy engine 0; a real driver picks one), still in its list's
+ * order (it stays on the list's stream: it starts after the list's previous command and the next
+ * one after it), and after whatever that copy engine ran before (its free_ns). As compute-runtime
  * does: not a copy whose both sides are the device's local memory (device USM, images). */
 struct zs_engine *zs_offload_engine_locked(ze_device_handle_t dev) {
     return zs.cfg.ncopy > 0 ? engine_get_locked(dev, ZS_GROUP_COPY, 0) : NULL;
@@ -142,7 +142,8 @@ bool zs_cmd_offloaded(const struct zs_cmd *c) {
     case ZS_K_COPY_FROM_CONTEXT: return !(local_mem(c->src) && local_mem(c->dst));
     case ZS_K_IMAGE_TO_MEM: return !local_mem(c->dst);
     case ZS_K_IMAGE_FROM_MEM: return !local_mem(c->src);
-    default: return false; /* kernels, fills, barriers, image to image */
+    case ZS_K_FILL: return true;
+    default: return false; /* kernels, barriers, image to image */
     }
 }
 
