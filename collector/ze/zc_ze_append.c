@@ -110,8 +110,10 @@ bool __attribute__((noinline)) zc_ze_launch_select(struct zc_ze_call *c, ze_kern
 }
 
 /* ---------------------------------------------------------------- what an operation is */
+/* An image is device memory: the direction of an image copy says, as a copy's does, whether
+ * both sides are the device's (which a driver with copy offload keeps on the compute engine). */
 static uint8_t classify(char s, char d) {
-    bool sd = s == 'D', dd = d == 'D';
+    bool sd = s == 'D' || s == 'I', dd = d == 'D' || d == 'I';
     if (sd && dd) return ZC_DIR_D2D;
     if (dd) return ZC_DIR_H2D;
     if (sd) return ZC_DIR_D2H;
@@ -267,7 +269,7 @@ void zc_ze_post_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_p
                                              struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
-               image_bytes(*p->phSrcImage, NULL), ZC_DIR_NONE);
+               image_bytes(*p->phSrcImage, NULL), ZC_DIR_D2D);
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_copy_region_params_t *p,
@@ -278,7 +280,7 @@ void zc_ze_post_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_
                                                    struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
-               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_NONE);
+               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_D2D);
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
@@ -288,9 +290,9 @@ void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image
 void zc_ze_post_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
                                                      ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE,
-                     copy_region(c->api, 'I', zc_ze_memtype(*p->pdstptr)), image_bytes(*p->phSrcImage, *p->ppSrcRegion),
-                     ZC_DIR_NONE);
+    char d = zc_ze_memtype(*p->pdstptr);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', d),
+                     image_bytes(*p->phSrcImage, *p->ppSrcRegion), classify('I', d));
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
@@ -300,9 +302,9 @@ void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_ima
 void zc_ze_post_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
                                                        ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE,
-                     copy_region(c->api, zc_ze_memtype(*p->psrcptr), 'I'), image_bytes(*p->phDstImage, *p->ppDstRegion),
-                     ZC_DIR_NONE);
+    char s = zc_ze_memtype(*p->psrcptr);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, s, 'I'),
+                     image_bytes(*p->phDstImage, *p->ppDstRegion), classify(s, 'I'));
 }
 
 void zc_ze_pre_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, struct zc_ze_call *c) {

@@ -38,6 +38,15 @@ static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {
     return zc_ze_event_refill(l);
 }
 
+/* Which engine ran an operation of l: a copy or fill of an in-order compute list with the
+ * copy-offload hint, in a direction the driver offloads (l->offload: a bit per ZC_DIR_*, fills
+ * with ZC_DIR_NONE; zc_ze_lifetime.c), ran on a copy engine. kind is a constant at every call
+ * site: launches and barriers pay nothing, a transfer one load of its list's flags. */
+static inline uint8_t zc_ze_op_engine(const struct zc_list *l, enum zc_op_kind kind, uint8_t dir) {
+    if (kind != ZC_OP_COPY && kind != ZC_OP_IMAGE && kind != ZC_OP_FILL) return ZC_ENG_LIST;
+    return (uint8_t)((l->offload >> dir) & 1u);
+}
+
 /* ---------------------------------------------------------------- prologue and epilogue */
 /* Prologue of every timed Append: swap in our event (from the list's own pool: no lock). */
 static inline void zc_ze_timed_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig) {
@@ -86,6 +95,7 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
     /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
+    uint8_t eng = zc_ze_op_engine(l, kind, dir);
     if (l->immediate) {
         struct zc_imm *im = zc_ze_imm(l);
         if (__builtin_expect(!c->user_event && zc_ze_inbox_fast(l->inbox), 1)) { /* written in place: one cache line */
@@ -93,10 +103,10 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
             e->inj = c->inj;
             e->submit = c->t0;
             e->rec = NULL;
-            e->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            e->op = (struct zc_opdesc){(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
             zc_ze_inbox_publish(l->inbox);
         } else {
-            struct zc_opdesc op = {(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+            struct zc_opdesc op = {(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
             if (c->user_event) {
                 /* only the thread using the list appends to it (spec): the next position is its */
                 zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
@@ -122,7 +132,7 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
         l->cap_tmpl = ncap;
     }
     struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
-    tp->op = (struct zc_opdesc){(uint8_t)kind, dir, region, t->comm_rank, bytes, callsite};
+    tp->op = (struct zc_opdesc){(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
     tp->inj = c->inj;
     tp->user_event = c->user_event;
     if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);

@@ -353,36 +353,45 @@ static struct zc_rec *heap_pop(struct zc_stream *s) {
     return top;
 }
 
-static struct zc_loc *lane_for(struct zc_stream *s, uint64_t start, uint64_t end) {
+/* The location a record is written to: the first lane of its engine's locations that is free
+ * at its start. Offloaded copies (ZC_ENG_COPY) get locations of their own, named after the
+ * stream and the copy engine group: the driver picks the engine inside that group and says not
+ * which, and a location per stream (not one per copy engine) keeps every location's records in
+ * start order, the order this stream writes them in. */
+static struct zc_loc *lane_for(struct zc_stream *s, uint8_t eng, uint64_t start, uint64_t end) {
+    struct zc_lanes *ln = &s->lanes[eng < ZC_NENG ? eng : ZC_ENG_LIST];
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < s->nlanes; i++)
-        if (s->lane_end[i] <= start) {
+    for (uint32_t i = 0; i < ln->n; i++)
+        if (ln->end[i] <= start) {
             best = i;
             break;
         }
-    if (best == UINT32_MAX && s->nlanes < ZC_ZE_MAX_LANES) {
-        char name[64];
-        if (s->nlanes == 0) snprintf(name, sizeof(name), "%s", s->name);
-        else snprintf(name, sizeof(name), "%s/%u", s->name, s->nlanes);
+    if (best == UINT32_MAX && ln->n < ZC_ZE_MAX_LANES) {
+        char base[96], name[112];
+        if (ln == &s->lanes[ZC_ENG_COPY])
+            snprintf(base, sizeof(base), "%s copy engine (group %d)", s->name, s->dev->copy_ordinal);
+        else snprintf(base, sizeof(base), "%s", s->name);
+        if (ln->n == 0) snprintf(name, sizeof(name), "%s", base);
+        else snprintf(name, sizeof(name), "%s/%u", base, ln->n);
         /* overflow lanes only exist while operations overlap: small buffers */
-        struct zc_loc *l = zc_loc_new_cap(ZC_LOC_DEVICE, s->group, name, s->nlanes ? 4096 : 0);
+        struct zc_loc *l = zc_loc_new_cap(ZC_LOC_DEVICE, s->group, name, ln->n ? 4096 : 0);
         if (l) {
-            best = s->nlanes;
-            s->lanes[s->nlanes++] = l;
+            best = ln->n;
+            ln->loc[ln->n++] = l;
         }
     }
     if (best == UINT32_MAX) { /* all lanes busy: the one that frees first (its location clamps) */
-        if (s->nlanes == 0) return NULL;
+        if (ln->n == 0) return NULL;
         best = 0;
-        for (uint32_t i = 1; i < s->nlanes; i++)
-            if (s->lane_end[i] < s->lane_end[best]) best = i;
+        for (uint32_t i = 1; i < ln->n; i++)
+            if (ln->end[i] < ln->end[best]) best = i;
     }
-    s->lane_end[best] = end > s->lane_end[best] ? end : s->lane_end[best];
-    return s->lanes[best];
+    ln->end[best] = end > ln->end[best] ? end : ln->end[best];
+    return ln->loc[best];
 }
 
 static void write_rec(struct zc_stream *s, struct zc_rec *r) {
-    struct zc_loc *l = lane_for(s, r->start_ns, r->end_ns);
+    struct zc_loc *l = lane_for(s, r->op.engine, r->start_ns, r->end_ns);
     if (!l) { /* no buffer could be allocated for the stream */
         atomic_fetch_add(&dropped_records, 1);
         zc_loc_lost(1);

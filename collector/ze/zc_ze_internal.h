@@ -35,6 +35,10 @@
 #define ZC_ZE_MAX_LANES 64
 #define ZC_ZE_LIST_FLAG_IN_ORDER (1u << 3)  /* spec 1.9, absent from the 1.8.12 headers */
 #define ZC_ZE_QUEUE_FLAG_IN_ORDER (1u << 1)
+/* The copy-offload hints (spec 1.14 for queue descriptors, 1.15 for list descriptors): copies
+ * appended to an in-order compute list may run on a copy engine the driver picks. */
+#define ZC_ZE_QUEUE_FLAG_COPY_OFFLOAD (1u << 2)
+#define ZC_ZE_LIST_FLAG_COPY_OFFLOAD (1u << 5)
 
 /* ---------------------------------------------------------------- calls */
 struct zc_ze_call {
@@ -119,6 +123,8 @@ struct zc_dev {
     uint32_t kbits, gbits; /* kernel / global timestamp valid bits */
     uint32_t ngroups;
     bool copy_only[ZC_ZE_MAX_GROUPS];
+    int copy_ordinal;     /* the first copy-only group (where offloaded copies run), -1 if none */
+    bool integrated;      /* no local memory: no copy is device-to-device for the driver */
     /* where copy executions' timestamps are harvested: a compute group (the last engine of the
      * first one, the least likely to be the app's default); -1 if the device has none */
     int harvest_ordinal;
@@ -150,7 +156,8 @@ enum zc_op_kind { ZC_OP_KERNEL, ZC_OP_COPY, ZC_OP_FILL, ZC_OP_IMAGE, ZC_OP_BARRI
  * an immediate list's record carries one. 32 bytes. */
 struct zc_opdesc {
     uint8_t kind;
-    uint8_t dir;       /* transfers: ZC_DIR_* */
+    uint8_t dir;       /* transfers: ZC_DIR_* (image copies too: an image is device memory) */
+    uint8_t engine;    /* ZC_ENG_*: which engine of its list's stream ran it */
     uint32_t region;   /* device region: kernel name, or API name + direction */
     uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
     uint64_t bytes;
@@ -158,6 +165,10 @@ struct zc_opdesc {
 };
 
 enum zc_dir { ZC_DIR_NONE, ZC_DIR_H2D, ZC_DIR_D2H, ZC_DIR_D2D, ZC_DIR_H2H, ZC_DIR_OTHER };
+
+/* The list's own engine, or the copy engine a copy of an in-order compute list with the
+ * copy-offload hint was offloaded to (its record goes to the stream's copy-engine location). */
+enum zc_engine { ZC_ENG_LIST, ZC_ENG_COPY, ZC_NENG };
 
 /* ---------------------------------------------------------------- contexts and event pools */
 struct zc_ctx {
@@ -220,9 +231,13 @@ struct zc_stream {
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
     size_t nawait, cap_await;
     struct zc_inbox *inboxes;   /* immediate lists appending to this stream */
-    struct zc_loc *lanes[ZC_ZE_MAX_LANES];
-    uint64_t lane_end[ZC_ZE_MAX_LANES];
-    uint32_t nlanes;
+    /* where its records are written, per engine (ZC_ENG_*): the stream's own locations, and
+     * those of the copies its lists offloaded to a copy engine */
+    struct zc_lanes {
+        struct zc_loc *loc[ZC_ZE_MAX_LANES];
+        uint64_t end[ZC_ZE_MAX_LANES];
+        uint32_t n;
+    } lanes[ZC_NENG];
     struct zc_stream *next_all;
 };
 
@@ -267,6 +282,9 @@ struct zc_list {
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
+    /* copy offload: bit d set when a copy in direction d (ZC_DIR_*; fills: ZC_DIR_NONE) runs on
+     * a copy engine (list_offload in zc_ze_lifetime.c); 0 for lists without the hint */
+    uint8_t offload;
     bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
     bool resignal;             /* an application event can be re-signalled after our event here */
     uint8_t mode;              /* regular lists: enum zc_reg_mode */

@@ -111,6 +111,18 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     return l;
 }
 
+/* Copy offload, as compute-runtime does it: only on in-order lists of a compute engine, only
+ * where the device has a copy engine; fills (ZC_DIR_NONE) and copies, but not copies whose both
+ * sides are in the device's local memory (device USM or images, on a device with local memory:
+ * the compute engine copies those faster). The driver picks the copy engine; which one it is
+ * cannot be asked. */
+static void list_offload(struct zc_list *l, bool hint) {
+    l->offload = 0;
+    if (!hint || !l->in_order || l->copy_only || !l->dev || l->dev->copy_ordinal < 0) return;
+    for (uint8_t d = 0; d <= ZC_DIR_OTHER; d++)
+        if (d != ZC_DIR_D2D || l->dev->integrated) l->offload |= (uint8_t)(1u << d);
+}
+
 static void list_register(struct zc_list *l) {
     l->resignal = zc_ze_caps.barrier || (zc_ze_caps.signal && (l->in_order || l->copy_only));
     int err;
@@ -128,6 +140,7 @@ void zc_ze_post_zeCommandListCreate(ze_command_list_create_params_t *p, ze_resul
     struct zc_list *l = list_new(**p->pphCommandList, *p->phContext, *p->phDevice, (*p->pdesc)->commandQueueGroupOrdinal);
     if (!l) return;
     l->in_order = ((*p->pdesc)->flags & ZC_ZE_LIST_FLAG_IN_ORDER) != 0;
+    list_offload(l, ((*p->pdesc)->flags & ZC_ZE_LIST_FLAG_COPY_OFFLOAD) != 0);
     list_register(l);
 }
 
@@ -147,6 +160,7 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     l->immediate = true;
     l->index = d->index;
     l->in_order = (d->flags & ZC_ZE_QUEUE_FLAG_IN_ORDER) != 0;
+    list_offload(l, (d->flags & ZC_ZE_QUEUE_FLAG_COPY_OFFLOAD) != 0);
     /* immediate lists are read from our events on the host */
     if (l->dev && zc_ze_caps.timing && zc_ze_caps.host_read) l->stream = engine_stream(l->ctx, l->dev, d->ordinal, d->index);
     if (l->stream && !(l->inbox = zc_ze_stream_inbox_open(l->stream, l))) l->stream = NULL; /* untimed */
@@ -214,6 +228,7 @@ struct zc_list *zc_ze_list_like(ze_command_list_handle_t h, const struct zc_list
     struct zc_list *l = list_new(h, src->ctx ? src->ctx->h : NULL, src->dev ? src->dev->h : NULL, src->ordinal);
     if (!l) return NULL;
     l->in_order = src->in_order;
+    l->offload = src->offload; /* a clone's or a captured graph's copies run where src's did */
     l->resignal = zc_ze_caps.barrier || (zc_ze_caps.signal && (l->in_order || l->copy_only));
     return l;
 }

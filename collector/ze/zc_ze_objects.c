@@ -43,6 +43,8 @@ static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
     d->gbits = p.timestampValidBits ? p.timestampValidBits : 64;
     pthread_mutex_init(&d->clock_lock, NULL);
     d->harvest_ordinal = -1;
+    d->copy_ordinal = -1;
+    d->integrated = (p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
     uint32_t n = 0;
     if (zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties &&
         zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties(h, &n, NULL) == ZE_RESULT_SUCCESS && n) {
@@ -54,6 +56,7 @@ static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
             d->ngroups = n;
             for (uint32_t i = 0; i < n; i++) {
                 d->copy_only[i] = !(g[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+                if (d->copy_only[i] && d->copy_ordinal < 0 && g[i].numQueues) d->copy_ordinal = (int)i;
                 if (!d->copy_only[i] && d->harvest_ordinal < 0 && g[i].numQueues) {
                     d->harvest_ordinal = (int)i;
                     d->harvest_index = g[i].numQueues - 1;

@@ -48,6 +48,8 @@ API = {"copy": "zeCommandListAppendMemoryCopy", "copy_region": "zeCommandListApp
        "image_copy_from_memory": "zeCommandListAppendImageCopyFromMemory",
        "barrier": "zeCommandListAppendBarrier", "ranges_barrier": "zeCommandListAppendMemoryRangesBarrier"}
 LETTER = {"host": "H", "device": "D", "shared": "S", "unknown": "M", "image": "I"}
+# the location of the copies a stream's lists offloaded to a copy engine (docs/archive.md A8)
+COPY_LOC = re.compile(r"^L0\[\d+:\d+\] copy engine \(group \d+\)$")
 START_TOL_NS = 1000
 RATE_PPM_TOL = 20
 
@@ -438,8 +440,11 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
     # of each other, so first find which stream serves each queue (majority of nearest matches),
     # then pair operations and records within (queue's stream, name).
     tick = {d: 1e9 / v["hz"] for d, v in devices.items()}
-    # immediate lists share one stream per engine and context; queues have their own
-    qkey = lambda o: (o.get("context"), o["device"], o["ordinal"], o["index"]) if o["immediate"] else o["queue"]
+    # immediate lists share one stream per engine and context; queues have their own. A copy
+    # zesim ran on a copy engine for a list with the copy-offload hint ("offload": that engine) is
+    # written to its stream's copy-engine location (COPY_LOC): a queue of its own here.
+    qkey = lambda o: (((o.get("context"), o["device"], o["ordinal"], o["index"]) if o["immediate"] else (o["queue"],))
+                      + (("offload",) if o.get("offload") else ()))
     skey = lambda r: r["loc"].split("/")[0]
     by_name = collections.defaultdict(list)
     for r in records:
@@ -486,6 +491,14 @@ def check(c, truth_path, trace_dir, facts, rank=None, allow_missing=None, start_
     for st, qs in s2q.items():
         if len(qs) != 1:
             c.fail(f"stream {st}: serves {len(qs)} queues/engines {sorted(map(str, qs))[:4]}")
+    # the engine that ran each operation: offloaded copies on a copy-engine location, the rest not
+    for q, st in q2s.items():
+        if (q[-1] == "offload") != bool(COPY_LOC.search(st)):
+            what = "copies a copy engine ran" if q[-1] == "offload" else "operations its list's engine ran"
+            c.fail(f"queue/engine {q}: {what} are on location {st}")
+    offloaded = sum(1 for o in want if o.get("offload"))
+    if offloaded:
+        c.note(f"{offloaded} copies and fills offloaded to a copy engine, on {sorted(st for q, st in q2s.items() if q[-1] == 'offload')}")
 
     paired = set()
     exp = collections.defaultdict(list)

@@ -10,7 +10,10 @@ truth (zesim's "cb_*" lines) against what the application says it did:
     signals the application provoked itself: zecoll never host-signals, host-resets or
     append-resets a CB event, nor signals one where the driver forbids it;
   * with ZESIM_IMPLICIT_CB=1 the driver converted exactly the application's regular events that
-    it signalled on in-order immediate lists, none of zecoll's own.
+    it signalled on in-order immediate lists, none of zecoll's own;
+  * copy offload: zesim ran on a copy engine exactly the copies and fills the application appended
+    to lists with the copy-offload hint (not the device-to-device copies); check_trace.py has already judged
+    that each of them, and no other operation, is on its stream's copy-engine location.
 
   check_cb.py run --app BIN --arg A ... (the arguments of check_trace.py run)
 """
@@ -42,6 +45,13 @@ def cb_checks(c, work, implicit):
     if conv != want:
         c.fail(f"implicitly converted events {sorted(conv)[:4]} (of zecoll's own: {sorted(conv - want)[:4]}), "
                f"expected the application's {sorted(want)[:4]}")
+    offloaded = [json.loads(l) for l in open(os.path.join(work, "truth.jsonl")) if l.endswith("\n") and '"offload"' in l]
+    if len(offloaded) != facts.get("offloaded", 0):
+        c.fail(f"zesim ran {len(offloaded)} copies on a copy engine, the application appended "
+               f"{facts.get('offloaded', 0)} to lists with the copy-offload hint")
+    if any(o["kind"] not in ("copy", "copy_region", "copy_from_context", "fill") or o["src"] == o["dst"] == "device"
+           for o in offloaded):
+        c.fail(f"zesim offloaded operations no driver would: {[(o['kind'], o['src'], o['dst']) for o in offloaded][:4]}")
     c.note(f"CB events: {created}, {len(rejects)} rejection(s) the application provoked, "
            f"{len(conv)} implicit conversion(s) of the application's regular events")
 

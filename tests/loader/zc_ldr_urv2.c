@@ -7,6 +7,10 @@
  * zeCommandListImmediateAppendCommandListsExp; zeCommandListHostSynchronize as queue.wait().
  * Also the other creation paths of CB events (a pool with the CB descriptor, the core
  * zeEventCounterBasedCreate) and one regular event, which the driver may convert implicitly.
+ * Copy offload, as UR v2 turns it on: the queue's immediate list carries the copy-offload hint
+ * (spec 1.14), and so does the regular list it runs (1.15); their host<->device copies and fills
+ * run on a copy engine, their device-to-device copies on the list's; a second in-order immediate
+ * list without the hint copies too. Through Debian's loader (spec 1.4) no list has the hint.
  *
  *   zc_ldr_urv2 17|loader [THREADS]
  *     17      this program is a loader of spec 1.17: it dlopen()s ZE_ENABLE_ALT_DRIVERS (libzecoll_ze.so
@@ -29,6 +33,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,7 +71,10 @@ typedef struct {
 #define CB_HOST_VISIBLE 4u
 #define CB_TIMESTAMP 16u
 #define QUEUE_FLAG_IN_ORDER (1u << 1)
+#define QUEUE_FLAG_COPY_OFFLOAD (1u << 2)
 #define LIST_FLAG_IN_ORDER (1u << 3)
+#define LIST_FLAG_COPY_OFFLOAD (1u << 5)
+#define COPY_BYTES 65536
 
 /* ---------------------------------------------------------------- the entries it calls */
 static struct api {
@@ -91,6 +99,14 @@ static struct api {
     ze_result_t (*list_destroy)(ze_command_list_handle_t);
     ze_result_t (*launch)(ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t *, ze_event_handle_t,
                           uint32_t, ze_event_handle_t *);
+    ze_result_t (*copy)(ze_command_list_handle_t, void *, const void *, size_t, ze_event_handle_t, uint32_t,
+                        ze_event_handle_t *);
+    ze_result_t (*fill)(ze_command_list_handle_t, void *, const void *, size_t, size_t, ze_event_handle_t, uint32_t,
+                        ze_event_handle_t *);
+    ze_result_t (*alloc_host)(ze_context_handle_t, const ze_host_mem_alloc_desc_t *, size_t, size_t, void **);
+    ze_result_t (*alloc_device)(ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t,
+                                ze_device_handle_t, void **);
+    ze_result_t (*mem_free)(ze_context_handle_t, void *);
     with_args_t launch_args;
     host_sync_t host_sync;
     ze_result_t (*append_lists)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t *, ze_event_handle_t,
@@ -134,12 +150,12 @@ static int load(void) {
         void **mod = table(drv, "zeGetModuleProcAddrTable"), **ker = table(drv, "zeGetKernelProcAddrTable");
         void **cl = table(drv, "zeGetCommandListProcAddrTable"), **cle = table(drv, "zeGetCommandListExpProcAddrTable");
         void **ep = table(drv, "zeGetEventPoolProcAddrTable"), **ev = table(drv, "zeGetEventProcAddrTable");
-        void **eve = table(drv, "zeGetEventExpProcAddrTable");
+        void **eve = table(drv, "zeGetEventExpProcAddrTable"), **mem = table(drv, "zeGetMemProcAddrTable");
         /* a loader asks every table, whatever the application calls (the collector's own calls
          * go to the entries the loader fetched) */
         static const char *const rest[] = {"zeGetDriverExpProcAddrTable", "zeGetDeviceExpProcAddrTable",
                                            "zeGetCommandQueueProcAddrTable", "zeGetImageProcAddrTable",
-                                           "zeGetImageExpProcAddrTable", "zeGetMemProcAddrTable",
+                                           "zeGetImageExpProcAddrTable",
                                            "zeGetMemExpProcAddrTable", "zeGetFenceProcAddrTable",
                                            "zeGetModuleBuildLogProcAddrTable", "zeGetKernelExpProcAddrTable",
                                            "zeGetSamplerProcAddrTable", "zeGetPhysicalMemProcAddrTable",
@@ -161,6 +177,11 @@ static int load(void) {
         SET(list_close, cl, IDX(ze_command_list_dditable_t, pfnClose));
         SET(list_destroy, cl, IDX(ze_command_list_dditable_t, pfnDestroy));
         SET(launch, cl, IDX(ze_command_list_dditable_t, pfnAppendLaunchKernel));
+        SET(copy, cl, IDX(ze_command_list_dditable_t, pfnAppendMemoryCopy));
+        SET(fill, cl, IDX(ze_command_list_dditable_t, pfnAppendMemoryFill));
+        SET(alloc_host, mem, IDX(ze_mem_dditable_t, pfnAllocHost));
+        SET(alloc_device, mem, IDX(ze_mem_dditable_t, pfnAllocDevice));
+        SET(mem_free, mem, IDX(ze_mem_dditable_t, pfnFree));
         SET(append_reset, cl, IDX(ze_command_list_dditable_t, pfnAppendEventReset));
         SET(host_sync, cl, 28);
         SET(launch_args, cl, 37);
@@ -198,6 +219,11 @@ static int load(void) {
     SYM(list_close, "zeCommandListClose");
     SYM(list_destroy, "zeCommandListDestroy");
     SYM(launch, "zeCommandListAppendLaunchKernel");
+    SYM(copy, "zeCommandListAppendMemoryCopy");
+    SYM(fill, "zeCommandListAppendMemoryFill");
+    SYM(alloc_host, "zeMemAllocHost");
+    SYM(alloc_device, "zeMemAllocDevice");
+    SYM(mem_free, "zeMemFree");
     SYM(append_reset, "zeCommandListAppendEventReset");
     SYM(pool_create, "zeEventPoolCreate");
     SYM(pool_destroy, "zeEventPoolDestroy");
@@ -248,7 +274,7 @@ static struct facts {
         uint64_t start, end;
     } kts[ITERS * MAX_THREADS];
     int nkts;
-    uint64_t kernels;
+    uint64_t kernels, copies, fills, offloaded; /* offloaded: copies on lists with the hint, not device-to-device */
     int rejects, zex2, core, pool;
     void *regular[MAX_THREADS]; /* regular events signalled on an in-order immediate list */
     int nregular;
@@ -266,7 +292,9 @@ static void write_facts(void) {
     if (!f) return;
     fprintf(f, "{\"scenario\": \"urv2\", \"events\": [");
     for (int i = 0; i < F.nevents; i++) fprintf(f, "%s\"%p\"", i ? ", " : "", F.events[i]);
-    fprintf(f, "],\n \"expected\": {\"kernel\": %" PRIu64 "},\n \"kts\": [", F.kernels);
+    fprintf(f, "],\n \"expected\": {\"kernel\": %" PRIu64 ", \"copy\": %" PRIu64 ", \"fill\": %" PRIu64 "},\n",
+            F.kernels, F.copies, F.fills);
+    fprintf(f, " \"offloaded\": %" PRIu64 ",\n \"kts\": [", F.offloaded);
     for (int i = 0; i < F.nkts; i++)
         fprintf(f, "%s{\"event\": \"%p\", \"start\": %" PRIu64 ", \"end\": %" PRIu64 "}", i ? ", " : "", F.kts[i].ev,
                 F.kts[i].start, F.kts[i].end);
@@ -296,6 +324,27 @@ static void launch(ze_command_list_handle_t l, ze_kernel_handle_t k, ze_event_ha
     ok(r == ZE_RESULT_SUCCESS, "%s returns 0x%x", A.launch_args ? "WithArguments" : "LaunchKernel", (unsigned)r);
     pthread_mutex_lock(&lock);
     F.kernels++;
+    pthread_mutex_unlock(&lock);
+}
+
+/* The copies of an iteration, as SYCL's memcpy/fill submit them: host to device (event-less),
+ * device to host (signalling ev, NULL for none), device to device, a fill (signalling last).
+ * offload: the list carries the copy-offload hint (the driver runs all but the device-to-device
+ * copy on a copy engine). */
+static void copies(ze_command_list_handle_t l, bool offload, void *host, void *d0, void *d1, ze_event_handle_t ev,
+                   ze_event_handle_t last) {
+    static const uint32_t pattern = 0x5a5a5a5a;
+    ze_result_t r1 = A.copy(l, d0, host, COPY_BYTES, NULL, 0, NULL);
+    ze_result_t r2 = A.copy(l, host, d1, COPY_BYTES / 2, ev, 0, NULL);
+    ze_result_t r3 = A.copy(l, d1, d0, COPY_BYTES, NULL, 0, NULL);
+    ze_result_t r4 = A.fill(l, d0, &pattern, sizeof(pattern), COPY_BYTES / 4, last, 0, NULL);
+    ok(r1 == ZE_RESULT_SUCCESS && r2 == ZE_RESULT_SUCCESS && r3 == ZE_RESULT_SUCCESS && r4 == ZE_RESULT_SUCCESS,
+       "copies and a fill on a list %s the copy-offload hint (0x%x 0x%x 0x%x 0x%x)", offload ? "with" : "without",
+       (unsigned)r1, (unsigned)r2, (unsigned)r3, (unsigned)r4);
+    pthread_mutex_lock(&lock);
+    F.copies += 3;
+    F.fills++;
+    F.offloaded += offload ? 3 : 0;
     pthread_mutex_unlock(&lock);
 }
 
@@ -401,23 +450,44 @@ static void run_thread(int id) {
             return;
         }
     }
-    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, QUEUE_FLAG_IN_ORDER,
+    /* UR v2 turns copy offload on where the driver has it (spec 1.14); a spec-1.4 application never */
+    bool offload = harness;
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0,
+                                  QUEUE_FLAG_IN_ORDER | (offload ? QUEUE_FLAG_COPY_OFFLOAD : 0),
                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    ze_command_list_handle_t imm, reg = NULL;
+    ze_command_list_handle_t imm, reg = NULL, imm2;
     if (A.imm_create(ctx, dev, &qd, &imm) != ZE_RESULT_SUCCESS) {
         ok(0, "immediate list");
+        return;
+    }
+    qd.flags = QUEUE_FLAG_IN_ORDER; /* a queue without copy offload (UR_L0_V2_FORCE_DISABLE_COPY_OFFLOAD) */
+    if (A.imm_create(ctx, dev, &qd, &imm2) != ZE_RESULT_SUCCESS) {
+        ok(0, "immediate list without the hint");
+        return;
+    }
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *host = NULL, *d0 = NULL, *d1 = NULL;
+    ze_result_t ar = A.alloc_host(ctx, &hd, COPY_BYTES, 64, &host);
+    if (ar == ZE_RESULT_SUCCESS) ar = A.alloc_device(ctx, &dd, COPY_BYTES, 64, dev, &d0);
+    if (ar == ZE_RESULT_SUCCESS) ar = A.alloc_device(ctx, &dd, COPY_BYTES, 64, dev, &d1);
+    if (ar != ZE_RESULT_SUCCESS) {
+        ok(0, "USM allocations: 0x%x", (unsigned)ar);
         return;
     }
     /* UR v2's events: with timestamps when the queue profiles, always both list kinds */
     ze_event_handle_t ts = cb_event(CB_IMMEDIATE | CB_NON_IMMEDIATE | CB_HOST_VISIBLE | CB_TIMESTAMP);
     ze_event_handle_t plain = cb_event(CB_IMMEDIATE | CB_NON_IMMEDIATE | CB_HOST_VISIBLE);
-    if (!ts || !plain) return;
+    ze_event_handle_t done2 = cb_event(CB_IMMEDIATE | CB_NON_IMMEDIATE | CB_HOST_VISIBLE);
+    if (!ts || !plain || !done2) return;
     if (id == 0) rejections(imm, ts, k[0]);
     if (A.append_lists) { /* a SYCL graph: an in-order regular list run on the queue's immediate list */
-        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, LIST_FLAG_IN_ORDER};
+        ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0,
+                                     LIST_FLAG_IN_ORDER | (offload ? LIST_FLAG_COPY_OFFLOAD : 0)};
         ze_group_count_t g = {1, 1, 1};
         ze_result_t r = A.list_create(ctx, dev, &ld, &reg);
         if (r == ZE_RESULT_SUCCESS) r = A.launch(reg, k[0], &g, NULL, 0, NULL);
+        if (r == ZE_RESULT_SUCCESS) r = A.copy(reg, d1, host, COPY_BYTES, NULL, 0, NULL); /* offloaded */
         if (r == ZE_RESULT_SUCCESS) r = A.launch(reg, k[2], &g, NULL, 0, NULL);
         if (r == ZE_RESULT_SUCCESS) r = A.list_close(reg);
         ok(r == ZE_RESULT_SUCCESS, "the regular list is built (0x%x)", (unsigned)r);
@@ -431,10 +501,15 @@ static void run_thread(int id) {
             ok(r == ZE_RESULT_SUCCESS, "zeCommandListImmediateAppendCommandListsExp returns 0x%x", (unsigned)r);
             pthread_mutex_lock(&lock);
             F.kernels += 2;
+            F.copies++;
+            F.offloaded += offload;
             pthread_mutex_unlock(&lock);
         }
+        copies(imm, offload, host, d0, d1, it % 2 ? plain : NULL, NULL);
+        copies(imm2, false, host, d1, d0, NULL, done2);
         launch(imm, k[0], plain); /* its event without timestamps */
         wait_all(imm, plain);
+        CALL("zeEventHostSynchronize(the second queue's event)", A.event_sync(done2, UINT64_MAX));
         read_ts(ts);
     }
     /* the other creation paths, once each: a pool with the CB descriptor, the core entry (1.15) */
@@ -468,13 +543,16 @@ static void run_thread(int id) {
     F.core += cev != NULL;
     F.regular[F.nregular++] = rev;
     pthread_mutex_unlock(&lock);
-    ze_event_handle_t evs[] = {ts, plain, pev, rev, cev};
+    ze_event_handle_t evs[] = {ts, plain, done2, pev, rev, cev};
     for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
         if (evs[i]) CALL("zeEventDestroy", A.event_destroy(evs[i]));
     CALL("zeEventPoolDestroy", A.pool_destroy(pool));
     CALL("zeEventPoolDestroy", A.pool_destroy(rpool));
     if (reg) CALL("zeCommandListDestroy", A.list_destroy(reg));
     CALL("zeCommandListDestroy", A.list_destroy(imm));
+    CALL("zeCommandListDestroy", A.list_destroy(imm2));
+    void *mems[] = {host, d0, d1};
+    for (int i = 0; i < 3; i++) CALL("zeMemFree", A.mem_free(ctx, mems[i]));
     for (int i = 0; i < 3; i++) CALL("zeKernelDestroy", A.kernel_destroy(k[i]));
 }
 

@@ -124,6 +124,29 @@ void zs_stream_release_locked(struct zs_stream *s) {
     free(s);
 }
 
+/* Copy offload: a copy or fill appended to an in-order compute list created with the hint runs on
+ * a copy engine (zesim: the device's copy engine 0; a real driver picks one), still in its list's
+ * order (it stays on the list's stream: it starts after the list's previous command and the next
+ * one after it), and after whatever that copy engine ran before (its free_ns). As compute-runtime
+ * does: not a copy whose both sides are the device's local memory (device USM, images). */
+struct zs_engine *zs_offload_engine_locked(ze_device_handle_t dev) {
+    return zs.cfg.ncopy > 0 ? engine_get_locked(dev, ZS_GROUP_COPY, 0) : NULL;
+}
+
+static bool local_mem(const void *p) { return zs_alloc_type(p, NULL) == ZE_MEMORY_TYPE_DEVICE; }
+
+bool zs_cmd_offloaded(const struct zs_cmd *c) {
+    switch (c->kind) {
+    case ZS_K_COPY:
+    case ZS_K_COPY_REGION:
+    case ZS_K_COPY_FROM_CONTEXT: return !(local_mem(c->src) && local_mem(c->dst));
+    case ZS_K_IMAGE_TO_MEM: return !local_mem(c->dst);
+    case ZS_K_IMAGE_FROM_MEM: return !local_mem(c->src);
+    case ZS_K_FILL: return true;
+    default: return false; /* kernels, barriers, image to image */
+    }
+}
+
 /* ---------------------------------------------------------------- scheduling */
 /* Barriers and waits hold back what follows until they complete. So does an event reset: on
  * hardware it sits in the command stream, so `Reset(E); Kernel(signal=E)` can never lose the
@@ -217,6 +240,10 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
         if (e->nrunning) return false;
         t = zs_max64(t, e->free_ns);
     }
+    if (in->cmd.offload) {
+        struct zs_engine *ce = zs.devices[in->device].engines[ZS_GROUP_COPY][0];
+        if (ce) t = zs_max64(t, ce->free_ns);
+    }
     *when = t;
     return true;
 }
@@ -236,6 +263,8 @@ static void start_locked(struct zs_inst *in, uint64_t t) {
     e->running = in;
     e->nrunning++;
     if (e->copy_only) e->free_ns = in->end_ns;
+    struct zs_engine *ce = in->cmd.offload ? zs.devices[in->device].engines[ZS_GROUP_COPY][0] : NULL;
+    if (ce) ce->free_ns = zs_max64(ce->free_ns, in->end_ns);
 }
 
 static void schedule_locked(struct zs_engine *e) {
@@ -388,6 +417,8 @@ static size_t format_truth(char *line, size_t cap, uint64_t seq, void *arg) {
         OUT(",\"groups\":[%u,%u,%u],\"group_size\":[%u,%u,%u]", kc->groups.groupCountX, kc->groups.groupCountY,
             kc->groups.groupCountZ, kc->gx, kc->gy, kc->gz);
     }
+    /* which engine ran it, where that is not its list's (an offloaded copy): ordinal, index */
+    if (c->offload) OUT(",\"offload\":[%d,0]", ZS_GROUP_COPY);
     if (c->signal) OUT(",\"signal\":\"%p\"", (void *)c->signal);
     else OUT(",\"signal\":null");
     OUT(",\"waits\":[");

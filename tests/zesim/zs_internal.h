@@ -19,6 +19,9 @@
 /* Spec 1.9 in-order flags; absent from the 1.8.12 headers but honoured so apps can ask for them. */
 #define ZS_LIST_FLAG_IN_ORDER (1u << 3)
 #define ZS_QUEUE_FLAG_IN_ORDER (1u << 1)
+/* The copy-offload hints: spec 1.14 (queue descriptors of immediate lists), 1.15 (list descriptors). */
+#define ZS_QUEUE_FLAG_COPY_OFFLOAD (1u << 2)
+#define ZS_LIST_FLAG_COPY_OFFLOAD (1u << 5)
 
 #define ZS_MAX_DEVICES 16
 #define ZS_MAX_ENGINES 16
@@ -256,6 +259,7 @@ struct zs_cmd {
     bool serial; /* must wait for every earlier command of its stream (multi-indirect chains) */
     bool same_append; /* immediate lists: part of the previous command's Append (multi-indirect) */
     uint64_t cb_gen;  /* a counter-based signal event: the generation this command signals */
+    bool offload;     /* a copy of a list with copy offload: runs on the device's offload engine */
 };
 
 /* Immutable list contents; executions hold a reference so reset/destroy never free a body in use. */
@@ -338,6 +342,7 @@ struct _ze_command_list_handle_t {
     ze_device_handle_t device;
     uint32_t ordinal;
     bool immediate, closed, in_order, copy_only;
+    bool offload; /* copy offload: the hint on an in-order compute list, the device has a copy engine */
     ze_command_queue_mode_t mode;
     struct zs_body *body;    /* regular lists */
     uint64_t executions;     /* regular lists: times executed */
@@ -413,6 +418,10 @@ void zs_engine_kick_locked(struct zs_engine *e);
  * run one after the other (a queue's executions) */
 struct zs_stream *zs_stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial);
 void zs_stream_release_locked(struct zs_stream *s);
+/* Copy offload (compute-runtime's rules): the engine that runs a list's offloaded copies (copy
+ * engine 0 of the device, its worker started), and whether a command of such a list is one */
+struct zs_engine *zs_offload_engine_locked(ze_device_handle_t dev);
+bool zs_cmd_offloaded(const struct zs_cmd *c);
 /* A full ring buffer stalls the submitting thread, as on hardware. */
 ze_result_t zs_ring_wait_locked(struct zs_stream *s);
 void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in);

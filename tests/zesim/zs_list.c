@@ -34,15 +34,25 @@ static ze_result_t list_new(ze_context_handle_t c, ze_device_handle_t d, uint32_
     return ZE_RESULT_SUCCESS;
 }
 
+/* The copy-offload hint takes on in-order compute lists of a device with a copy engine (as in
+ * compute-runtime); the engine's worker exists from then on. */
+static void list_offload(ze_command_list_handle_t l, bool hint) {
+    if (!hint || !l->in_order || l->copy_only) return;
+    pthread_mutex_lock(&zs.lock);
+    l->offload = zs_offload_engine_locked(l->device) != NULL;
+    pthread_mutex_unlock(&zs.lock);
+}
+
 static ze_result_t zs_zeCommandListCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_list_desc_t *desc,
                                           ze_command_list_handle_t *ph) {
     ZS_ENTER_DEV();
     if (!desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->flags > 0xf) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->flags & ~(0xfu | ZS_LIST_FLAG_COPY_OFFLOAD)) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     ze_command_list_handle_t l;
     ze_result_t r = list_new(c, d, desc->commandQueueGroupOrdinal, false, &l);
     if (r != ZE_RESULT_SUCCESS) return r;
     l->in_order = (desc->flags & ZS_LIST_FLAG_IN_ORDER) != 0;
+    list_offload(l, (desc->flags & ZS_LIST_FLAG_COPY_OFFLOAD) != 0);
     l->body = zs_body_new();
     if (!l->body || zs_listx_created(l, desc->pNext) != ZE_RESULT_SUCCESS) {
         zs_body_unref(l->body);
@@ -57,7 +67,8 @@ static ze_result_t zs_zeCommandListCreateImmediate(ze_context_handle_t c, ze_dev
                                                    const ze_command_queue_desc_t *desc, ze_command_list_handle_t *ph) {
     ZS_ENTER_DEV();
     if (!desc) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS || desc->flags > 0x3 || desc->priority > 2)
+    if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS || (desc->flags & ~(0x3u | ZS_QUEUE_FLAG_COPY_OFFLOAD)) ||
+        desc->priority > 2)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     int nq = desc->ordinal == ZS_GROUP_COPY ? zs.cfg.ncopy : zs.cfg.ncompute;
     if ((int)desc->index >= nq) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -65,6 +76,7 @@ static ze_result_t zs_zeCommandListCreateImmediate(ze_context_handle_t c, ze_dev
     ze_result_t r = list_new(c, d, desc->ordinal, true, &l);
     if (r != ZE_RESULT_SUCCESS) return r;
     l->in_order = (desc->flags & ZS_QUEUE_FLAG_IN_ORDER) != 0;
+    list_offload(l, (desc->flags & ZS_QUEUE_FLAG_COPY_OFFLOAD) != 0);
     l->mode = desc->mode;
     pthread_mutex_lock(&zs.lock);
     l->stream = zs_stream_new_locked(d, (int)desc->ordinal, (int)desc->index, l, false);
@@ -124,6 +136,7 @@ static ze_result_t list_append(ze_command_list_handle_t l, struct zs_cmd *c) {
         zs_cmd_free(c);
         return xr;
     }
+    c->offload = l->offload && zs_cmd_offloaded(c);
     if (!target) {
         struct zs_inst *in = calloc(1, sizeof(*in));
         struct zs_batch *b = NULL;
