@@ -21,7 +21,11 @@
  *    "kts": [{"event","start","end"[,"via":"qkt"]}: global kernel timestamps the app read]}
  *
  * Every host wait has a finite timeout (a timeout fails with "HANG: ..."); a watchdog ends the
- * process if anything else blocks (ZC_SCEN_WATCHDOG_S, default 30 s).
+ * process if anything else blocks (ZC_SCEN_WATCHDOG_S per phase, default 100 s: the scenario, then
+ * the exit, where the collector writes its archive, each get the whole of it). The default stays
+ * under the tests' 120 s limit so a hang is reported as one, and far above what any scenario
+ * needs alone (~12 s at most): a loaded CI machine (load 15 on 2 cores) stretched a 30 s watchdog
+ * over a run that had passed.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -1552,13 +1556,15 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     const char *wd = getenv("ZC_SCEN_WATCHDOG_S");
+    unsigned wd_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 100;
     signal(SIGALRM, watchdog);
-    alarm(wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 30);
+    alarm(wd_s);
 
     setup();
     G.scen->fn(G.scen);
     destroy_from(0);
     write_json();
     printf("zc_scen %s: PASS\n", G.scen->name);
+    alarm(wd_s); /* the exit's own phase */
     return 0;
 }
