@@ -95,7 +95,11 @@ void zc_otf2_io_write_failed(uint64_t loc, int err, const char *path) {
     if (!damaged) {
         damaged = true;
         damaged_at = zc_now();
-        snprintf(first_error, sizeof(first_error), "%s (%s)", strerror(err), path);
+        /* in OTF2's words, as its own failures are said (the same message either way) */
+        OTF2_ErrorCode c = err == ENOSPC ? OTF2_ERROR_ENOSPC : err == EFBIG ? OTF2_ERROR_EFBIG
+                           : err == EDQUOT ? OTF2_ERROR_EDQUOT : err == EIO ? OTF2_ERROR_EIO
+                           : err == EROFS ? OTF2_ERROR_EROFS : OTF2_ERROR_FILE_INTERACTION;
+        snprintf(first_error, sizeof(first_error), "%s (%s: %s)", OTF2_Error_GetDescription(c), path, strerror(err));
         ZC_WARN("cannot write the archive: %s: no more events are written; the archive keeps the run up to here "
                 "(its definitions are written at the end into the space kept for them)",
                 first_error);
