@@ -118,23 +118,6 @@ int zc_enc_open(struct zc_enc *e, uint64_t chunk_size, zc_enc_sink sink, void *u
     return 0;
 }
 
-/* Room for a record (est) at time t, and its timestamp where one is due; p is e->pos. */
-static inline uint8_t *open_rec(struct zc_enc *e, uint8_t *p, uint64_t t, unsigned est) {
-    if (!((uint64_t)est + EST_TS < (uint64_t)(e->end - p))) {
-        e->pos = p;
-        next_chunk(e, t);
-        p = e->pos;
-    }
-    if (t > e->time || (t == 0 && e->time == 0)) {
-        *p = T_TIMESTAMP;
-        memcpy(p + 1, &t, 8);
-        p += 9;
-        e->time = t;
-    }
-    e->events++;
-    return p;
-}
-
 /* A record with a length byte: its type, then the length once the fields are written. */
 #define LEN_BEGIN(p, type) ((p)[0] = (type), (p) + 2)
 #define LEN_END(start, p) ((start)[1] = (uint8_t)((p) - (start)-2))
@@ -184,10 +167,28 @@ static inline uint8_t *put_param(uint8_t *p, uint32_t param, uint64_t v) {
     return p;
 }
 
-#define OPEN(t, est)                                                                                                   \
+/* Room for a record of at most est bytes at time tt (a new chunk where it would not fit, as OTF2
+ * decides), its timestamp where one is due, the event counted. The state lives in locals (p, end,
+ * time, events): the byte stores through p could otherwise alias e's fields and the record's, which
+ * the compiler would reload after each one. A time before the last one is refused, as by OTF2. */
+#define OPEN(tt, est)                                                                                                  \
     do {                                                                                                               \
-        if ((t) < e->time) goto refused;                                                                               \
-        p = open_rec(e, p, (t), (est));                                                                                \
+        uint64_t t_ = (tt);                                                                                            \
+        if (t_ < time) goto refused;                                                                                   \
+        if (!((uint64_t)(est) + EST_TS < (uint64_t)(end - p))) {                                                       \
+            e->pos = p;                                                                                                \
+            e->events = events;                                                                                        \
+            next_chunk(e, t_);                                                                                         \
+            p = e->pos;                                                                                                \
+            time = e->time;                                                                                            \
+        }                                                                                                              \
+        if (t_ > time || (t_ == 0 && time == 0)) {                                                                     \
+            *p = T_TIMESTAMP;                                                                                          \
+            memcpy(p + 1, &t_, 8);                                                                                     \
+            p += 9;                                                                                                    \
+            time = t_;                                                                                                 \
+        }                                                                                                              \
+        events++;                                                                                                      \
     } while (0)
 
 int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
@@ -195,7 +196,8 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
     size_t leave_at = SIZE_MAX;
     const struct zc_ev *call = NULL;
     uint64_t lo = *ts_min, hi = *ts_max;
-    uint8_t *p = e->pos;
+    uint8_t *p = e->pos, *const end = e->end;
+    uint64_t time = e->time, events = e->events;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if (i > leave_at) { /* the end of a call's events (as zc_evt_write) */
@@ -203,7 +205,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             p = put_id(p, T_LEAVE, call->a);
             leave_at = SIZE_MAX;
         }
-        const struct zc_ev *x = &ev[i];
+        const struct zc_ev xv = ev[i], *x = &xv; /* a copy: see OPEN */
         if (x->type == ZC_EV_MPI_NOP) continue;
         uint64_t t = x->ts;
         if (t < lo) lo = t;
@@ -256,7 +258,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             }
             if (x->d && i + x->d < n) {
                 leave_at = i + x->d;
-                call = x;
+                call = &ev[i]; /* not the copy */
             } else {
                 OPEN(x->b, EST_ENTER);
                 p = put_id(p, T_LEAVE, x->a);
@@ -326,6 +328,8 @@ refused:
     rc = -1;
 done:
     e->pos = p;
+    e->time = time;
+    e->events = events;
     *ts_min = lo;
     *ts_max = hi;
     return rc;
