@@ -169,8 +169,8 @@ static inline uint8_t *put_param(uint8_t *p, uint32_t param, uint64_t v) {
 
 /* Room for a record of at most est bytes at time tt (a new chunk where it would not fit, as OTF2
  * decides), its timestamp where one is due, the event counted. The state lives in locals (p, end,
- * time, events): the byte stores through p could otherwise alias e's fields and the record's, which
- * the compiler would reload after each one. A time before the last one is refused, as by OTF2. */
+ * time, events): the byte stores through p could otherwise alias e's fields, which the compiler
+ * would reload after each one (a copy of each record for the same reason cost more than it saved). A time before the last one is refused, as by OTF2. */
 #define OPEN(tt, est)                                                                                                  \
     do {                                                                                                               \
         uint64_t t_ = (tt);                                                                                            \
@@ -205,7 +205,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             p = put_id(p, T_LEAVE, call->a);
             leave_at = SIZE_MAX;
         }
-        const struct zc_ev xv = ev[i], *x = &xv; /* a copy: see OPEN */
+        const struct zc_ev *x = &ev[i];
         if (x->type == ZC_EV_MPI_NOP) continue;
         uint64_t t = x->ts;
         if (t < lo) lo = t;
@@ -258,7 +258,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             }
             if (x->d && i + x->d < n) {
                 leave_at = i + x->d;
-                call = &ev[i]; /* not the copy */
+                call = x;
             } else {
                 OPEN(x->b, EST_ENTER);
                 p = put_id(p, T_LEAVE, x->a);
