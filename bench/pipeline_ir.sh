@@ -11,6 +11,7 @@
 #   conversion   ticks to ns, clamping, counting, a call's run (zc_evt.h, zc_clock.*, zc_ev.h)
 #   matching     the writer's MPI request matching (mpi/zc_mpi_resolve.c)
 #   journal      the salvage journal's encoding, checksum and bookkeeping (zc_jrn_format.h, zc_journal.c)
+#   otf2 enc     our own encoder of OTF2's event files (zc_otf2_enc.c; ZECOLL_OTF2_ENCODER=own, the default)
 #   otf2 ours    records to OTF2 calls (zc_evt.c, zc_otf2.c, zc_marks.c)
 #   otf2 lib     libotf2's encoding
 #   handoff      buffers handed to and taken back from the writer (zc_writer.c, zc_loc.*), copies
@@ -75,6 +76,7 @@ PARTS = [
     ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),
     ('matching', r'zc_mpi_resolve\.c'),
     ('journal', r'zc_jrn_format\.h|zc_journal\.c'),
+    ('otf2 enc', r'zc_otf2_enc\.[ch]'),
     ('otf2 ours', r'zc_evt\.c|zc_otf2\.c|zc_otf2_io\.c|zc_marks\.c'),
     ('otf2 lib', r'libopen-trace-format2|libotf2'),
     ('handoff', r'zc_writer\.c|zc_loc\.[ch]|memmove|memcpy|memset'),

@@ -18,6 +18,7 @@
 #include "zc_defs.h"
 #include "zc_evt.h"
 #include "zc_fd.h"
+#include "zc_otf2_enc.h"
 #include "zc_knobs.h"
 #include "zc_log.h"
 #include "zc_papi.h"
@@ -25,6 +26,7 @@
 #include "zc_proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
@@ -423,20 +425,119 @@ static bool decide_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) 
     return true;
 }
 
-static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
-    OTF2_EvtWriter *w = loc->writer;
-    if (!w) {
-        loc->gid = loc_id(loc);
-        w = OTF2_Archive_GetEvtWriter(archive, loc->gid);
-        if (!w) {
-            ZC_FAIL(ZC_F_TRACE, "no OTF2 event writer for location %s", loc->name);
-            loc->ndropped += n;
-            return;
-        }
-        loc->writer = w;
-        zc_otf2_io_reserve_grow(0); /* its mapping tables, at the end */
+/* ---------------------------------------------------------------- event files */
+/* A location's event file (loc->writer): written by our own encoder (zc_otf2_enc.h) into
+ * traces/<id>.evt, or by OTF2's event writer, or both (the encoder's copy then goes to
+ * <id>.evt.own, for the tests that compare the two: ZECOLL_OTF2_ENCODER). */
+enum { ENC_OWN, ENC_LIBRARY, ENC_BOTH };
+static int enc_mode = -1; /* decided when the first event file opens */
+
+struct evt_out {
+    OTF2_EvtWriter *lib;
+    struct zc_enc enc; /* enc.chunk: the own encoder is used */
+    uint64_t gid;
+    bool created; /* the file exists: later chunks are appended */
+    bool failed;  /* a write failed: the rest is discarded */
+};
+
+static int encoder_mode(void) {
+    if (enc_mode >= 0) return enc_mode;
+    const char *k = zc_knobs.OTF2_ENCODER;
+    enc_mode = ENC_OWN;
+    if (k && !strcmp(k, "library")) enc_mode = ENC_LIBRARY;
+    else if (k && !strcmp(k, "both")) enc_mode = ENC_BOTH;
+    else if (k && *k && strcmp(k, "own"))
+        ZC_WARN("ignoring ZECOLL_OTF2_ENCODER=\"%s\": expected own, library or both; using own", k);
+    if (enc_mode != ENC_LIBRARY && !zc_enc_supported()) enc_mode = ENC_LIBRARY; /* a big-endian host */
+    return enc_mode;
+}
+
+static void evt_path(const struct evt_out *o, char *path, size_t size) {
+    snprintf(path, size, "%s/traces/%llu.evt%s", archive_dir, (unsigned long long)o->gid,
+             enc_mode == ENC_BOTH ? ".own" : "");
+}
+
+/* The encoder's chunks to the file, under otf2_lock (SIGXFSZ held, zc_otf2_io_enter). After a
+ * failed write (here or OTF2's) the archive's event data is discarded, as OTF2's pre-flush does:
+ * the file is ended after its last whole chunk at close (zc_otf2_io_repair). */
+static int own_sink(void *ud, const uint8_t *p, size_t n) {
+    struct evt_out *o = ud;
+    bool copy = enc_mode == ENC_BOTH; /* the test copy: no part of the archive */
+    if (o->failed) return EIO;
+    if (!copy && !zc_otf2_io_flush(OTF2_FILETYPE_EVENTS, o->gid)) {
+        zc_otf2_io_flushed();
+        o->failed = true;
+        return EIO;
     }
-    OTF2_ErrorCode e = zc_evt_write(w, ev, n, zc_param_callsite, zc_papi_otf2_types(), &ts_min, &ts_max);
+    if (!copy) zc_otf2_io_flushed();
+    char path[PATH_MAX];
+    evt_path(o, path, sizeof(path));
+    int fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? O_APPEND : O_CREAT | O_TRUNC), 0666));
+    int err = fd < 0 ? errno : 0;
+    o->created = o->created || fd >= 0;
+    while (!err && n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) err = w < 0 ? errno : ENOSPC;
+        else p += w, n -= (size_t)w;
+    }
+    if (fd >= 0 && close(fd) != 0 && !err && errno != EINTR) err = errno;
+    if (err) {
+        o->failed = true;
+        if (!copy) zc_otf2_io_write_failed(o->gid, err, path);
+    }
+    return err;
+}
+
+/* The location's event file, made on its first events (or at close, for one without any). */
+static struct evt_out *evt_out(struct zc_loc *loc) {
+    if (loc->writer) return loc->writer;
+    struct evt_out *o = calloc(1, sizeof(*o));
+    if (!o) return NULL;
+    loc->gid = o->gid = loc_id(loc);
+    int mode = encoder_mode();
+    if (mode != ENC_OWN) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid);
+    bool own = mode != ENC_LIBRARY && zc_enc_open(&o->enc, ZC_EVT_CHUNK, own_sink, o) == 0;
+    if (mode == ENC_OWN && !own) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid); /* no memory: OTF2's */
+    if (!o->lib && !own) {
+        free(o);
+        return NULL;
+    }
+    loc->writer = o;
+    zc_otf2_io_reserve_grow(0); /* its mapping tables, at the end */
+    return o;
+}
+
+/* Closes the location's event file; its event count for the definitions. */
+static OTF2_ErrorCode evt_close(struct zc_loc *loc) {
+    struct evt_out *o = loc->writer;
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    if (o->enc.chunk) {
+        loc->otf2_events = o->enc.events;
+        zc_enc_close(&o->enc); /* its failures are the archive's (zc_otf2_io.c) */
+    }
+    if (o->lib) {
+        OTF2_EvtWriter_GetNumberOfEvents(o->lib, &loc->otf2_events);
+        e = OTF2_Archive_CloseEvtWriter(archive, o->lib);
+    }
+    free(o);
+    loc->writer = NULL;
+    return e;
+}
+
+static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+    struct evt_out *o = evt_out(loc);
+    if (!o) {
+        ZC_FAIL(ZC_F_TRACE, "no OTF2 event writer for location %s", loc->name);
+        loc->ndropped += n;
+        return;
+    }
+    const uint8_t *types = zc_papi_otf2_types();
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    if (o->lib) e = zc_evt_write(o->lib, ev, n, zc_param_callsite, types, &ts_min, &ts_max);
+    if (o->enc.chunk && zc_enc_write(&o->enc, ev, n, zc_param_callsite, types, &ts_min, &ts_max) != 0 &&
+        e == OTF2_SUCCESS)
+        e = OTF2_ERROR_INVALID_ARGUMENT; /* a timestamp before the last one: refused, as by OTF2 */
     /* after a write failed, OTF2 is still given the events (its buffers of them are discarded,
      * and they count as dropped when the file is ended, zc_otf2_io.c); anything else is ours */
     if (e != OTF2_SUCCESS && !zc_otf2_io_damaged())
@@ -513,19 +614,17 @@ static void close_locked(void) {
         /* every location is defined, so every one has its event file, even without events (the
          * thread of an unselected rank, which the job's MPI communicator names) */
         l->gid = loc_id(l);
-        /* a location that never recorded anything: its (empty) file written directly, without an
-         * OTF2 writer, whose chunk OTF2 would allocate and clear only to write 20 bytes of it */
-        if (!l->writer && !l->nevents && !zc_otf2_io_damaged() &&
+        /* a location that never recorded anything: its (empty) file written directly, without a
+         * writer, whose chunk would be allocated (and, by OTF2, cleared) only to write 20 bytes of
+         * it; not when the tests ask for the encoder's copy beside OTF2's (every .evt has its .own) */
+        if (!l->writer && !l->nevents && !zc_otf2_io_damaged() && encoder_mode() != ENC_BOTH &&
             zc_otf2_io_empty_evt(archive_dir, "traces", l->gid, ZC_EVT_CHUNK)) {
             l->otf2_events = 0;
             continue;
         }
-        if (!l->writer) l->writer = OTF2_Archive_GetEvtWriter(archive, l->gid);
-        if (l->writer) {
-            OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->otf2_events);
-            OTF2_ErrorCode c = OTF2_Archive_CloseEvtWriter(archive, l->writer);
+        if (evt_out(l)) {
+            OTF2_ErrorCode c = evt_close(l);
             if (e == OTF2_SUCCESS) e = c;
-            l->writer = NULL;
             atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         }
     }

@@ -88,6 +88,24 @@ static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line, c
     return code;
 }
 
+/* Our own encoder's event files (zc_otf2.c): a write that failed, as an I/O error of OTF2's. */
+void zc_otf2_io_write_failed(uint64_t loc, int err, const char *path) {
+    atomic_fetch_add(&io_errors, 1);
+    mark_incomplete(loc);
+    if (!damaged) {
+        damaged = true;
+        damaged_at = zc_now();
+        /* in OTF2's words, as its own failures are said (the same message either way) */
+        OTF2_ErrorCode c = err == ENOSPC ? OTF2_ERROR_ENOSPC : err == EFBIG ? OTF2_ERROR_EFBIG
+                           : err == EDQUOT ? OTF2_ERROR_EDQUOT : err == EIO ? OTF2_ERROR_EIO
+                           : err == EROFS ? OTF2_ERROR_EROFS : OTF2_ERROR_FILE_INTERACTION;
+        snprintf(first_error, sizeof(first_error), "%s (%s: %s)", OTF2_Error_GetDescription(c), path, strerror(err));
+        ZC_WARN("cannot write the archive: %s: no more events are written; the archive keeps the run up to here "
+                "(its definitions are written at the end into the space kept for them)",
+                first_error);
+    }
+}
+
 bool zc_write_failure(int e) { return e == ENOSPC || e == EFBIG || e == EDQUOT || e == EIO || e == EROFS; }
 void zc_write_failure_count(void) { atomic_fetch_add(&io_errors, 1); }
 

@@ -18,6 +18,9 @@ void zc_otf2_io_leave(struct zc_otf2_io_scope *s);
 /* OTF2's pre-flush callback: false = discard this buffer (event data after a failure). */
 bool zc_otf2_io_flush(int file_type, uint64_t loc);
 void zc_otf2_io_flushed(void);
+/* A write of our own encoder's event file of location loc failed with errno err (zc_otf2.c):
+ * counted, said once, the file ended after its last whole chunk at close. */
+void zc_otf2_io_write_failed(uint64_t loc, int err, const char *path);
 bool zc_otf2_io_damaged(void);      /* a write failed */
 uint64_t zc_otf2_io_errors(void);   /* failed writes (I/O errors OTF2 reported) */
 uint64_t zc_otf2_io_damaged_at(void);
