@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 #include <otf2/OTF2_Events.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "zc_core.h"
 #include "zc_mpi_flavour.h"
@@ -20,16 +22,37 @@
  * _ucount, _cancelled; the MPICH ABI (MPICH, Intel MPI, Cray MPICH): the bytes in count_lo and
  * the bits of count_hi_and_cancelled above bit 0, which is the flag. A flavour without such
  * fields asks MPI (PMPI_Get_count, PMPI_Test_cancelled). */
+/* The writer-matched completions (ZC_EV_MPI_DONE_H, zc_mpi_req.h) carry the same as two words
+ * read with the fewest instructions on the application thread, a flags word (ZC_DONE_STATUS and
+ * zc_st_raw_a) and zc_st_raw_b, which the writer's thread decodes (zc_mpi_resolve.c:
+ * zc_st_raw_bytes, zc_st_raw_cancelled): MPICH's two count words are stored as they are. */
 #if defined(OMPI_MAJOR_VERSION)
 #define ZC_MPI_STATUS_FIELDS 1
 static inline uint64_t zc_st_bytes(const MPI_Status *st) { return (uint64_t)st->_ucount; }
 static inline uint32_t zc_st_cancelled(const MPI_Status *st) { return st->_cancelled != 0; }
+static inline uint32_t zc_st_raw_a(const MPI_Status *st) { return zc_st_cancelled(st) << 1; }
+static inline uint64_t zc_st_raw_b(const MPI_Status *st) { return zc_st_bytes(st); }
+static inline uint64_t zc_st_raw_bytes(uint32_t a, uint64_t b) { return (void)a, b; }
+static inline uint32_t zc_st_raw_cancelled(uint32_t a, uint64_t b) { return (void)b, a >> 1 != 0; }
 #elif defined(MPICH)
 #define ZC_MPI_STATUS_FIELDS 1
 static inline uint64_t zc_st_bytes(const MPI_Status *st) {
     return (uint64_t)(uint32_t)st->count_lo | (uint64_t)((uint32_t)st->count_hi_and_cancelled >> 1) << 32;
 }
 static inline uint32_t zc_st_cancelled(const MPI_Status *st) { return (uint32_t)st->count_hi_and_cancelled & 1; }
+_Static_assert(offsetof(MPI_Status, count_hi_and_cancelled) == offsetof(MPI_Status, count_lo) + 4, "MPI_Status layout");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the raw status word is count_lo | count_hi_and_cancelled << 32");
+static inline uint32_t zc_st_raw_a(const MPI_Status *st) { return (void)st, 0; }
+static inline uint64_t zc_st_raw_b(const MPI_Status *st) {
+    uint64_t w;
+    memcpy(&w, &st->count_lo, sizeof(w));
+    return w;
+}
+static inline uint64_t zc_st_raw_bytes(uint32_t a, uint64_t b) { return (void)a, (uint32_t)b | (b >> 33) << 32; }
+static inline uint32_t zc_st_raw_cancelled(uint32_t a, uint64_t b) { return (void)a, (uint32_t)(b >> 32) & 1; }
+#else
+static inline uint64_t zc_st_raw_bytes(uint32_t a, uint64_t b) { return (void)a, b; }
+static inline uint32_t zc_st_raw_cancelled(uint32_t a, uint64_t b) { return (void)b, a >> 1 != 0; }
 #endif
 
 #ifdef OMPI_MAJOR_VERSION

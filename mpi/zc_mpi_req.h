@@ -236,21 +236,22 @@ static inline __attribute__((always_inline)) void zr_insert(MPI_Request req, str
 extern bool zc_mpi_deferred;
 extern bool zc_mpi_rt_used;
 #ifdef ZC_MPI_STATUS_FIELDS
-/* ZC_DONE_STATUS, and the status's cancelled flag above it */
-static inline uint32_t zc_done_flags(const MPI_Status *st) { return ZC_DONE_STATUS | zc_st_cancelled(st) << 1; }
-/* zc_mpi_peer_tag(st->MPI_SOURCE, st->MPI_TAG) from one load (the two are adjacent in the
- * statuses of Open MPI and MPICH) */
+/* MPI_SOURCE and MPI_TAG in one load, as they lie (adjacent in the statuses of Open MPI and
+ * MPICH); zc_mpi_raw_peer_tag (zc_mpi_resolve.c) makes zc_mpi_peer_tag's word of it */
 _Static_assert(offsetof(MPI_Status, MPI_TAG) == offsetof(MPI_Status, MPI_SOURCE) + 4, "MPI_Status layout");
-static inline uint64_t zc_mpi_status_peer_tag(const MPI_Status *st) {
+static inline uint64_t zc_mpi_status_source_tag(const MPI_Status *st) {
     uint64_t w;
     memcpy(&w, &st->MPI_SOURCE, sizeof(w));
+    return w;
+}
+#endif
+static inline uint64_t zc_mpi_raw_peer_tag(uint64_t w) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     return w << 32 | w >> 32;
 #else
     return w;
 #endif
 }
-#endif
 /* k completions (or frees) of the writer's handles recorded (none below 0: a handle started
  * while recording was off may complete in a recorded call) */
 static inline void zr_raw_gone(uint64_t k) {
@@ -267,11 +268,12 @@ static inline __attribute__((always_inline)) struct zc_ev zc_mpi_start_h(uint64_
 static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h(uint64_t t1, MPI_Request h) {
     return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, 0, 0, 0, (uint64_t)(uintptr_t)h};
 }
-/* ... and with its status st (an MPI whose status fields we do not know: as without) */
+/* ... and with its status st, as read (the writer's thread decodes it: zc_mpi_resolve.c; an MPI
+ * whose status fields we do not know: as without) */
 static inline __attribute__((always_inline)) struct zc_ev zc_mpi_done_h_st(uint64_t t1, MPI_Request h, const MPI_Status *st) {
 #ifdef ZC_MPI_STATUS_FIELDS
-    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, zc_done_flags(st), zc_st_bytes(st), zc_mpi_status_peer_tag(st),
-                          (uint64_t)(uintptr_t)h};
+    return (struct zc_ev){t1, ZC_EV_MPI_DONE_H, ZC_DONE_STATUS | zc_st_raw_a(st), zc_st_raw_b(st),
+                          zc_mpi_status_source_tag(st), (uint64_t)(uintptr_t)h};
 #else
     (void)st;
     return zc_mpi_done_h(t1, h);

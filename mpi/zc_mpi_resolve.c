@@ -128,22 +128,22 @@ static void resolve_start(struct rstate *s, struct zc_ev *e) {
     }
 }
 
-/* A handle completed: the oldest request started under it, with what its status says. */
+/* A handle completed: the oldest request started under it, with what its status says (as the
+ * application's thread read it: zc_mpi_done_h_st; decoded here, off that thread). */
 static void resolve_done(struct rstate *s, struct zc_ev *e) {
     struct rnode *x = find(s, e->d, true);
     uint32_t flags = e->a;
+    bool st = flags & ZC_DONE_STATUS;
+    uint64_t peer_tag = zc_mpi_raw_peer_tag(e->c);
     e->type = ZC_EV_MPI_NOP; /* not one we followed, or nothing to say */
     if (!x) return;
-    if (flags >> 1) { /* the status says cancelled */
+    if (st && zc_st_raw_cancelled(flags, e->b)) { /* the status says cancelled */
         *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_CANCELLED, x->comm, 0, 0, x->id};
     } else if (x->kind == ZR_V_ISEND) {
         *e = (struct zc_ev){e->ts, ZC_EV_MPI_ISEND_COMPLETE, x->comm, 0, 0, x->id};
-    } else if (x->kind == ZR_V_IRECV && (flags & ZC_DONE_STATUS) &&
-               (uint32_t)(e->c >> 32) != (uint32_t)MPI_PROC_NULL) {
-        /* b (bytes) and c (peer, tag) came from the status */
-        e->type = ZC_EV_MPI_IRECV;
-        e->a = x->comm;
-        e->d = x->id;
+    } else if (x->kind == ZR_V_IRECV && st && (uint32_t)(peer_tag >> 32) != (uint32_t)MPI_PROC_NULL) {
+        /* bytes, peer and tag from the status */
+        *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV, x->comm, zc_st_raw_bytes(flags, e->b), peer_tag, x->id};
     }
     drop(s, x);
 }

@@ -36,7 +36,7 @@ enum zc_ev_type {
      * writer turns them into the events above, with request ids, or into ZC_EV_MPI_NOP. */
     ZC_EV_MPI_ISEND_H,  /* as ZC_EV_MPI_ISEND */
     ZC_EV_MPI_IRECV_H,  /* a = communicator */
-    ZC_EV_MPI_DONE_H,   /* a = flags (ZC_DONE_STATUS; bits above: cancelled), b = bytes, c = peer << 32 | tag */
+    ZC_EV_MPI_DONE_H,   /* a = flags (ZC_DONE_STATUS; bits above), b, c: the status as the MPI layer read it (it decodes them) */
     ZC_EV_MPI_TEST_H,   /* tested, not completed */
     ZC_EV_MPI_FREE_H,   /* MPI_Request_free: no completion will be recorded */
     ZC_EV_MPI_NOP,      /* nothing to write (inside a call's run) */
@@ -56,7 +56,7 @@ enum zc_ev_type {
  * writes its record before it knows how many; the writer counts them, zc_evt_normalize). */
 #define ZC_CALL_RUN UINT64_MAX
 static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NOP; }
-enum { ZC_DONE_STATUS = 1 }; /* ZC_EV_MPI_DONE_H.a: a status came; a >> 1 != 0: it says cancelled */
+enum { ZC_DONE_STATUS = 1 }; /* ZC_EV_MPI_DONE_H.a: a status came */
 
 struct zc_ev {
     uint64_t ts;

@@ -3,7 +3,7 @@
 """Check the OTF2 archive of an MPI job traced by zecoll (one archive per job).
 
   check_mpi_trace.py ARCHIVE --ranks N [--expect-region NAME[@r,r...]]... [--expect-comms N]
-                     [--expect-comm-defs N] [--expect-comm-name NAME=R,...] [--expect-messages N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
+                     [--expect-comm-defs N] [--expect-comm-name NAME=R,...] [--expect-messages N] [--expect-colls OP=N] [--skew-check] [--expect-skew S0,S1,...] [--devices]
                      [--no-causality] [--causality-tol-ns NS] [--skew-tol-ns NS]
 
 ARCHIVE is the archive directory (holding traces.otf2) or the anchor file itself. Run it with
@@ -41,7 +41,8 @@ Checks (one TAP line each):
                   request left active
   collectives     per communicator, every member rank records the same sequence of collective
                   operations (blocking ones by completion, non-blocking ones by initiation)
-                  with the same roots; no non-member records one
+                  with the same roots; no non-member records one; --expect-colls OP=N: every
+                  rank records exactly N collectives of operation OP (BARRIER, ALLREDUCE, ...)
   coll-bytes      byte counts of the collectives are consistent across the members
                   (GATHER/SCATTER/ALLTOALL families: sum sent = sum received; ALLGATHER(V):
                   everybody receives the sum of what was sent; BARRIER: 0 bytes)
@@ -1032,6 +1033,11 @@ class Checker:
                     inst = {r: per_rank[r][k] for r in members}
                     if len({i["op"] for i in inst.values()}) == 1:
                         instances.append((cref, k, inst))
+        for op, want in self.a.expect_colls or []:  # per rank, over all its communicators
+            for r in range(self.a.ranks):
+                got = sum(1 for per_rank in seqs.values() for x in per_rank.get(r, []) if x["op"] == op)
+                if got != want:
+                    errs.append(f"rank {r} records {got} {op} collectives, expected {want} (--expect-colls)")
         self.tap.result("collectives: same operations, order and roots on every member of each communicator",
                         errs, notes)
         self.check_coll_bytes(instances)
@@ -1221,6 +1227,13 @@ class Checker:
         self.tap.result("device streams with kernels on every rank", errs, notes)
 
 
+def parse_op_count(v):
+    op, _, n = v.partition("=")
+    if not op or not n.isdigit():
+        raise argparse.ArgumentTypeError(f"--expect-colls {v}: OP=N expected")
+    return op.upper(), int(n)
+
+
 def parse_skews(s):
     try:
         return [int(x) for x in s.split(",")]
@@ -1248,6 +1261,8 @@ def main(argv=None):
                     help="exactly one communicator definition has this name (MPI_Comm_set_name), and its "
                          "members are these world ranks, in this order; repeatable")
     ap.add_argument("--expect-messages", type=int, metavar="N", help="exactly N point-to-point messages matched")
+    ap.add_argument("--expect-colls", action="append", type=parse_op_count, metavar="OP=N",
+                    help="every rank records exactly N collectives of OTF2 operation OP (e.g. BARRIER=3)")
     ap.add_argument("--skew-check", action="store_true",
                     help="a clock skew was injected: raw timestamps must violate causality, corrected ones not")
     ap.add_argument("--expect-skew", type=parse_skews, metavar="S0,S1,...",
