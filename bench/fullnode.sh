@@ -28,6 +28,13 @@
 # checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. The device tool sends the
 # session's checkout, not a helper's worktree: from a worktree, copy the packed folder and this
 # script with phase_times.py into an ignored folder of that checkout, carry it, and run the copy. OUTDIR gets table.txt (the medians) and raw.txt (every run).
+# FULLNODE_PEERS="NAME=LIB[:VAR=VALUE...] ...": other tools, preloaded instead of the collector,
+# measured in the same repetitions as further variants (lj bound to cores, fixed with everything
+# recorded, mpi0), e.g. "mpip=DIR/peers/libmpiP.so:MPIP=-k0" (values without spaces or colons);
+# each run in a working directory of its own (their reports land there; removed after the run).
+# Nothing here builds them: bench/README.md says how they were built and where the figures are.
+#   mpi0       (not in the default parts) zc_mpi_bench self 200000: 0-byte Irecv/Isend/Waitall,
+#              1 rank bound to a core, ns per call (DIR/bin/zc_mpi_bench: pack it with device-pack.sh)
 set -uo pipefail
 D=$(cd "${1:?usage: fullnode.sh DIR [OUTDIR]}" && pwd)
 out=${2:-$(mktemp -d)}
@@ -56,6 +63,19 @@ lmp=${lmp:-$(command -v lmp || true)}
 raw=$out/raw.txt
 : >"$raw"
 py=$(command -v python3)
+# the peers: names, libraries and their settings
+peers=()
+declare -A peer_lib peer_env
+for s in ${FULLNODE_PEERS:-}; do
+  n=${s%%=*}
+  IFS=: read -ra f <<<"${s#*=}"
+  [[ "$s" == *=* && "$n" =~ ^[A-Za-z0-9_]+$ && -n "${f[0]:-}" ]] ||
+    { echo "fullnode: FULLNODE_PEERS: '$s' is not NAME=LIB[:VAR=VALUE...]" >&2; exit 2; }
+  [ -e "${f[0]}" ] || { echo "fullnode: FULLNODE_PEERS: $n: ${f[0]} is missing" >&2; exit 2; }
+  peers+=("$n"); peer_lib[$n]=$(readlink -f "${f[0]}"); peer_env[$n]="${f[*]:1}"
+done
+mapp=$D/bin/zc_mpi_bench
+if part mpi0 && [ ! -x "$mapp" ]; then echo "fullnode: $mapp is missing (device-pack.sh DIR zc_mpi_bench)" >&2; exit 2; fi
 for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
   [ -e "$f" ] || { echo "fullnode: $f is missing (pack with bench/fullnode_pack.sh)" >&2; exit 2; }
 done
@@ -102,7 +122,7 @@ timed() {
 json() {
   local name=$1 f=$2; shift 2
   local o v
-  o=$("$@" 2>>"$out/stderr.txt" | tail -1)
+  o=$("$@" 2>>"$out/stderr.txt" | grep "^{" | tail -1)
   v=$("$py" -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$o" "$f" 2>/dev/null || echo nan)
   vals[$name]+="$v "
   echo "$name $v $o" >>"$raw"
@@ -130,16 +150,34 @@ lj() { # lj <bind: core|none> <steps> [env...]
     "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
 }
 col() { echo "LD_PRELOAD=$1" ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0; }
+mpi0() { # mpi0 [env...]: one rank bound to a core, 0-byte Irecv/Isend/Waitall
+  local xs=() e
+  for e in "$@"; do xs+=(-x "$e"); done
+  "${mpirun[@]}" --bind-to core -np 1 -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" "$mapp" self 200000 0
+}
+# inpeer <cmd...>: cmd in a working directory of its own (a peer's reports), removed after the run
+inpeer() { mkdir -p "$work/t-peer" && (cd "$work/t-peer" && "$@"); }
+peer_round() { # peer_round NAME: the peer's variants of one repetition
+  local p=$1
+  # shellcheck disable=SC2206  # the settings are words without spaces
+  local pe=("LD_PRELOAD=${peer_lib[$p]}" ${peer_env[$p]})
+  part lj && timed "lj.core.$p" inpeer lj core "$steps" "${pe[@]}"
+  part fixed && timed "fixed.$p" inpeer lj core 300 "${pe[@]}"
+  part mpi0 && json "mpi0.$p" call_ns inpeer mpi0 "${pe[@]}"
+}
 
 {
   echo "== fullnode: $(nproc) CPUs, $(uname -r), $np ranks, $steps steps, $reps alternating repetitions"
   echo "== libraries: ${libs[*]}"
 } | tee "$out/table.txt"
 for r in $(seq "$reps"); do
-  # the order of the variants alternates between repetitions (even: with first)
-  order=(base with)
-  [ $((r % 2)) = 0 ] && order=(with base)
+  # the order of the variants alternates between repetitions (even: reversed, with before base)
+  order=(base with "${peers[@]}")
+  [ $((r % 2)) = 0 ] && for ((a = 0, b = ${#order[@]} - 1; a < b; a++, b--)); do
+    t=${order[a]}; order[a]=${order[b]}; order[b]=$t
+  done
   for v in "${order[@]}"; do
+    if [ "$v" != base ] && [ "$v" != with ]; then peer_round "$v"; continue; fi
     for i in "${!libs[@]}"; do
       [ "$v" = base ] && [ "$i" -gt 0 ] && continue
       k=$v; [ "$v" = with ] && k=with$i
@@ -180,6 +218,10 @@ for r in $(seq "$reps"); do
         if [ "$v" = base ]; then json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 "$app" kernels 2000 1
         else json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 $(col "${libs[$i]}") "$app" kernels 2000 1; fi
       fi
+      if part mpi0; then
+        if [ "$v" = base ]; then json "mpi0.$k" call_ns mpi0
+        else json "mpi0.$k" call_ns mpi0 $(col "${libs[$i]}"); fi
+      fi
     done
   done
 done
@@ -203,5 +245,14 @@ for i in "${!libs[@]}"; do
   part phases && [ -s "$out/phases.with$i.txt" ] || continue
   echo "-- where the fixed cost goes (ZECOLL_PHASE_TIMES), ${libs[$i]}" | tee -a "$out/table.txt"
   "$py" "$(dirname "$0")/phase_times.py" "$out/phases.with$i.txt" | tee -a "$out/table.txt"
+done
+for i in "${!libs[@]}"; do
+  part mpi0 && cmp "0-byte Irecv/Isend/Waitall, 1 rank, ns per call: ${libs[$i]##*/lib/}" mpi0.base "mpi0.with$i" "" delta
+done
+for p in "${peers[@]}"; do # the peers beside the collector's rows: everything recorded
+  echo "-- peer $p: ${peer_lib[$p]} ${peer_env[$p]}" | tee -a "$out/table.txt"
+  part lj && cmp "LAMMPS in.lj, $np ranks bound to cores, $steps steps" lj.core.base "lj.core.$p" "" ratio
+  part fixed && cmp "fixed cost, $np ranks, 300 steps, the tool's default recording" fixed.base "fixed.$p" "" ms
+  part mpi0 && cmp "0-byte Irecv/Isend/Waitall, 1 rank, ns per call" mpi0.base "mpi0.$p" "" delta
 done
 echo "raw: $raw"
