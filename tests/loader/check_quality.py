@@ -89,25 +89,19 @@ def main():
     if not argv or argv[0] != "run":
         sys.exit(__doc__)
     ap = argparse.ArgumentParser()
-    for flag in ("--app", "--zesim", "--libdir", "--work", "--aggregate", "--asked"):
-        ap.add_argument(flag, required=True)
-    ap.add_argument("--arg", action="append")
-    ap.add_argument("--env", action="append")
-    ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--preload-first")
-    ap.add_argument("--preload", action="append")
+    # check_trace.py run's options, and the report's
+    for flag, kw in [(f, {"required": True}) for f in ("--app", "--zesim", "--libdir", "--work", "--aggregate", "--asked")] + \
+                    [(f, {"action": "append"}) for f in ("--arg", "--env", "--preload")] + \
+                    [("--timeout", {"type": int, "default": 120}), ("--preload-first", {})]:
+        ap.add_argument(flag, **kw)
     a = ap.parse_args(argv[1:])
     c = check_trace.run(a)
     if not c.failures:
         judge(c, a)
-    for n in c.notes:
-        print("# " + n)
-    for f in c.failures[:40]:
-        print("not ok - " + f)
+    print("\n".join([f"# {n}" for n in c.notes] + [f"not ok - {f}" for f in c.failures[:40]]))
     print("ok - trace matches ground truth; Level Zero data quality as the truth says" if not c.failures
           else f"# {len(c.failures)} failure(s)")
     return 1 if c.failures else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
