@@ -4,6 +4,7 @@
 #include "zc_note.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +104,19 @@ int zc_note_merge(const char *buf, size_t len, void (*emit)(const char *name, co
         char value[1024];
         size_t k = 0;
         value[0] = 0;
+        bool cut = false;
         for (; j < nt && strcmp(t[j].name, t[i].name) == 0; j++) {
-            if (t[j].kind == 'C' && !t[j].key[0]) k += (size_t)snprintf(value + k, sizeof(value) - k, "%s%llu", k ? ", " : "", (unsigned long long)t[j].n);
-            else if (t[j].kind == 'C')
-                k += (size_t)snprintf(value + k, sizeof(value) - k, "%s%s %llu", k ? ", " : "", t[j].key, (unsigned long long)t[j].n);
-            else k += (size_t)snprintf(value + k, sizeof(value) - k, "%s%s", k ? ", " : "", t[j].key);
-            if (k >= sizeof(value)) k = sizeof(value) - 1; /* cut: the largest counts come first */
+            char item[sizeof(t->key) + 24];
+            if (t[j].kind == 'C' && !t[j].key[0]) snprintf(item, sizeof(item), "%llu", (unsigned long long)t[j].n);
+            else if (t[j].kind == 'C') snprintf(item, sizeof(item), "%s %llu", t[j].key, (unsigned long long)t[j].n);
+            else snprintf(item, sizeof(item), "%s", t[j].key);
+            /* too long: the rest is "..." (the largest counts came first) */
+            if (cut || k + strlen(item) + 8 > sizeof(value)) {
+                if (!cut) k += (size_t)snprintf(value + k, sizeof(value) - k, ", ...");
+                cut = true;
+                continue;
+            }
+            k += (size_t)snprintf(value + k, sizeof(value) - k, "%s%s", k ? ", " : "", item);
         }
         emit(t[i].name, value, arg);
         i = j;
