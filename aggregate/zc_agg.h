@@ -134,6 +134,10 @@ struct agg_defs {
     int have_props;          /* any location property seen */
     int mpi;                 /* "MPI Rank" process groups */
     char salvaged[64];       /* the ZECOLL::SALVAGED anchor property (A20), "" when absent */
+    /* A21: the Level Zero spec versions and the calls to entries passed through untraced; "" when
+     * the archive has no ZECOLL::L0_SPEC_KNOWN (no Level Zero use, or an older collector) */
+    char l0_known[16], l0_asked[64], l0_untraced[1024]; /* l0_untraced: "name n, name n, ..." */
+    uint64_t l0_untraced_calls;
 };
 
 /* MPI groups (zc_agg_comm.c): a COMM_LOCATIONS group lists locations, a communicator's group the

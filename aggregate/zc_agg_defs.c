@@ -6,6 +6,8 @@
 #include "zc_agg.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <otf2/otf2.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -644,6 +646,27 @@ static bool defs_complete(const struct agg_defs *d, const struct rd *r, OTF2_Err
     return false;
 }
 
+
+/* A21: the ZECOLL::L0_* properties the collector writes at close (absent: "" and 0) */
+static void l0_properties(OTF2_Reader *rd, struct agg_defs *d) {
+    static const struct {
+        const char *name;
+        size_t off, cap;
+    } p[] = {{"ZECOLL::L0_SPEC_KNOWN", offsetof(struct agg_defs, l0_known), sizeof(d->l0_known)},
+             {"ZECOLL::L0_SPEC_ASKED", offsetof(struct agg_defs, l0_asked), sizeof(d->l0_asked)},
+             {"ZECOLL::L0_UNTRACED", offsetof(struct agg_defs, l0_untraced), sizeof(d->l0_untraced)}};
+    for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+        char *v = NULL;
+        if (OTF2_Reader_GetProperty(rd, p[i].name, &v) == OTF2_SUCCESS && v)
+            snprintf((char *)d + p[i].off, p[i].cap, "%s", v);
+        free(v);
+    }
+    char *v = NULL;
+    if (OTF2_Reader_GetProperty(rd, "ZECOLL::L0_UNTRACED_CALLS", &v) == OTF2_SUCCESS && v)
+        d->l0_untraced_calls = strtoull(v, NULL, 10);
+    free(v);
+}
+
 int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     memset(d, 0, sizeof(*d));
     d->callsite_param = AGG_NONE;
@@ -698,6 +721,7 @@ int agg_defs_read(struct agg_defs *d, const char *archive, struct agg_err *e) {
     if (OTF2_Reader_GetProperty(rd, "ZECOLL::SALVAGED", &salv) == OTF2_SUCCESS && salv)
         snprintf(d->salvaged, sizeof(d->salvaged), "%s", salv[0] ? salv : "yes");
     free(salv);
+    l0_properties(rd, d);
     if (d->nprocs == 0) {
         agg_err_set(e, gdef, "no process location groups defined");
         goto out;

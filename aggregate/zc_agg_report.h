@@ -86,6 +86,12 @@ struct r_strag {
     double ratio;
 };
 
+/* A21: a Level Zero entry zecoll passed through untraced, and the job's calls to it */
+struct r_untraced {
+    char name[128];
+    uint64_t calls;
+};
+
 struct r_loc {
     uint32_t li, rank;
     uint64_t read, defined, recorded, clamped, dropped, metrics, unclosed, badleave, offcount, offns;
@@ -251,6 +257,8 @@ struct agg_report {
     uint64_t dq_flush_ns, dq_no_offsets;
     uint64_t dq_m_unpaired, dq_m_decreasing, dq_m_one_sided; /* A19: see docs/report-schema.md */
     bool dq_props;
+    struct r_untraced *unt; /* A21: calls per Level Zero entry passed through untraced, most first */
+    uint32_t nunt;
     /* every allocation of the build (rep_alloc), freed with the report */
     void **mem;
     uint32_t nmem, capmem;

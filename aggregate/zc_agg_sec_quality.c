@@ -2,8 +2,9 @@
 /* The data quality section: what the archive held against what its definitions promise (events
  * per location, missing files and ranks), the collector's own counts (clamped, dropped), what did
  * not match (regions never left, Appends without a device record), measurement-off windows,
- * clock offsets with their uncertainty and drift, PAPI records that break A19, and where a
- * salvaged archive's data ends. */
+ * clock offsets with their uncertainty and drift, PAPI records that break A19, where a salvaged
+ * archive's data ends, and the Level Zero spec versions with the calls to entries the collector
+ * passed through untraced (A21). */
 #include "zc_agg_report.h"
 
 /* ---------------------------------------------------------------- build */
@@ -95,9 +96,35 @@ static int build_ranks(struct agg_report *r, const struct agg_stats *s) {
     return 0;
 }
 
+/* A21: ZECOLL::L0_UNTRACED, "name n, name n, ..." (most calls first), as rows */
+static int build_untraced(struct agg_report *r) {
+    const char *p = r->d->l0_untraced;
+    uint32_t n = *p != 0;
+    for (const char *q = p; *q; q++) n += *q == ',';
+    if (!n) return 0;
+    if (!REP_ALLOC(r, r->unt, n)) return -1;
+    while (*p && r->nunt < n) {
+        struct r_untraced *u = &r->unt[r->nunt];
+        unsigned long long calls;
+        int used = 0;
+        while (*p == ' ' || *p == ',') p++;
+        if (sscanf(p, "%127s %llu%n", u->name, &calls, &used) != 2) break; /* a cut list ends: "..." */
+        u->calls = calls;
+        r->nunt++;
+        p += used;
+    }
+    return 0;
+}
+
 static int build(struct agg_report *r, const struct agg_stats *s) {
     r->dq_props = r->d->have_props;
-    return build_locations(r, s) || build_ranks(r, s) ? -1 : 0;
+    return build_locations(r, s) || build_ranks(r, s) || build_untraced(r) ? -1 : 0;
+}
+
+/* the untraced entries as "name n, ..." (at most `max`) */
+static void untraced_list(FILE *f, const struct agg_report *r, uint32_t max) {
+    for (uint32_t i = 0; i < r->nunt && i < max; i++) fprintf(f, "%s%s %llu", i ? ", " : "", r->unt[i].name, LLU(r->unt[i].calls));
+    if (r->nunt > max) fputs(", ...", f);
 }
 
 /* ---------------------------------------------------------------- text */
@@ -151,6 +178,13 @@ static void text(const struct agg_report *r, struct agg_text *t) {
                 LLU(r->dq_dropped));
     else fprintf(f, "collector counts: clamped/dropped unknown (the archive has no zecoll:: location properties)\n");
     if (d->salvaged[0]) text_salvaged(r, t);
+    if (d->l0_known[0]) {
+        fprintf(f, "Level Zero: spec %s asked by the loader, %s known to zecoll; %llu call(s) to entries it passes through "
+                   "untraced%s",
+                d->l0_asked[0] ? d->l0_asked : "(none)", d->l0_known, LLU(d->l0_untraced_calls), r->nunt ? ": " : "");
+        untraced_list(f, r, 8);
+        fputc('\n', f);
+    } else fprintf(f, "Level Zero: spec versions and untraced calls unknown (the archive has no ZECOLL::L0_ properties)\n");
     fprintf(f, "unmatched: %llu regions never left, %llu Leaves without their Enter; %llu Appends without a device record, "
                "%llu device records without an Append; %llu re-executions of recorded lists\n",
             LLU(r->dq_unclosed), LLU(r->dq_badleave), LLU(r->dq_cs_host_only), LLU(r->dq_cs_dev_only), LLU(r->dq_cs_repeat));
@@ -183,12 +217,20 @@ static void csv_rank(FILE *f, const struct agg_report *r, const void *row) {
             LLU(x->off_ns), LLU(x->noffsets), (long long)x->off_v0, (long long)x->off_v1, x->sd0, x->sd1, x->drift_ppm);
 }
 
+static void csv_untraced(FILE *f, const struct agg_report *r, const void *row) {
+    (void)r;
+    const struct r_untraced *x = row;
+    csv_str(f, x->name);
+    fprintf(f, ",%llu\n", LLU(x->calls));
+}
+
 static int csv(const struct agg_report *r, struct agg_csv *c) {
     if (CSV_TABLE(c, "data_quality_locations",
                   "rank,location,location_id,events_read,events_defined,recorded,clamped,dropped,metrics,unclosed,"
                   "bad_leaves,measurement_off,measurement_off_ns,missing_file",
                   r, r->loc, r->nloc, csv_location))
         return -1;
+    if (CSV_TABLE(c, "data_quality_untraced", "entry,calls", r, r->unt, r->nunt, csv_untraced)) return -1;
     return CSV_TABLE(c, "data_quality_ranks",
                      "rank,read,events,appends_without_record,records_without_append,reexecutions,negative_latencies,"
                      "measurement_off,measurement_off_ns,clock_offsets,offset_first_ns,offset_last_ns,stddev_first_ns,"
@@ -207,6 +249,19 @@ static void json_totals(const struct agg_report *r, FILE *f) {
     else fputs("\"salvaged\":null,", f);
     if (r->dq_props) fprintf(f, "\"clamped\":%llu,\"dropped\":%llu,", LLU(r->dq_clamped), LLU(r->dq_dropped));
     else fputs("\"clamped\":null,\"dropped\":null,", f);
+    if (d->l0_known[0]) {
+        fputs("\"level_zero\":{", f);
+        json_kv(f, "spec_known", d->l0_known, true);
+        if (d->l0_asked[0]) json_kv(f, "spec_asked", d->l0_asked, true);
+        else fputs("\"spec_asked\":null,", f);
+        fprintf(f, "\"untraced_calls\":%llu,\"untraced\":[", LLU(d->l0_untraced_calls));
+        for (uint32_t i = 0; i < r->nunt; i++) {
+            fputs(i ? ",{" : "{", f);
+            json_kv(f, "entry", r->unt[i].name, true);
+            fprintf(f, "\"calls\":%llu}", LLU(r->unt[i].calls));
+        }
+        fputs("]},", f);
+    } else fputs("\"level_zero\":null,", f);
     fprintf(f,
             "\"unclosed_regions\":%llu,\"leaves_without_enter\":%llu,\"appends_without_record\":%llu,"
             "\"records_without_append\":%llu,\"reexecutions\":%llu,\"negative_latencies\":%llu,"
@@ -287,6 +342,19 @@ static void html(const struct agg_report *r, FILE *f) {
             if (r->rq[i].data_end) fprintf(f, " rank %u %s;", r->rq[i].rank, TXT_NS(a, end_since_first(r, &r->rq[i])));
         fputs("</li>", f);
     }
+    if (d->l0_known[0]) {
+        fputs("<li>Level Zero: spec ", f);
+        html_esc(f, d->l0_asked[0] ? d->l0_asked : "(none)");
+        fputs(" asked by the loader, ", f);
+        html_esc(f, d->l0_known);
+        fprintf(f, " known to zecoll; %llu call(s) to entries it passes through untraced", LLU(d->l0_untraced_calls));
+        for (uint32_t i = 0; i < r->nunt; i++) {
+            fputs(i ? ", " : ": ", f);
+            html_esc(f, r->unt[i].name);
+            fprintf(f, " %llu", LLU(r->unt[i].calls));
+        }
+        fputs("</li>", f);
+    } else fputs("<li>Level Zero: spec versions and untraced calls unknown (no ZECOLL::L0_ properties)</li>", f);
     if (r->dq_props) fprintf(f, "<li>collector: %llu records clamped, %llu dropped</li>", LLU(r->dq_clamped), LLU(r->dq_dropped));
     else fputs("<li>collector counts unknown (no zecoll:: location properties)</li>", f);
     fprintf(f, "<li>unmatched: %llu regions never left, %llu Leaves without Enter, %llu Appends without a device record, %llu "

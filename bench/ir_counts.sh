@@ -7,6 +7,11 @@
 #                      driver function's (deterministic)
 #   append_immediate   the same on an executing in-order immediate list (background drainer off, so
 #                      that injected events come back at the same points every run)
+#   append_v117        append_immediate's launch through a loader of spec 1.17 (bench/zc_bench_args.c:
+#                      the tables fetched at 1.17 from libzecoll_ze.so as tests/loader's loader does)
+#   append_with_args   the same list and loop with zeCommandListAppendLaunchKernelWithArguments (spec
+#                      1.14, UR v2's launch: group counts and sizes by value, no signal event), issue
+#                      20's target: within +200 like the classic launch
 #   mpi_call           one of MPI_Irecv / MPI_Isend / MPI_Waitall(2) of a 0-byte self message (1
 #                      rank): with minus without (deterministic)
 #   mpi_call_mpich     mpi_call with MPICH (bench/zc_mpi_bench_mpich: the mpich flavour of libzecoll.so)
@@ -84,6 +89,12 @@ if [ -x "$mapp" ]; then
   cg "$work/mpi.0" mpi_measured 0 "$mapp" self "$n_mpi" & pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+# the classic launch and the launch with arguments through a loader of spec 1.17, with and without
+bapp=$build/bench/zc_bench_args
+ZC_EXTRA_ENV="${nodrain[*]}" cg "$work/v117.classic.1" args_measured 1 "$bapp" classic "$n_app" & pids+=($!)
+ZC_EXTRA_ENV="${nodrain[*]}" cg "$work/v117.args.1" args_measured 1 "$bapp" args "$n_app" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || fail=1; done; pids=()
+cg "$work/v117.args.0" args_measured 0 "$bapp" args "$n_app" || fail=1
 if [ -x "$mapp" ]; then
   cg "$work/mpi.0b" mpi_measured 0 "$mapp" self "$n_mpi" 8 & pids+=($!)
   cg "$work/mpi.1b" mpi_measured 1 "$mapp" self "$n_mpi" 8 & pids+=($!)
@@ -115,10 +126,10 @@ fi
 [ $fail = 0 ] || exit 2
 
 per() { "$py" -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$1" "$2"; }
-own() { # own <prefix>: the collector's instructions inside the Append calls
-  local w z
-  w=$(ir "$1" zcw_zeCommandListAppendLaunchKernel)
-  z=$(ir "$1" zs_zeCommandListAppendLaunchKernel)
+own() { # own <prefix> [API]: the collector's instructions inside the Append calls
+  local w z api=${2:-zeCommandListAppendLaunchKernel}
+  w=$(ir "$1" "zcw_$api")
+  z=$(ir "$1" "zs_$api")
   per $((w - z)) "$n_app"
 }
 declare -A base with
@@ -136,7 +147,12 @@ base[append_regular_closed]=0; with[append_regular_closed]=$(own "$work/reg.c")
 base[append_immediate_closed]=0; with[append_immediate_closed]=$(own "$work/imm.c")
 base[append_regular_closed_call_delta]=${base[append_regular_call_delta]}
 with[append_regular_closed_call_delta]=$(per "$(ir "$work/reg.c" zeCommandListAppendLaunchKernel)" "$n_app")
-keys=(append_regular append_immediate append_regular_call_delta append_regular_loop_delta append_immediate_call_delta
+wa=zeCommandListAppendLaunchKernelWithArguments
+base[append_v117]=0; with[append_v117]=$(own "$work/v117.classic.1")
+base[append_with_args]=0; with[append_with_args]=$(own "$work/v117.args.1" $wa)
+base[append_with_args_call_delta]=$(per "$(ir "$work/v117.args.0" zs_$wa)" "$n_app")
+with[append_with_args_call_delta]=$(per "$(ir "$work/v117.args.1" zcw_$wa)" "$n_app")
+keys=(append_regular append_immediate append_v117 append_with_args append_with_args_call_delta append_regular_call_delta append_regular_loop_delta append_immediate_call_delta
       append_immediate_loop_delta append_regular_closed append_immediate_closed append_regular_closed_call_delta)
 if [ -x "$mapp" ]; then
   base[mpi_call]=$(per "$(ir "$work/mpi.0" TOTAL)" $((3 * n_mpi)))
@@ -165,7 +181,7 @@ if [ -x "$mapp" ]; then
     echo "ir_counts: writer_ir.sh failed" >&2; exit 2
   fi
 fi
-declare -A target=([append_regular]=200 [append_immediate]=200 [mpi_call]=150 [mpi_call_mpich]=150 [mpi_call_64b]=150 [append_regular_closed]=30
+declare -A target=([append_regular]=200 [append_immediate]=200 [append_v117]=200 [append_with_args]=200 [mpi_call]=150 [mpi_call_mpich]=150 [mpi_call_64b]=150 [append_regular_closed]=30
                    [append_immediate_closed]=30 [mpi_call_closed]=30)
 
 printf 'instructions on the application thread (callgrind, %s build, %s appends / %s MPI iterations)\n' "$btype" "$n_app" "$n_mpi"
@@ -187,7 +203,7 @@ btype, now = sys.argv[2], json.loads(sys.argv[3])
 ref = base.get(btype)
 if ref is None:
     sys.exit(f"ir_guard: {sys.argv[1]} has no figures for build type {btype!r}")
-targets = {"append_regular": 200, "append_immediate": 200, "mpi_call": 150, "mpi_call_mpich": 150, "mpi_call_64b": 150,
+targets = {"append_regular": 200, "append_immediate": 200, "append_v117": 200, "append_with_args": 200, "mpi_call": 150, "mpi_call_mpich": 150, "mpi_call_64b": 150,
            "append_regular_closed": 30,
            "append_immediate_closed": 30, "mpi_call_closed": 30, "mpi_call_all_threads": None}
 bad = 0
@@ -199,7 +215,7 @@ for k, r in ref.items():
     # closed figures are a few instructions: 20% of them is less than one changed instruction
     d, limit = now[k]["delta"], max(r["delta"] * 1.2, r["delta"] + 3)
     ok = d <= limit
-    issue = "issue-8" if k.endswith("_closed") else "issue-7"
+    issue = "issue-8" if k.endswith("_closed") else "issue-20" if k in ("append_v117", "append_with_args") else "issue-7"
     what = f"{issue} target +{targets[k]}" if targets[k] else "the writer's work: no target, a regression guard"
     print(f"ir_guard: {k}: +{d:.1f} instructions (recorded +{r['delta']:.1f}, limit +{limit:.1f}; "
           f"{what}) {'ok' if ok else 'FAILED'}")

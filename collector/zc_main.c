@@ -63,6 +63,7 @@ static int core_init(void) {
     return 0;
 }
 
+static int layer_summaries(char *line, size_t cap, int n);
 static bool late_started; /* started in MPI_Init to take part in the job's archive (ZECOLL_ENABLE=0 here) */
 
 static void core_finalize(void) {
@@ -93,6 +94,7 @@ static void core_finalize(void) {
                      (unsigned long long)dropped, (unsigned long long)atomic_load(&zc_failures),
                      (unsigned long long)zc_otf2_write_errors(),
                      zc_otf2_io_damaged() ? ": the archive ends where writing failed" : "", win[0] ? "; " : "", win);
+    if (n > 0 && (size_t)n < sizeof(line)) n = layer_summaries(line, sizeof(line), n);
     if (n > 0) zc_log_write(line, sizeof(line), (size_t)n);
 }
 
@@ -106,6 +108,18 @@ static const struct zc_subsystem *const subsystems[] = {
     &zc_mpi_subsystem,
 };
 #define NSUB (sizeof(subsystems) / sizeof(subsystems[0]))
+
+/* The layers' parts of the summary line (Level Zero: the spec versions, calls passed through
+ * untraced) after its first n characters; the new length. */
+static int layer_summaries(char *line, size_t cap, int n) {
+    for (size_t i = 0; i < NSUB && (size_t)n + 3 < cap; i++) {
+        char part[512];
+        if (!subsystems[i]->summary || !subsystems[i]->summary(part, sizeof(part))) continue;
+        int k = snprintf(line + n, cap - (size_t)n, "; %s", part);
+        if (k > 0) n = (size_t)n + (size_t)k < cap ? n + k : (int)cap - 1;
+    }
+    return n;
+}
 
 static int post_mpi_init(void) {
     int rc = 0;

@@ -13,6 +13,7 @@
 #include "zc_launcher.h"
 #include "zc_loc.h"
 #include "zc_log.h"
+#include "zc_note.h"
 #include "zc_phase.h"
 #include "zc_proc.h"
 #include "zc_sig.h"

@@ -66,6 +66,8 @@ struct zc_subsystem {
     void (*finalize)(void);     /* write out */
     void (*fork_child)(void);   /* in the child after fork() */
     void (*thread_exit)(void);  /* on a recording thread that exits, before its slot is reused */
+    /* the layer's part of the summary line ("" or 0: none); its length */
+    size_t (*summary)(char *buf, size_t cap);
 };
 
 /* The whole collector's steps, installed by the composition root before anything else runs. */

@@ -21,6 +21,7 @@
 #include "zc_otf2_enc.h"
 #include "zc_knobs.h"
 #include "zc_log.h"
+#include "zc_note.h"
 #include "zc_papi.h"
 #include "zc_phase.h"
 #include "zc_proc.h"
@@ -607,6 +608,38 @@ static void count_lost(uint64_t id, uint64_t kept) {
         if (l->gid == id && l->otf2_events > kept) l->ndropped += l->otf2_events - kept;
 }
 
+/* The layers' notes (zc_note.h), every rank's summed or joined on rank 0: archive properties
+ * ZECOLL::<name>. Collective in an MPI job: every rank takes part whatever failed locally. */
+static void note_property(const char *name, const char *value, void *arg) {
+    char prop[80];
+    snprintf(prop, sizeof(prop), "ZECOLL::%s", name);
+    OTF2_ErrorCode c = OTF2_Archive_SetProperty(archive, prop, value, true);
+    if (c != OTF2_SUCCESS) *(OTF2_ErrorCode *)arg = c;
+}
+
+static OTF2_ErrorCode write_notes(void) {
+    bool job = zc_job.mpi && zc_job.gather;
+    uint32_t ranks = job ? zc_job.size : 1;
+    size_t n = 0, total = 0, *sizes = calloc(ranks, sizeof(size_t));
+    char *mine = zc_note_serialise(&n);
+    void *all = NULL;
+    if (job) {
+        if (zc_job.gather(mine ? mine : "", n, &all, sizes) != 0) all = NULL;
+    } else if (sizes) {
+        all = mine;
+        sizes[0] = n;
+    }
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    if ((!job || zc_job.rank == 0) && all && sizes) {
+        for (uint32_t r = 0; r < ranks; r++) total += sizes[r];
+        if (zc_note_merge(all, total, note_property, &e) != 0) ZC_FAIL(ZC_F_TRACE, "out of memory merging the archive notes");
+    }
+    if (job) free(all);
+    free(mine);
+    free(sizes);
+    return e;
+}
+
 /* Collective in an MPI job. */
 static void close_locked(void) {
     OTF2_ErrorCode e = OTF2_SUCCESS;
@@ -647,6 +680,9 @@ static void close_locked(void) {
         if (e == OTF2_SUCCESS) e = c;
     }
     zc_phase("close.agree");
+    c = write_notes();
+    if (e == OTF2_SUCCESS) e = c;
+    zc_phase("close.notes");
     zc_unify_write(archive, ts_min, ts_max);
     c = OTF2_Archive_Close(archive);
     if (e == OTF2_SUCCESS) e = c;

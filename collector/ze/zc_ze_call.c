@@ -110,18 +110,3 @@ void zc_ze_papi_leave(struct zc_ze_pcall *p) {
     c->t0 = 0; /* written: zc_ze_call_end adds nothing */
 }
 
-
-/* ---------------------------------------------------------------- entries passed through untraced */
-/* Entries that submit or change device work which zecoll does not time (ze_hooks.spec
- * `untraced`): the application's results are unchanged, but the archive lacks that work. Named
- * once per run, counted for the summary. */
-static atomic_uint_fast64_t untraced_calls;
-static atomic_uchar untraced_said[ZC_ZE_API_COUNT];
-
-void zc_ze_untraced(uint32_t api) {
-    atomic_fetch_add_explicit(&untraced_calls, 1, memory_order_relaxed);
-    if (api < ZC_ZE_API_COUNT && !atomic_exchange(&untraced_said[api], 1))
-        ZC_WARN("%s passes through untraced: the device work it submits or changes is not in the archive", zc_ze_api_names[api]);
-}
-
-uint64_t zc_ze_untraced_calls(void) { return atomic_load(&untraced_calls); }

@@ -442,11 +442,19 @@ char zc_ze_memtype(const void *p);
 void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
 
-/* ---------------------------------------------------------------- zc_ze_call.c */
+/* ---------------------------------------------------------------- zc_ze_untraced.c */
 /* A call to an entry zecoll passes through untraced (ze_hooks.spec `untraced`): warned once per
- * entry, counted. */
+ * entry, counted per entry. */
 void zc_ze_untraced(uint32_t api);
-uint64_t zc_ze_untraced_calls(void);
+/* A loader asked a getter for this spec version (the highest is kept). */
+void zc_ze_loader_asked(ze_api_version_t version);
+/* At finalize: the warning naming the untraced entries called, and the archive's notes (spec
+ * versions, untraced calls per entry). */
+void zc_ze_untraced_finalize(void);
+/* The layer's part of the summary line ("" before any loader asked); its length. */
+size_t zc_ze_summary(char *buf, size_t cap);
+
+/* ---------------------------------------------------------------- zc_ze_call.c */
 uint32_t zc_ze_api_region(uint32_t api);
 /* A closed call whose launch opened a kernel window: recorded from here on like any. */
 bool zc_ze_call_reopen(struct zc_ze_call *c);

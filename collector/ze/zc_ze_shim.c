@@ -212,6 +212,7 @@ ZC_EXPORT ze_result_t zecoll_ze_getter(int table, ze_api_version_t version, void
     pthread_once(&real_once, load_real);
     if (!real_handle) return ZE_RESULT_ERROR_UNINITIALIZED;
     if (!ddi) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    zc_ze_loader_asked(version);
     typedef ze_result_t (*getter_t)(ze_api_version_t, void *);
     if (table >= ZC_ZE_TABLE_COUNT && table < ZC_ZE_TABLE_COUNT + (int)zc_ze_forward_count) {
         /* a zet/zes table newer than our headers: the driver's, untouched; none, as a driver
@@ -290,11 +291,7 @@ static void ze_finalize(void) {
     zc_ze_drain_all(true, zc_knobs.FINALIZE_TIMEOUT_MS * 1000000u);
     zc_ze_streams_flush();
     for (uint32_t i = 0; i < zc_ze.ndevs; i++) zc_ze_clock_report(zc_ze.devs[i]);
-    uint64_t untraced = zc_ze_untraced_calls();
-    if (untraced) /* device work missing from the archive: a warning, like the entries' own */
-        ZC_WARN("Level Zero: zecoll knows the API up to spec %u.%u; %llu call(s) went to entries it passes through "
-                "untraced (named above)", ZE_MAJOR_VERSION(ZC_ZE_SPEC_NEWEST), ZE_MINOR_VERSION(ZC_ZE_SPEC_NEWEST),
-                (unsigned long long)untraced);
+    zc_ze_untraced_finalize();
     uint64_t stalls = atomic_load(&zc_ze.stalls), untimed = atomic_load(&zc_ze.untimed);
     if (stalls || untimed || zc_ze_dropped_records())
         ZC_INFO("device timing: %llu resubmission stall(s), %llu untimed operation(s), %llu dropped record(s)",
@@ -310,4 +307,5 @@ static void ze_pre_finalize(void) {
 static void ze_fork_child(void) { zc_ze.ready = false; }
 
 const struct zc_subsystem zc_ze_subsystem = {.name = "level-zero", .init = ze_init, .pre_finalize = ze_pre_finalize,
-                                              .fork_child = ze_fork_child, .thread_exit = zc_ze_thread_exit};
+                                              .fork_child = ze_fork_child, .thread_exit = zc_ze_thread_exit,
+                                              .summary = zc_ze_summary};

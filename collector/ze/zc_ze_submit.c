@@ -9,13 +9,13 @@
 /* ---------------------------------------------------------------- launches */
 /* Group counts and sizes come by value and the arguments in an array (WithArguments), cooperative
  * and indirect forms in pNext (WithParameters): nothing to learn from them for the record, which is
- * a kernel named after its kernel as the classic launch's is. */
+ * a kernel named after its kernel as the classic launch's is, by the same code (zc_ze_timed_post
+ * tests whether the launch was timed: no test of our own on the Append path). */
 #define ZC_ZE_LATER_KERNEL_HOOKS(NAME)                                                                            \
     void zc_ze_pre_##NAME(zc_##NAME##_params_t *p, struct zc_ze_call *c) {                                        \
         zc_ze_launch_pre(c, *p->phCommandList, p->phSignalEvent, *p->phKernel);                                   \
     }                                                                                                             \
     void zc_ze_post_##NAME(zc_##NAME##_params_t *p, ze_result_t r, struct zc_ze_call *c) {                        \
-        if (!c->inj) return;                                                                                      \
         zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_KERNEL, zc_ze_kernel_region(*p->phKernel), \
                          0, ZC_DIR_NONE);                                                                         \
     }

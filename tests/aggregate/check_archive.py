@@ -27,7 +27,7 @@ BARRIERS = {"zeCommandListAppendBarrier", "zeCommandListAppendMemoryRangesBarrie
 STREAM_RE = re.compile(r"^L0\[(\d+):(\d+)\](?:/(\d+))?$")
 THREAD_RE = re.compile(r"^(Master thread|Thread \d+)$")
 RULES = ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10", "A11", "A12", "A13", "A14", "A15",
-         "A16", "A17", "A18", "A19", "A20"]
+         "A16", "A17", "A18", "A19", "A20", "A21"]
 
 
 class Result:
@@ -195,6 +195,29 @@ def check(path, mode, verbose):
             R.note["A20"].append(f"salvaged: {props['ZECOLL::SALVAGED']}")
         else:
             R.note["A20"].append("not salvaged")
+        # A21 the Level Zero spec versions and the calls to entries passed through untraced
+        if "ZECOLL::L0_SPEC_KNOWN" in props:
+            ver = r"\d+\.\d+"
+            if not re.match(rf"^{ver}$", props["ZECOLL::L0_SPEC_KNOWN"]):
+                R.bad("A21", f"ZECOLL::L0_SPEC_KNOWN is {props['ZECOLL::L0_SPEC_KNOWN']!r}")
+            if "ZECOLL::L0_SPEC_ASKED" in props and not re.match(rf"^{ver}(, {ver})*$", props["ZECOLL::L0_SPEC_ASKED"]):
+                R.bad("A21", f"ZECOLL::L0_SPEC_ASKED is {props['ZECOLL::L0_SPEC_ASKED']!r}")
+            total = props.get("ZECOLL::L0_UNTRACED_CALLS", "")
+            entries = [e for e in props.get("ZECOLL::L0_UNTRACED", "").split(", ") if e]
+            pairs = [e.rsplit(" ", 1) for e in entries if e != "..."]
+            if not total.isdigit():
+                R.bad("A21", f"ZECOLL::L0_UNTRACED_CALLS is {total!r}")
+            elif any(len(p) != 2 or not re.match(r"^ze\w+$", p[0]) or not p[1].isdigit() for p in pairs):
+                R.bad("A21", f"ZECOLL::L0_UNTRACED is {props.get('ZECOLL::L0_UNTRACED')!r}")
+            else:
+                calls = [int(p[1]) for p in pairs]
+                if calls != sorted(calls, reverse=True) or (entries[-1:] != ["..."] and sum(calls) != int(total)):
+                    R.bad("A21", f"ZECOLL::L0_UNTRACED {props.get('ZECOLL::L0_UNTRACED')!r} does not add up to "
+                                 f"ZECOLL::L0_UNTRACED_CALLS {total}, most first")
+            R.note["A21"].append(f"Level Zero spec {props.get('ZECOLL::L0_SPEC_ASKED', '(none)')} asked, "
+                                 f"{props['ZECOLL::L0_SPEC_KNOWN']} known, {total} untraced call(s)")
+        else:
+            R.note["A21"].append("no ZECOLL::L0_ properties (no Level Zero use, or an archive older than the rule)")
         # A13 communicators and windows
         comms = {c._ref: c for c in d.comms}
         for r, g in enumerate(sorted(procs, key=lambda g: g._ref)):

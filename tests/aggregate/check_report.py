@@ -740,6 +740,20 @@ def check_timeline(C, A, path):
          len({r for r, *_ in A["regions"]} | set(A["first"]) | {x["rank"] for x in A["info"].values()}))
 
 
+def check_level_zero(C, archive, R):
+    """A21: the data quality's level_zero against the archive's ZECOLL::L0_* properties (otf2-print)."""
+    from check_archive import archive_properties
+    P = archive_properties(os.path.join(archive, "traces.otf2"))
+    if "ZECOLL::L0_SPEC_KNOWN" not in P:
+        C.eq("data_quality.level_zero (no ZECOLL::L0_ properties)", R["data_quality"].get("level_zero"), None)
+        return
+    pairs = [e.rsplit(" ", 1) for e in P.get("ZECOLL::L0_UNTRACED", "").split(", ") if e and e != "..."]
+    C.eq("data_quality.level_zero", R["data_quality"].get("level_zero"),
+         {"spec_known": P["ZECOLL::L0_SPEC_KNOWN"], "spec_asked": P.get("ZECOLL::L0_SPEC_ASKED"),
+          "untraced_calls": int(P.get("ZECOLL::L0_UNTRACED_CALLS", "0")),
+          "untraced": [{"entry": e, "calls": int(n)} for e, n in pairs]})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--archive", required=True)
@@ -762,6 +776,7 @@ def main():
             E = json.load(f)
     C = Checker(a.v)
     check(C, A, R, truth, E)
+    check_level_zero(C, a.archive, R)
     if A["sends"] or "comm_matrix" in R:
         check_matrix(C, A, R)
     if A["mpi_events"].colls or A["mpi_events"].recvs or "wait_states" in R:

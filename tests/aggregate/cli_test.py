@@ -16,7 +16,7 @@ import sys
 CSV = ["kernels", "kernels_by_rank", "kernels_by_device", "kernels_by_queue", "transfers", "transfers_by_size",
        "transfers_by_rank", "utilisation", "utilisation_timeline", "idle_gaps", "launch_latency",
        "launch_latency_by_queue", "mpi", "level_zero_api", "barriers", "mpi_by_rank", "collectives", "slowest",
-       "data_quality_locations", "data_quality_ranks", "papi_counters", "papi_regions", "papi_ranks", "comm_matrix",
+       "data_quality_locations", "data_quality_ranks", "data_quality_untraced", "papi_counters", "papi_regions", "papi_ranks", "comm_matrix",
        "comm_matrix_by_comm", "mpi_sizes", "waits", "waits_by_rank", "waits_by_function", "waits_by_comm", "waits_by_pair",
        "gpu_idle", "gpu_idle_waits", "gpu_idle_gaps"]
 

@@ -5,7 +5,9 @@
  * with the requested version and a table of exactly that version's size, as a loader of that
  * version does, and drives an application through the tables.
  *
- *   zc_ldr_harness MINOR     MINOR = 4, 10 or 17: the spec version 1.MINOR asked for
+ *   zc_ldr_harness MINOR [N]  MINOR = 4, 10 or 17: the spec version 1.MINOR asked for; N (1.17):
+ *                             calls to zeCommandListUpdateMutableCommandWaitEventsExp, an entry
+ *                             zecoll passes through untraced (default 1)
  *
  * Checks (TAP): each getter succeeds and writes nothing past the loader's table; with zecoll, every
  * entry the real driver (ZECOLL_REAL_DRIVERS) fills for that version is there and wrapped, nothing
@@ -115,6 +117,7 @@ ze_result_t zelLoaderGetVersions(size_t *n, comp_version_t *v) {
     return ZE_RESULT_SUCCESS;
 }
 static unsigned minor;
+static int wait_updates = 1; /* calls to an untraced entry (1.17) */
 
 static void fetch(void *drv, const char *who, fn_t **out, int check_canary) {
     for (size_t i = 0; i < NT; i++) {
@@ -251,7 +254,8 @@ static void app(int traced) {
         if (minor >= 17) {
             /* an entry zecoll passes through untraced: named once, counted */
             typedef ze_result_t (*wait_upd_t)(ze_command_list_handle_t, uint64_t, uint32_t, ze_event_handle_t *);
-            CALL("zeCommandListUpdateMutableCommandWaitEventsExp", E(T_LIST_EXP, 5, wait_upd_t)(reg, id, 0, NULL));
+            for (int i = 0; i < wait_updates; i++)
+                CALL("zeCommandListUpdateMutableCommandWaitEventsExp", E(T_LIST_EXP, 5, wait_upd_t)(reg, id, 0, NULL));
         }
         typedef ze_result_t (*append_lists_t)(ze_command_list_handle_t, uint32_t, ze_command_list_handle_t *,
                                               ze_event_handle_t, uint32_t, ze_event_handle_t *);
@@ -283,8 +287,9 @@ static void app(int traced) {
 int main(int argc, char **argv) {
     minor = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
     vi = minor == 4 ? 0 : minor == 10 ? 1 : minor == 17 ? 2 : -1;
-    if (vi < 0) {
-        fprintf(stderr, "usage: %s 4|10|17 (the spec version 1.MINOR the loader asks for)\n", argv[0]);
+    if (argc > 2) wait_updates = atoi(argv[2]);
+    if (vi < 0 || wait_updates < 0) {
+        fprintf(stderr, "usage: %s 4|10|17 [N] (the spec version 1.MINOR the loader asks for; N untraced calls)\n", argv[0]);
         return 2;
     }
     const char *path;

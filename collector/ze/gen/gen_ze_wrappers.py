@@ -272,22 +272,62 @@ def gen_tables(spec_name, apis, tables, closed, forward):
     return src
 
 
+# By-value structs of two eightbytes (12 bytes of uint32_t): passed in two integer registers where
+# two are left (x86-64 SysV, AArch64), exactly as two uint64_t. GCC copies every stack argument of
+# a function with such a parameter when it forwards them (the wrapper's hops, the real call: +35
+# instructions per zeCommandListAppendLaunchKernelWithArguments), not when they are integers.
+PAIR_TYPES = {"ze_group_count_t", "ze_group_size_t"}
+INT_REGS = 6  # x86-64 SysV (AArch64 has 8)
+
+
+def pair_args(types):
+    """Indices of the by-value structs that travel in two integer registers."""
+    out, used = set(), 0
+    for i, t in enumerate(types):
+        base = t.replace("const ", "").strip()
+        if base in PAIR_TYPES and used + 2 <= INT_REGS:
+            out.add(i)
+            used += 2
+        else:
+            used += 1 if base not in PAIR_TYPES else 2
+    return out
+
+
 def gen_wrapper(fn, field, member, ret, types, ps, papi, hooks, closed):
+    pairs = pair_args(types)
+    if pairs:
+        # the same wrapper with the structs as they are, where the registers are not known to match
+        plain = gen_wrapper_as(fn, field, member, ret, types, ps, papi, hooks, closed, set())
+        paired = gen_wrapper_as(fn, field, member, ret, types, ps, papi, hooks, closed, pairs)
+        return (["#if defined(__x86_64__) || defined(__aarch64__)\n"] + paired + ["#else\n"] + plain + ["#endif\n"])
+    return gen_wrapper_as(fn, field, member, ret, types, ps, papi, hooks, closed, set())
+
+
+def gen_wrapper_as(fn, field, member, ret, types, ps, papi, hooks, closed, pairs):
     res = "r" if ret == "ze_result_t" else "ZE_RESULT_SUCCESS"  # zeDriverGetDefaultContext returns a handle
-    args = ", ".join(f"{t} a{i}" for i, t in enumerate(types)) or "void"
-    call = ", ".join(f"a{i}" for i in range(len(types)))
+    args = ", ".join(f"uint64_t a{i}_0, uint64_t a{i}_1" if i in pairs else f"{t} a{i}"
+                     for i, t in enumerate(types)) or "void"
+    call = ", ".join(f"a{i}_0, a{i}_1" if i in pairs else f"a{i}" for i in range(len(types)))
     real = f"zc_ze_real.{field}.{member}"
     name = f"{'zcp' if papi else 'zcw'}_{fn}"
+    if pairs:
+        # the real entry called with the same registers
+        ptypes = ", ".join("uint64_t, uint64_t" if i in pairs else t for i, t in enumerate(types))
+        real = f"(({ret}(ZE_APICALL *)({ptypes}))(void (*)(void)){real})"
     hooked = bool(hooks.get(fn, set()) & {"pre", "post"})
     pol = closed.get(fn, "ZC_ZE_CLOSED_NEVER") if hooked else "ZC_ZE_CLOSED_NEVER"
     # The entry: one load; while recording is off a tail call of the real entry, before any
     # stack frame is set up, unless the hooks have work then (ze_hooks.spec closed=...).
-    out = [f"static __attribute__((noinline)) {ret} {name}_on({args});\n",
+    # With arguments on the stack the split costs more than it saves: a tail call copies each of
+    # them (GCC), on the recording path too; one function then (the launch with arguments).
+    split = "always_inline, unused" if pairs else "noinline"
+    out = [f"static __attribute__((noinline)) {ret} {name}_on({args});\n" if not pairs else
+           f"static inline __attribute__(({split})) {ret} {name}_on({args});\n",
            f"static {ret} ZE_APICALL {name}({args}) {{\n",
            f"    if (__builtin_expect(!zc_rec_open(), 0) && !ZC_ZE_CLOSED_WANTS({pol})) return {real}({call});\n",
            f"    return {name}_on({call});\n}}\n\n"]
     # The recording path, a function of its own.
-    out.append(f"static __attribute__((noinline)) {ret} {name}_on({args}) {{\n")
+    out.append(f"static {'inline ' if pairs else ''}__attribute__(({split})) {ret} {name}_on({args}) {{\n")
     c = "pc.c" if papi else "c"
     out.append("    struct zc_ze_pcall pc;\n" if papi else "    struct zc_ze_call c;\n")
     if pol == "ZC_ZE_CLOSED_NEVER":
@@ -300,7 +340,10 @@ def gen_wrapper(fn, field, member, ret, types, ps, papi, hooks, closed):
         out.append(f"    zc_ze_untraced(ZC_ZE_{fn});\n")
     hk = hooks.get(fn, set()) & {"pre", "post"}
     if hk:
-        inits = ", ".join(f"&a{i}" for i in range(len(types)))
+        for i in sorted(pairs):  # the struct the hooks may read, from its two registers
+            base = types[i].replace("const ", "").strip()
+            out.append(f"    {base} s{i};\n    memcpy(&s{i}, (const uint64_t[2]){{a{i}_0, a{i}_1}}, sizeof(s{i}));\n")
+        inits = ", ".join(f"&s{i}" if i in pairs else f"&a{i}" for i in range(len(types)))
         out.append(f"    {ps[0]} p = {{{inits}}};\n")
     if "pre" in hk:
         out.append(f"    zc_ze_pre_{fn}(&p, &{c});\n")
@@ -314,7 +357,7 @@ def gen_wrapper(fn, field, member, ret, types, ps, papi, hooks, closed):
 
 
 def gen_source(spec_name, apis, tables, hooks, closed, papi_kind):
-    src = [HEADER.format(spec=spec_name), '#include "zc_ze_gen.h"\n#include "zc_ze_call.h"\n\n#include <string.h>\n\n']
+    src = [HEADER.format(spec=spec_name), '#include "zc_ze_gen.h"\n#include "zc_ze_call.h"\n\n#include <stdint.h>\n#include <string.h>\n\n']
     for fn, field, member, ret, types, ps, since in apis:
         src += gen_wrapper(fn, field, member, ret, types, ps, False, hooks, closed)
         if fn in papi_kind:
@@ -330,7 +373,15 @@ def gen_source(spec_name, apis, tables, hooks, closed, papi_kind):
             since = next(a[6] for a in apis if a[0] == fn)
             # an entry newer than the loader's table is outside it: never wrapped (the loader never sees it)
             cond = f"tb->{member} && version >= ZE_MAKE_VERSION(1, {since & 0xffff})" if since else f"tb->{member}"
-            if fn in papi_kind:
+            if pair_args(next(a[4] for a in apis if a[0] == fn)):
+                # the wrapper takes the by-value structs as register pairs (gen_wrapper): same ABI
+                cast = f"(__typeof__(tb->{member}))(void (*)(void))"
+                if fn in papi_kind:
+                    launch = "true" if papi_kind[fn] == "launch" else "false"
+                    src.append(f"        if ({cond}) {{ tb->{member} = zc_ze_papi_wraps({launch}) ? {cast}zcp_{fn} : {cast}zcw_{fn}; n++; }}\n")
+                else:
+                    src.append(f"        if ({cond}) {{ tb->{member} = {cast}zcw_{fn}; n++; }}\n")
+            elif fn in papi_kind:
                 launch = "true" if papi_kind[fn] == "launch" else "false"
                 src.append(f"        if ({cond}) {{ tb->{member} = zc_ze_papi_wraps({launch}) ? zcp_{fn} : zcw_{fn}; n++; }}\n")
             else:

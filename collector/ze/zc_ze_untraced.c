@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Never silent: entries zecoll passes through untraced (ze_hooks.spec `untraced`: device work it
+ * does not time yet) are named once per run in a warning and counted per entry; the summary line
+ * and the archive (ZECOLL::L0_* properties, docs/archive.md A21) say which spec version zecoll
+ * knows, which one the loader asked for, and how many calls went to which untraced entry. The
+ * count is one relaxed atomic add on the wrapper's recording path: such entries are rare calls. */
+#include "zc_ze_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static atomic_uint_fast64_t untraced_calls[ZC_ZE_API_COUNT];
+static atomic_uint asked; /* the highest ze_api_version_t a loader asked a getter for */
+
+void zc_ze_untraced(uint32_t api) {
+    if (api >= ZC_ZE_API_COUNT) return;
+    if (atomic_fetch_add_explicit(&untraced_calls[api], 1, memory_order_relaxed) == 0)
+        ZC_WARN("%s passes through untraced: the device work it submits or changes is not in the archive", zc_ze_api_names[api]);
+}
+
+void zc_ze_loader_asked(ze_api_version_t version) {
+    unsigned v = atomic_load_explicit(&asked, memory_order_relaxed);
+    while (version > v && !atomic_compare_exchange_weak(&asked, &v, version)) {
+    }
+}
+
+static int version_text(char *b, size_t cap, unsigned v) {
+    return snprintf(b, cap, "%u.%u", ZE_MAJOR_VERSION(v), ZE_MINOR_VERSION(v));
+}
+
+struct entry {
+    uint64_t n;
+    uint32_t api;
+};
+static int by_calls(const void *a, const void *b) {
+    const struct entry *x = a, *y = b;
+    return x->n != y->n ? (x->n < y->n ? 1 : -1) : (x->api > y->api) - (x->api < y->api);
+}
+
+/* The calls to untraced entries, and the first `top` of those entries by calls ("name n, ...",
+ * then "..." when there are more). */
+static uint64_t untraced_top(char *b, size_t cap, size_t top) {
+    static struct entry e[ZC_ZE_API_COUNT]; /* finalize runs once, on one thread */
+    size_t ne = 0, k = 0;
+    uint64_t total = 0;
+    for (uint32_t a = 0; a < ZC_ZE_API_COUNT; a++) {
+        uint64_t n = atomic_load(&untraced_calls[a]);
+        if (n) e[ne++] = (struct entry){n, a};
+        total += n;
+    }
+    qsort(e, ne, sizeof(e[0]), by_calls);
+    b[0] = 0;
+    for (size_t i = 0; i < ne && i < top && k < cap; i++)
+        k += (size_t)snprintf(b + k, cap - k, "%s%s %llu", i ? ", " : "", zc_ze_api_names[e[i].api], (unsigned long long)e[i].n);
+    if (ne > top && k < cap) snprintf(b + k, cap - k, ", ...");
+    return total;
+}
+
+void zc_ze_untraced_finalize(void) {
+    char known[16], loader[16];
+    version_text(known, sizeof(known), ZC_ZE_SPEC_NEWEST);
+    unsigned v = atomic_load(&asked);
+    if (v) version_text(loader, sizeof(loader), v);
+    else snprintf(loader, sizeof(loader), "none");
+    char top[512];
+    uint64_t total = untraced_top(top, sizeof(top), 8);
+    zc_note_text("L0_SPEC_KNOWN", known);
+    if (v) zc_note_text("L0_SPEC_ASKED", loader);
+    for (uint32_t a = 0; a < ZC_ZE_API_COUNT; a++) {
+        uint64_t n = atomic_load(&untraced_calls[a]);
+        if (n) zc_note_count("L0_UNTRACED", zc_ze_api_names[a], n);
+    }
+    zc_note_count("L0_UNTRACED_CALLS", NULL, total);
+    if (total) /* device work missing from the archive: a warning, like the entries' own */
+        ZC_WARN("Level Zero: zecoll knows the API up to spec %s (the loader asked for %s); %llu call(s) went to entries "
+                "it passes through untraced: %s",
+                known, loader, (unsigned long long)total, top);
+}
+
+size_t zc_ze_summary(char *buf, size_t cap) {
+    unsigned v = atomic_load(&asked);
+    if (!cap) return 0;
+    buf[0] = 0;
+    if (!v) return 0; /* no loader came: Level Zero was not used */
+    char known[16], loader[16], top[256];
+    version_text(known, sizeof(known), ZC_ZE_SPEC_NEWEST);
+    version_text(loader, sizeof(loader), v);
+    uint64_t total = untraced_top(top, sizeof(top), 3);
+    int n = total ? snprintf(buf, cap, "Level Zero spec %s asked by the loader, %s known to zecoll; %llu call(s) to untraced "
+                                       "entries (%s)",
+                             loader, known, (unsigned long long)total, top)
+                  : snprintf(buf, cap, "Level Zero spec %s asked by the loader, %s known to zecoll; no call to untraced entries",
+                             loader, known);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
