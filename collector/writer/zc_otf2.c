@@ -453,9 +453,11 @@ static int encoder_mode(void) {
     return enc_mode;
 }
 
-static void evt_path(const struct evt_out *o, char *path, size_t size) {
-    snprintf(path, size, "%s/traces/%llu.evt%s", archive_dir, (unsigned long long)o->gid,
-             enc_mode == ENC_BOTH ? ".own" : "");
+/* false when the name does not fit (an archive directory near PATH_MAX): a write error */
+static bool evt_path(const struct evt_out *o, char *path, size_t size) {
+    int k = snprintf(path, size, "%s/traces/%llu.evt%s", archive_dir, (unsigned long long)o->gid,
+                     enc_mode == ENC_BOTH ? ".own" : "");
+    return k > 0 && (size_t)k < size;
 }
 
 /* The encoder's chunks to the file, under otf2_lock (SIGXFSZ held, zc_otf2_io_enter). After a
@@ -472,9 +474,11 @@ static int own_sink(void *ud, const uint8_t *p, size_t n) {
     }
     if (!copy) zc_otf2_io_flushed();
     char path[PATH_MAX];
-    evt_path(o, path, sizeof(path));
-    int fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? O_APPEND : O_CREAT | O_TRUNC), 0666));
-    int err = fd < 0 ? errno : 0;
+    int fd = -1, err = ENAMETOOLONG;
+    if (evt_path(o, path, sizeof(path))) {
+        fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? O_APPEND : O_CREAT | O_TRUNC), 0666));
+        err = fd < 0 ? errno : 0;
+    }
     o->created = o->created || fd >= 0;
     while (!err && n) {
         ssize_t w = write(fd, p, n);
