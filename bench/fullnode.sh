@@ -35,6 +35,10 @@
 # Nothing here builds them: bench/README.md says how they were built and where the figures are.
 #   mpi0       (not in the default parts) zc_mpi_bench self 200000: 0-byte Irecv/Isend/Waitall,
 #              1 rank bound to a core, ns per call (DIR/bin/zc_mpi_bench: pack it with device-pack.sh)
+# FULLNODE_MPI=mpich: the LAMMPS parts (lj, fixed, phases) under MPICH instead of the host's Open MPI:
+# a LAMMPS built for MPICH with Hydra and Debian's MPICH libraries travel in DIR/lammps-mpich.tar.xz
+# (fullnode_pack.sh with FULLNODE_LMP_MPICH=path/to/lmp); mpiexec.hydra with the fork launcher,
+# -bind-to core|none; the collector picks its MPICH flavour at start (issue 21).
 set -uo pipefail
 D=$(cd "${1:?usage: fullnode.sh DIR [OUTDIR]}" && pwd)
 out=${2:-$(mktemp -d)}
@@ -54,10 +58,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # LAMMPS travels compressed (fullnode_pack.sh): unpacked here, its libraries after the pack's
 lmp=${FULLNODE_LMP:-}
-if [ -z "$lmp" ] && [ -f "$D/lammps.tar.xz" ] && { part lj || part fixed || part phases; }; then
-  mkdir -p "$work/lammps" && tar -C "$work/lammps" -xJf "$D/lammps.tar.xz"
+mpi=${FULLNODE_MPI:-openmpi}
+tarball=$D/lammps.tar.xz
+[ "$mpi" = mpich ] && tarball=$D/lammps-mpich.tar.xz
+[ "$mpi" = openmpi ] || [ "$mpi" = mpich ] || { echo "fullnode: FULLNODE_MPI=$mpi: openmpi or mpich" >&2; exit 2; }
+if [ -z "$lmp" ] && [ -f "$tarball" ] && { part lj || part fixed || part phases; }; then
+  mkdir -p "$work/lammps" && tar -C "$work/lammps" -xJf "$tarball"
   lmp=$work/lammps/bin/lmp
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$work/lammps/lib
+  [ "$mpi" = mpich ] && export PATH=$work/lammps/bin:$PATH UCX_MODULE_DIR=$work/lammps/lib/ucx
 fi
 lmp=${lmp:-$(command -v lmp || true)}
 raw=$out/raw.txt
@@ -81,7 +90,9 @@ for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
 done
 if part lj || part fixed || part phases; then
   [ -n "$lmp" ] && [ -x "$lmp" ] || { echo "fullnode: no LAMMPS (bench/fullnode_pack.sh packs Debian's)" >&2; exit 2; }
-  command -v mpirun >/dev/null || { echo "fullnode: mpirun is not on PATH" >&2; exit 2; }
+  if [ "$mpi" = mpich ]; then
+    command -v mpiexec.hydra >/dev/null || { echo "fullnode: no mpiexec.hydra (FULLNODE_LMP_MPICH for fullnode_pack.sh)" >&2; exit 2; }
+  else command -v mpirun >/dev/null || { echo "fullnode: mpirun is not on PATH" >&2; exit 2; }; fi
 fi
 
 # in.lj of LAMMPS's bench/, 2,048 atoms (an 8x8x8 fcc lattice); the step count from the command line
@@ -145,6 +156,14 @@ mpirun=(mpirun --allow-run-as-root --oversubscribe)
 lj() { # lj <bind: core|none> <steps> [env...]
   local bind=$1 n=$2; shift 2
   local xs=() e
+  if [ "$mpi" = mpich ]; then # Hydra: -genv NAME VALUE; the fork launcher (no ssh on one node)
+    for e in "$@"; do xs+=(-genv "${e%%=*}" "${e#*=}"); done
+    mpiexec.hydra -launcher fork -bind-to "$bind" -n "$np" -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
+      -genv UCX_MODULE_DIR "$UCX_MODULE_DIR" \
+      -genv ZE_ENABLE_ALT_DRIVERS "$ZE_ENABLE_ALT_DRIVERS" "${xs[@]}" \
+      "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
+    return
+  fi
   for e in "$@"; do xs+=(-x "$e"); done
   "${mpirun[@]}" --bind-to "$bind" -np "$np" -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
     "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
@@ -167,7 +186,7 @@ peer_round() { # peer_round NAME: the peer's variants of one repetition
 }
 
 {
-  echo "== fullnode: $(nproc) CPUs, $(uname -r), $np ranks, $steps steps, $reps alternating repetitions"
+  echo "== fullnode: $(nproc) CPUs, $(uname -r), $np ranks, $steps steps, $reps alternating repetitions, LAMMPS under $mpi"
   echo "== libraries: ${libs[*]}"
 } | tee "$out/table.txt"
 for r in $(seq "$reps"); do

@@ -6,6 +6,9 @@
 # that the host (Ubuntu, Open MPI 4.1.6) does not provide, compressed into OUT_DIR/lammps.tar.xz
 # (~44 MB unpacked: LAMMPS's own libraries would fill most of a run's 64 MiB; fullnode.sh unpacks
 # it there). The host's glibc, libstdc++ and Open MPI are used, as the collector's are.
+# FULLNODE_LMP_MPICH=path/to/lmp (a LAMMPS built with mpicxx.mpich; Debian's links Open MPI): also
+# OUT_DIR/lammps-mpich.tar.xz with it, Hydra (mpiexec.hydra, hydra_pmi_proxy) and every library
+# but glibc's and the compiler's runtime (the host has no MPICH), for FULLNODE_MPI=mpich.
 #   usage: bench/fullnode_pack.sh BUILD_DIR OUT_DIR [LIB...]   (LIB: other libzecoll.so builds,
 #          packed as OUT_DIR/lib/alt<k>/libzecoll.so for FULLNODE_LIBS)
 set -euo pipefail
@@ -44,4 +47,19 @@ if ldd "$lmp" | grep -q "not found"; then
   exit 2
 fi
 tar -C "$stage" -cJf "$out/lammps.tar.xz" bin lib
+if [ -n "${FULLNODE_LMP_MPICH:-}" ]; then
+  rm -rf "$stage"/* && mkdir -p "$stage/bin" "$stage/lib"
+  cp -L "$FULLNODE_LMP_MPICH" "$stage/bin/lmp"
+  for t in mpiexec.hydra hydra_pmi_proxy; do
+    p=$(command -v "$t") || { echo "fullnode_pack: no $t (apt-get install mpich)" >&2; exit 2; }
+    cp -L "$p" "$stage/bin/"
+  done
+  base='/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so'
+  for b in "$stage"/bin/*; do ldd "$b" | awk '/=> \//{print $3}'; done | sort -u | grep -vE "$base" |
+    while read -r l; do cp -L "$l" "$stage/lib/"; done
+  # UCX (MPICH's netmod) loads its transports from a directory of modules: ours, not the host's
+  mkdir -p "$stage/lib/ucx"
+  for m in /usr/lib/x86_64-linux-gnu/ucx/libuct_cma.so.0; do [ -e "$m" ] && cp -L "$m" "$stage/lib/ucx/libuct_cma.so"; done
+  tar -C "$stage" -cJf "$out/lammps-mpich.tar.xz" bin lib
+fi
 du -sh "$out" "$out/lammps.tar.xz"
