@@ -17,6 +17,15 @@
 #include "zc_mpi_flavour.h"
 #include "zc_papi.h"
 
+/* The core's globals that the wrappers read on every call, declared again as what they are:
+ * hidden in libzecoll.so, like everything of ours not exported. The compiler then reads them
+ * directly, not through the GOT (the address load that the linker turns into a lea): one
+ * instruction fewer per read. */
+extern _Atomic uint64_t zc_rec __attribute__((visibility("hidden")));
+extern atomic_bool zc_is_active __attribute__((visibility("hidden")));
+extern bool zc_own_locked __attribute__((visibility("hidden")));
+extern bool zc_tsc __attribute__((visibility("hidden")));
+
 /* What the flavour's MPI_Status holds beyond SOURCE, TAG and ERROR, read without a call (the
  * writer matches receives by them): the bytes received and the cancelled flag. Open MPI 4/5:
  * _ucount, _cancelled; the MPICH ABI (MPICH, Intel MPI, Cray MPICH): the bytes in count_lo and
