@@ -15,14 +15,14 @@
  * Leave time: two clock reads per call, whatever it records. ts == 0 marks "the Leave time". */
 
 _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
-uint32_t zc_mpi_region_cache[ZC_MPI_FN_COUNT];
+uint32_t zc_mpi_region_cache[ZC_MPI_FN_COUNT] = {[0 ... ZC_MPI_FN_COUNT - 1] = ZC_NO_ID};
 
 /* ---------------------------------------------------------------- regions, first call, PAPI */
 uint32_t zc_mpi_region(uint32_t fn) {
     uint32_t r = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
-    if (r) return r - 1;
+    if (r != ZC_NO_ID) return r;
     r = zc_def_region(zc_mpi_fn_names[fn], (enum zc_region_role)zc_mpi_fn_role[fn], ZC_PARADIGM_MPI);
-    __atomic_store_n(&zc_mpi_region_cache[fn], r + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&zc_mpi_region_cache[fn], r, __ATOMIC_RELAXED); /* ZC_NO_ID (failed): asked again */
     return r;
 }
 

@@ -27,6 +27,13 @@ static struct zc_map comms = ZC_MAP_INIT;
 /* a handle as a map key: a pointer (Open MPI) or an int (MPICH ABI), widened alike everywhere */
 #define ZC_HKEY(h) ((void *)(uintptr_t)(h))
 atomic_uint_fast64_t zc_mpi_comm_epoch = 1; /* zc_mpi_tls.last_comm */
+/* The map changes: every thread's last communicator is stale (the epoch), the calling thread's
+ * forgotten at once: the fast paths, which run only where one thread makes the MPI calls (the
+ * writer matches requests: MPI_THREAD_SINGLE or FUNNELED), test the handle alone (zc_mpi_req.h). */
+static void epoch_bump(void) {
+    atomic_fetch_add(&zc_mpi_comm_epoch, 1);
+    zc_mpi_tls.last_comm.comm = MPI_COMM_NULL;
+}
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint64_t hash;
@@ -98,7 +105,7 @@ static uint32_t comm_register(MPI_Comm comm, const char *name, const char *key, 
     ci->id = id;
     ci->key_hash = fnv(key, keylen, FNV_BASIS);
     int err;
-    atomic_fetch_add(&zc_mpi_comm_epoch, 1);
+    epoch_bump();
     free(zc_map_put(&comms, ZC_HKEY(comm), ci, &err));
     if (err) free(ci);
     return id;
@@ -220,7 +227,7 @@ void zc_mpi_comm_new(struct zc_mpi_call *c, enum zc_mpi_how how, MPI_Comm parent
  * entry back, so its later events keep its definition instead of turning into an "unseen" one. */
 void *zc_mpi_comm_forget(MPI_Comm comm) {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return NULL;
-    atomic_fetch_add(&zc_mpi_comm_epoch, 1);
+    epoch_bump();
     return zc_map_del(&comms, ZC_HKEY(comm));
 }
 
@@ -228,7 +235,7 @@ void zc_mpi_comm_freed(MPI_Comm comm, void *entry, int rc) {
     if (!entry) return;
     if (rc != MPI_SUCCESS) {
         int err = 0;
-        atomic_fetch_add(&zc_mpi_comm_epoch, 1);
+        epoch_bump();
         void *old = zc_map_put(&comms, ZC_HKEY(comm), entry, &err);
         if (!err) entry = old; /* no memory: forgotten after all, found again as "unseen" (comm_register too) */
     }

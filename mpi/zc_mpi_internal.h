@@ -17,6 +17,15 @@
 #include "zc_mpi_flavour.h"
 #include "zc_papi.h"
 
+/* The core's globals that the wrappers read on every call, declared again as what they are:
+ * hidden in libzecoll.so, like everything of ours not exported. The compiler then reads them
+ * directly, not through the GOT (the address load that the linker turns into a lea): one
+ * instruction fewer per read. */
+extern _Atomic uint64_t zc_rec __attribute__((visibility("hidden")));
+extern atomic_bool zc_is_active __attribute__((visibility("hidden")));
+extern bool zc_own_locked __attribute__((visibility("hidden")));
+extern bool zc_tsc __attribute__((visibility("hidden")));
+
 /* What the flavour's MPI_Status holds beyond SOURCE, TAG and ERROR, read without a call (the
  * writer matches receives by them): the bytes received and the cancelled flag. Open MPI 4/5:
  * _ucount, _cancelled; the MPICH ABI (MPICH, Intel MPI, Cray MPICH): the bytes in count_lo and
@@ -205,7 +214,8 @@ struct zc_mpi_tls {
     struct zc_mpi_tsz tsz[4]; /* sizes of the predefined datatypes this thread used last */
 };
 extern _Thread_local struct zc_mpi_tls zc_mpi_tls __attribute__((tls_model("initial-exec")));
-extern uint32_t zc_mpi_region_cache[]; /* region + 1 per function, 0 = not defined yet */
+extern uint32_t zc_mpi_region_cache[]; /* region per function, ZC_NO_ID = not defined yet (the hot
+                                         * paths store it as read: no + 1 to undo) */
 uint32_t zc_mpi_region(uint32_t fn); /* the function's region (defined on first use) */
 bool zc_mpi_begin_slow(struct zc_mpi_call *c, uint32_t fn);
 /* Active requests in the table, i.e. started while recording and not completed (zc_mpi_req.h). */
@@ -278,7 +288,7 @@ static inline __attribute__((always_inline)) void zc_mpi_open_at(struct zc_mpi_c
     c->t1 = t1;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     struct zc_loc *l = c->t->loc;
-    if (__builtin_expect(region == 0 || l->n + 2 > l->lim ||
+    if (__builtin_expect(region == ZC_NO_ID || l->n + 2 > l->lim ||
                              __atomic_load_n(&zc_mpi_open_slowly, __ATOMIC_RELAXED),
                          0)) {
         zc_mpi_open_slow(c, fn);
@@ -286,7 +296,7 @@ static inline __attribute__((always_inline)) void zc_mpi_open_at(struct zc_mpi_c
     }
     if (!zc_mpi_own(c, l, ZC_MPI_OPEN)) return;
     size_t at = l->n;
-    l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+    l->buf[at] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
     c->at = at + 1;
 }
 static inline __attribute__((always_inline)) void zc_mpi_open(struct zc_mpi_call *c, uint32_t fn) {

@@ -255,8 +255,10 @@ static inline uint64_t zc_mpi_raw_peer_tag(uint64_t w) {
 /* k completions (or frees) of the writer's handles recorded (none below 0: a handle started
  * while recording was off may complete in a recorded call) */
 static inline void zr_raw_gone(uint64_t k) {
-    uint64_t p = zc_mpi_tls.raw_pending;
-    zc_mpi_tls.raw_pending = p > k ? p - k : 0;
+    /* p > k ? p - k : 0, with the subtraction's sign (both far below 2^63) */
+    int64_t p = (int64_t)(zc_mpi_tls.raw_pending - k);
+    zc_mpi_tls.raw_pending = (uint64_t)p;
+    if (__builtin_expect(p < 0, 0)) zc_mpi_tls.raw_pending = 0;
 }
 /* The events the writer matches (zc_mpi_resolve.c), built here only: the start of handle h (bytes
  * and peer_tag as zc_mpi_bytes_of and zc_mpi_peer_tag give them) ... */
@@ -527,15 +529,13 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
     size_t n = l->n;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
     MPI_Request h;
-    if (__builtin_expect(rc == MPI_SUCCESS && region != 0 && n + 2 <= l->lim && (h = *request) != MPI_REQUEST_NULL &&
-                             zc_mpi_tls.last_comm.comm == comm &&
-                             zc_mpi_tls.last_comm.epoch ==
-                                 atomic_load_explicit(&zc_mpi_comm_epoch, memory_order_acquire),
+    if (__builtin_expect(rc == MPI_SUCCESS && region != ZC_NO_ID && n + 2 <= l->lim && (h = *request) != MPI_REQUEST_NULL &&
+                             zc_mpi_tls.last_comm.comm == comm, /* no epoch: zc_mpi_comm.c, epoch_bump */
                          1)) {
         uint64_t s;
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[n];
-            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
             /* a request starts with the call that starts it (zr_activate) */
             e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
             zc_loc_publish(l, n + 2);
@@ -551,6 +551,16 @@ void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
                           const MPI_Request *before, const MPI_Request *after, const MPI_Status *sts);
 /* Before MPI_Waitall: whether the fast path takes it (n requests, at most n_stack). */
 static inline bool zc_mpi_fast_all_ok(int n, int n_stack, const MPI_Request *r) { return n > 0 && n <= n_stack && r; }
+/* ... and its n > 0 handles as they were (MPI resets completed ones): two at a time (one move of
+ * 8 or 16 bytes), not a loop of one per handle nor a call of memcpy, for the few of a call. */
+static inline __attribute__((always_inline)) void zc_mpi_copy_handles(MPI_Request *d, const MPI_Request *r, int n) {
+    int i = 0;
+    for (; i + 1 < n; i += 2) {
+        memcpy(&d[i], &r[i], 2 * sizeof(*r));
+        __asm__("" : "+r"(i)); /* not vectorised further: it would cost more than it saves */
+    }
+    if (i < n) d[i] = r[i];
+}
 /* After MPI_Waitall (or MPI_Wait, n = 1): before[] holds the handles as they were, sts their
  * statuses (never MPI_STATUSES_IGNORE: the wrapper's own when the application ignores them). */
 static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc, int n,
@@ -560,19 +570,18 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_all(struct zc_thre
     struct zc_loc *l = t->loc;
     size_t at = l->n;
     uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
-    if (__builtin_expect(rc == MPI_SUCCESS && region != 0 && at + 1 + (size_t)n <= l->lim, 1)) {
+    if (__builtin_expect(rc == MPI_SUCCESS && region != ZC_NO_ID && at + 1 + (size_t)n <= l->lim, 1)) {
         uint64_t s;
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[at];
-            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region - 1, t1, 0, ZC_CALL_RUN};
+            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
             struct zc_ev *d = e + 1;
-            size_t k = 0;
             for (int i = 0; i < n; i++) {
                 MPI_Request h = before[i];
                 if (h == MPI_REQUEST_NULL) continue;
                 *d++ = zc_mpi_done_h_st(t1, h, &sts[i]);
-                k++;
             }
+            size_t k = (size_t)(d - (e + 1));
             zc_loc_publish(l, at + 1 + k);
             zr_raw_gone(k);
         }
