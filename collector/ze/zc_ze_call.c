@@ -8,6 +8,7 @@
 
 /* ---------------------------------------------------------------- calls */
 uint32_t zc_ze_api_region_cache[ZC_ZE_API_COUNT];
+bool zc_ze_tsc_timing;
 
 uint32_t zc_ze_api_region(uint32_t api) {
     uint32_t r = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED);
@@ -37,7 +38,7 @@ bool zc_ze_call_reopen(struct zc_ze_call *c) {
     struct zc_thread *t = zc_thread_get();
     if (!t) return false;
     c->t = t;
-    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    c->t0 = zc_ze_call_t0();
     return true;
 }
 

@@ -158,6 +158,7 @@ struct zc_opdesc {
     uint8_t kind;
     uint8_t dir;       /* transfers: ZC_DIR_* (image copies too: an image is device memory) */
     uint8_t engine;    /* ZC_ENG_*: which engine of its list's stream ran it */
+    uint8_t zero;      /* 0 (named so that the bytes before region are written as one word) */
     uint32_t region;   /* device region: kernel name, or API name + direction */
     uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
     uint64_t bytes;
