@@ -103,8 +103,8 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
                                     ze_result_t r, enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
     if (!c->inj) return;
     *sig = c->user_event;
-    /* one test for both (bitwise: no second branch) */
-    if (__builtin_expect((r != ZE_RESULT_SUCCESS) | (c->user_event != NULL), 0)) {
+    /* one test for both: the event's bits or'ed with the result's */
+    if (__builtin_expect(((uintptr_t)c->user_event | (uint32_t)r) != 0, 0)) {
         zc_ze_timed_post_rare(c, hl, r, (uint32_t)kind | (uint32_t)dir << 8, region, bytes);
         return;
     }

@@ -60,7 +60,8 @@ struct zc_ze_pcall {
 };
 void zc_ze_papi_enter(struct zc_ze_pcall *p);
 void zc_ze_papi_leave(struct zc_ze_pcall *p);
-extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
+extern uint32_t zc_ze_api_region_cache[]; /* region per API, ZC_ZE_REGION_NONE = not defined yet */
+#define ZC_ZE_REGION_NONE UINT32_MAX
 static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;
     /* t0 is never set without t: zc_ze_call_closed clears both, and the hooks that take t0 as an
@@ -78,10 +79,10 @@ static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_ca
     struct zc_loc *l = c->t->loc;
     /* n read once: only this thread changes it while the collector is active (zc_own_begin) */
     size_t n = l->n;
-    if (__builtin_expect(region != 0 && n < l->lim && !zc_own_locked, 1)) {
+    if (__builtin_expect(region != ZC_ZE_REGION_NONE && n < l->lim && !zc_own_locked, 1)) {
         uint64_t s;
         if (zc_own_begin_seq(l, &s)) {
-            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, c->callsite, 0};
             zc_loc_publish(l, n + 1);
         }
         zc_own_end_seq(l, s);

@@ -44,12 +44,13 @@
 struct zc_ze_call {
     struct zc_thread *t;
     uint64_t t0;
-    uint32_t api;
+    /* callsite to ptr: cleared by every call's begin (in this order: two 16-byte stores) */
     uint64_t callsite;             /* non-zero: written as "callsite id" inside the API region */
     /* hook scratch, carried from prologue to epilogue */
     ze_event_handle_t user_event;
     ze_event_handle_t inj;
     void *ptr;
+    uint32_t api;
     ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
     uint32_t nlists;
     /* t == NULL: recording is off, the hooks do bookkeeping only (zc_ze_call_closed) */
