@@ -81,6 +81,50 @@ void __attribute__((noinline)) zc_ze_tmpl_grow_failed(void) {
     ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory recording a timed operation");
 }
 
+bool __attribute__((noinline)) zc_ze_tmpl_grow(struct zc_list *l) {
+    /* the first template of a list comes here: from now on executions while recording is off
+     * look for lists that carry our events (they keep their helper lists) */
+    if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) atomic_store(&zc_ze_tmpl_lists, 1);
+    uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
+    struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
+    if (!n) {
+        zc_ze_tmpl_grow_failed();
+        return false;
+    }
+    l->tmpl = n;
+    l->cap_tmpl = ncap;
+    return true;
+}
+
+void __attribute__((noinline)) zc_ze_imm_post_slow(struct zc_list *l, const struct zc_inbox_entry *e) {
+    if (!zc_ze_imm_push_slow(l->inbox, e)) zc_ze_tmpl_grow_failed();
+    if (zc_ze_imm(l)->sync) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
+}
+
+/* The epilogue of zc_ze_timed_post for a failed call (our event back to the pool) and for an
+ * operation whose app event is re-signalled after ours (the barrier first, see the rules above). */
+void __attribute__((noinline)) zc_ze_timed_post_rare(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_result_t r,
+                                                     uint32_t kd, uint32_t region, uint64_t bytes) {
+    struct zc_list *l = c->ptr;
+    if (r != ZE_RESULT_SUCCESS) {
+        zc_ze_event_unget(l, c->inj);
+        return;
+    }
+    zc_ze_resignal(c, l, hl);
+    struct zc_thread *t = c->t;
+    uint64_t callsite = ++t->callsite;
+    c->callsite = callsite;
+    uint8_t kind = (uint8_t)kd, dir = (uint8_t)(kd >> 8);
+    struct zc_opdesc op = {kind, dir, zc_ze_op_engine(l, kind, dir), 0, region, t->comm_rank, bytes, callsite};
+    if (l->immediate) {
+        /* only the thread using the list appends to it (spec): the next position is its */
+        zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
+        if (zc_ze_imm(l)->sync) zc_ze_stream_drain(l->stream);
+        return;
+    }
+    if (zc_ze_tmpl_add(l, &op, c->inj, c->user_event)) zc_ze_uevent_set_inj(c->user_event, c->inj);
+}
+
 /* nobody collects the list (zc_ze_inbox_backlog): stop at this many consecutive incomplete records */
 #define ZC_PUSH_POLL_LIMIT_INBOX 16
 

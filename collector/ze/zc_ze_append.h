@@ -79,63 +79,57 @@ static inline void zc_ze_timed_pre(struct zc_ze_call *c, ze_command_list_handle_
     if (!c->t0) c->t0 = zc_tick();
 }
 
+/* A template of a regular list's timed Append (false: out of memory, none kept). */
+bool zc_ze_tmpl_grow(struct zc_list *l);
+static inline bool zc_ze_tmpl_add(struct zc_list *l, const struct zc_opdesc *op, ze_event_handle_t inj,
+                                  ze_event_handle_t user_event) {
+    if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0) && !zc_ze_tmpl_grow(l)) return false;
+    struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
+    tp->op = *op;
+    tp->inj = inj;
+    tp->user_event = user_event;
+    return true;
+}
+/* The rare endings of a timed Append, out of line: the driver's call failed, or the app's event
+ * is re-signalled after ours (kd: kind | dir << 8). */
+void zc_ze_timed_post_rare(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_result_t r, uint32_t kd,
+                           uint32_t region, uint64_t bytes);
+/* An immediate Append's entry that does not go in place: a new block, or a synchronous list. */
+void zc_ze_imm_post_slow(struct zc_list *l, const struct zc_inbox_entry *e);
+
 /* Epilogue of every timed Append: one 64-byte entry into the immediate list's inbox, or one
  * template into the regular list; no lock, no allocation once warm. */
 static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
                                     ze_result_t r, enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
     if (!c->inj) return;
-    struct zc_list *l = c->ptr;
     *sig = c->user_event;
-    if (__builtin_expect(r != ZE_RESULT_SUCCESS, 0)) {
-        zc_ze_event_unget(l, c->inj);
+    /* one test for both: the event's bits or'ed with the result's */
+    if (__builtin_expect(((uintptr_t)c->user_event | (uint32_t)r) != 0, 0)) {
+        zc_ze_timed_post_rare(c, hl, r, (uint32_t)kind | (uint32_t)dir << 8, region, bytes);
         return;
     }
-    if (c->user_event) zc_ze_resignal(c, l, hl);
+    struct zc_list *l = c->ptr;
     struct zc_thread *t = c->t;
     /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
-    uint8_t eng = zc_ze_op_engine(l, kind, dir);
+    struct zc_opdesc op = {(uint8_t)kind, dir, zc_ze_op_engine(l, kind, dir), 0, region, t->comm_rank, bytes, callsite};
     if (l->immediate) {
-        struct zc_imm *im = zc_ze_imm(l);
-        if (__builtin_expect(!c->user_event && zc_ze_inbox_fast(l->inbox), 1)) { /* written in place: one cache line */
-            struct zc_inbox_entry *e = zc_ze_inbox_slot(l->inbox);
+        struct zc_inbox *ib = l->inbox;
+        if (__builtin_expect(zc_ze_inbox_fast(ib), 1)) { /* written in place: one cache line */
+            struct zc_inbox_entry *e = zc_ze_inbox_slot(ib);
             e->inj = c->inj;
             e->submit = c->t0;
             e->rec = NULL;
-            e->op = (struct zc_opdesc){(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
-            zc_ze_inbox_publish(l->inbox);
+            e->op = op;
+            zc_ze_inbox_publish(ib);
         } else {
-            struct zc_opdesc op = {(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
-            if (c->user_event) {
-                /* only the thread using the list appends to it (spec): the next position is its */
-                zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
-            } else {
-                struct zc_inbox_entry en = {c->inj, c->t0, 0, NULL, op};
-                if (!zc_ze_imm_push_slow(l->inbox, &en)) zc_ze_tmpl_grow_failed();
-            }
+            struct zc_inbox_entry en = {c->inj, c->t0, 0, NULL, op};
+            zc_ze_imm_post_slow(l, &en);
         }
-        if (__builtin_expect(im->sync, 0)) zc_ze_stream_drain(l->stream); /* a synchronous append returns completed */
         return;
     }
-    if (__builtin_expect(l->ntmpl == l->cap_tmpl, 0)) {
-        /* the first template of a list comes here: from now on executions while recording is
-         * off look for lists that carry our events (they keep their helper lists) */
-        if (!atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) atomic_store(&zc_ze_tmpl_lists, 1);
-        uint32_t ncap = l->cap_tmpl ? 2 * l->cap_tmpl : 64;
-        struct zc_tmpl *n = realloc(l->tmpl, ncap * sizeof(*n));
-        if (!n) {
-            zc_ze_tmpl_grow_failed();
-            return;
-        }
-        l->tmpl = n;
-        l->cap_tmpl = ncap;
-    }
-    struct zc_tmpl *tp = &l->tmpl[l->ntmpl++];
-    tp->op = (struct zc_opdesc){(uint8_t)kind, dir, eng, region, t->comm_rank, bytes, callsite};
-    tp->inj = c->inj;
-    tp->user_event = c->user_event;
-    if (c->user_event) zc_ze_uevent_set_inj(c->user_event, c->inj);
+    zc_ze_tmpl_add(l, &op, c->inj, NULL);
 }
 
 static inline void zc_ze_launch_pre(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,

@@ -7,11 +7,12 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- calls */
-uint32_t zc_ze_api_region_cache[ZC_ZE_API_COUNT];
+uint32_t zc_ze_api_region_cache[ZC_ZE_API_COUNT] = {[0 ... ZC_ZE_API_COUNT - 1] = ZC_ZE_REGION_NONE};
+bool zc_ze_tsc_timing;
 
 uint32_t zc_ze_api_region(uint32_t api) {
     uint32_t r = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED);
-    if (r) return r - 1;
+    if (r != ZC_ZE_REGION_NONE) return r;
     const char *n = zc_ze_api_names[api];
     enum zc_region_role role = ZC_ROLE_FUNCTION;
     if (strstr(n, "MemoryCopy") || strstr(n, "ImageCopy")) role = ZC_ROLE_DATA_TRANSFER;
@@ -19,7 +20,7 @@ uint32_t zc_ze_api_region(uint32_t api) {
     else if (strstr(n, "MemFree")) role = ZC_ROLE_DEALLOCATE;
     else if (strstr(n, "Launch")) role = ZC_ROLE_WRAPPER;
     r = zc_def_region(n, role, ZC_PARADIGM_L0);
-    __atomic_store_n(&zc_ze_api_region_cache[api], r + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&zc_ze_api_region_cache[api], r, __ATOMIC_RELAXED);
     return r;
 }
 
@@ -37,7 +38,7 @@ bool zc_ze_call_reopen(struct zc_ze_call *c) {
     struct zc_thread *t = zc_thread_get();
     if (!t) return false;
     c->t = t;
-    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    c->t0 = zc_ze_call_t0();
     return true;
 }
 

@@ -20,6 +20,16 @@ void zc_ze_call_end_slow(struct zc_ze_call *c, uint64_t t1);
      ((pol) == ZC_ZE_CLOSED_LAUNCH && zc_win_kernel_windows) ||                                              \
      ((pol) == ZC_ZE_CLOSED_EXECUTE && atomic_load_explicit(&zc_ze_tmpl_lists, memory_order_relaxed)) ||     \
      ((pol) == ZC_ZE_CLOSED_SYNC && !zc_knobs.DRAIN_INTERVAL_US))
+/* API timing on and host ticks from the TSC, both settled before anything is recorded (core_init
+ * and zc_clock_init run before ze_init, which sets this; never changed after): a recorded call's
+ * begin and end then test this one flag, not the feature and the clock source each. False
+ * otherwise, and until ze_init: zc_on and zc_tick decide as before. */
+extern bool zc_ze_tsc_timing;
+/* A call's Enter time: 0 while API timing is off. */
+static inline uint64_t zc_ze_call_t0(void) {
+    if (__builtin_expect(zc_ze_tsc_timing, 1)) return zc_tick_tsc();
+    return zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+}
 /* Recording on (the entry checked it): an API without closed-mode hooks. */
 static inline __attribute__((always_inline)) bool zc_ze_call_begin_open(struct zc_ze_call *c, uint32_t api) {
     struct zc_thread *t = zc_tls_thread;
@@ -30,7 +40,7 @@ static inline __attribute__((always_inline)) bool zc_ze_call_begin_open(struct z
     c->user_event = NULL;
     c->inj = NULL;
     c->ptr = NULL; /* lists, nlists: set by the ExecuteCommandLists prologue, read only where ptr is */
-    c->t0 = zc_on(ZC_F_API_TIMING) ? zc_tick() : 0;
+    c->t0 = zc_ze_call_t0();
     return true;
 }
 /* w: zc_rec now. Closed: the entry let through only APIs whose hooks want to run then
@@ -50,21 +60,29 @@ struct zc_ze_pcall {
 };
 void zc_ze_papi_enter(struct zc_ze_pcall *p);
 void zc_ze_papi_leave(struct zc_ze_pcall *p);
-extern uint32_t zc_ze_api_region_cache[]; /* region + 1 per API, 0 = not defined yet */
+extern uint32_t zc_ze_api_region_cache[]; /* region per API, ZC_ZE_REGION_NONE = not defined yet */
+#define ZC_ZE_REGION_NONE UINT32_MAX
 static inline __attribute__((always_inline)) void zc_ze_call_end(struct zc_ze_call *c, ze_result_t r, uint32_t api) {
     (void)r;
     /* t0 is never set without t: zc_ze_call_closed clears both, and the hooks that take t0 as an
      * operation's submit time (timed_pre) run for open calls only */
-    if (!c->t0 || !zc_on(ZC_F_API_TIMING)) return;
-    uint64_t t1 = zc_tick();
+    if (!c->t0) return;
+    uint64_t t1;
+    if (__builtin_expect(zc_ze_tsc_timing, 1)) {
+        t1 = zc_tick_tsc();
+    } else {
+        /* off: t0 is then an Append's submit time (zc_ze_timed_pre), not an Enter */
+        if (!zc_on(ZC_F_API_TIMING)) return;
+        t1 = zc_tick();
+    }
     uint32_t region = __atomic_load_n(&zc_ze_api_region_cache[api], __ATOMIC_RELAXED); /* api: a constant */
     struct zc_loc *l = c->t->loc;
     /* n read once: only this thread changes it while the collector is active (zc_own_begin) */
     size_t n = l->n;
-    if (__builtin_expect(region != 0 && n < l->lim && !zc_own_locked, 1)) {
+    if (__builtin_expect(region != ZC_ZE_REGION_NONE && n < l->lim && !zc_own_locked, 1)) {
         uint64_t s;
         if (zc_own_begin_seq(l, &s)) {
-            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region - 1, t1, c->callsite, 0};
+            l->buf[n] = (struct zc_ev){c->t0, ZC_EV_CALL, region, t1, c->callsite, 0};
             zc_loc_publish(l, n + 1);
         }
         zc_own_end_seq(l, s);

@@ -21,6 +21,7 @@ struct zc_inbox *zc_ze_inbox_new(struct zc_list *l, struct zc_stream *s) {
         return NULL;
     }
     pthread_mutex_init(&ib->lock, NULL);
+    ib->plim = ZC_INBOX_BLOCK;
     ib->list = l;
     ib->stream = s;
     return ib;

@@ -31,6 +31,8 @@ struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
     /* the appending thread's */
     struct zc_inbox_block *pb;   /* block being filled */
     uint32_t pi;                 /* entries in it */
+    uint32_t plim;               /* entries written in place per block: ZC_INBOX_BLOCK, or 0 where
+                                  * every push takes the slow path (zc_ze_inbox_slow_only) */
     struct zc_inbox_block *pfree;/* empty blocks ready for use */
     uint64_t head_seen;          /* the consumer's head as last read */
     _Atomic uint64_t tail;       /* entries published */
@@ -49,7 +51,10 @@ struct zc_inbox { /* a multiple of 64 bytes (its aligned member) */
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e);
 /* Whether the next entry can be written in place (else a push takes the slow path: a new block,
  * before which the producer checks the backlog); then fill zc_ze_inbox_slot and publish. */
-static inline bool zc_ze_inbox_fast(const struct zc_inbox *ib) { return __builtin_expect(ib->pi != ZC_INBOX_BLOCK, 1); }
+static inline bool zc_ze_inbox_fast(const struct zc_inbox *ib) { return __builtin_expect(ib->pi < ib->plim, 1); }
+/* From now on every push of ib takes its slow path (which writes in place while the block has
+ * room): the producer wants each one to pass there (a synchronous list drains after each). */
+static inline void zc_ze_inbox_slow_only(struct zc_inbox *ib) { ib->plim = 0; }
 static inline struct zc_inbox_entry *zc_ze_inbox_slot(struct zc_inbox *ib) { return &ib->pb->e[ib->pi]; }
 /* The append number the next entry gets (1, 2, ...: its position in the inbox; the publisher's
  * own count). */

@@ -44,12 +44,13 @@
 struct zc_ze_call {
     struct zc_thread *t;
     uint64_t t0;
-    uint32_t api;
+    /* callsite to ptr: cleared by every call's begin (in this order: two 16-byte stores) */
     uint64_t callsite;             /* non-zero: written as "callsite id" inside the API region */
     /* hook scratch, carried from prologue to epilogue */
     ze_event_handle_t user_event;
     ze_event_handle_t inj;
     void *ptr;
+    uint32_t api;
     ze_command_list_handle_t *lists; /* ExecuteCommandLists: the array we passed instead */
     uint32_t nlists;
     /* t == NULL: recording is off, the hooks do bookkeeping only (zc_ze_call_closed) */
@@ -158,6 +159,7 @@ struct zc_opdesc {
     uint8_t kind;
     uint8_t dir;       /* transfers: ZC_DIR_* (image copies too: an image is device memory) */
     uint8_t engine;    /* ZC_ENG_*: which engine of its list's stream ran it */
+    uint8_t zero;      /* 0 (named so that the bytes before region are written as one word) */
     uint32_t region;   /* device region: kernel name, or API name + direction */
     uint32_t remote;   /* comm rank of the submitting thread's location (RMA remote) */
     uint64_t bytes;

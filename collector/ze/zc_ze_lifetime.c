@@ -2,6 +2,7 @@
 /* Hooks of object lifetimes: initialisation, contexts, command lists, kernels, images and USM
  * allocations (what the collector keeps about each, from creation to destruction). Queues are
  * zc_ze_exec.c's, application events zc_ze_events.c's. */
+#include "zc_ze_inbox.h"
 #include "zc_ze_objects.h"
 
 #include <stdio.h>
@@ -164,6 +165,8 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     /* immediate lists are read from our events on the host */
     if (l->dev && zc_ze_caps.timing && zc_ze_caps.host_read) l->stream = engine_stream(l->ctx, l->dev, d->ordinal, d->index);
     if (l->stream && !(l->inbox = zc_ze_stream_inbox_open(l->stream, l))) l->stream = NULL; /* untimed */
+    /* a synchronous append returns completed: its entry takes the slow path, which drains */
+    if (l->inbox && im->sync) zc_ze_inbox_slow_only(l->inbox);
     l->timed = l->stream && l->ctx;
     list_register(l);
 }

@@ -20,6 +20,15 @@ struct zc_ze zc_ze = {
 
 _Thread_local struct zc_ze_tls_cache zc_ze_tls_list __attribute__((tls_model("initial-exec")));
 _Thread_local struct zc_ze_tls_cache zc_ze_tls_kernel __attribute__((tls_model("initial-exec")));
+
+void *__attribute__((noinline)) zc_ze_cached_miss(struct zc_ze_tls_cache *c, atomic_uint_fast64_t *gen,
+                                                  struct zc_map *m, const void *h) {
+    /* read again before the lookup: an object gone after it makes the next hit miss */
+    uint64_t g = atomic_load_explicit(gen, memory_order_acquire);
+    void *v = zc_map_get(m, h);
+    *c = (struct zc_ze_tls_cache){h, v, g};
+    return v;
+}
 atomic_uint_fast64_t zc_ze_list_gen = 1, zc_ze_kernel_gen = 1;
 
 /* ---------------------------------------------------------------- devices */

@@ -19,14 +19,15 @@ extern _Thread_local struct zc_ze_tls_cache zc_ze_tls_list __attribute__((tls_mo
 extern _Thread_local struct zc_ze_tls_cache zc_ze_tls_kernel __attribute__((tls_model("initial-exec")));
 extern atomic_uint_fast64_t zc_ze_list_gen, zc_ze_kernel_gen;
 
+/* A miss: the map's answer, cached with the generation read before the lookup (zc_ze_objects.c;
+ * out of line, so the hit keeps no generation across it). */
+void *zc_ze_cached_miss(struct zc_ze_tls_cache *c, atomic_uint_fast64_t *gen, struct zc_map *m, const void *h);
 static inline void *zc_ze_cached_get(struct zc_ze_tls_cache *c, atomic_uint_fast64_t *gen, struct zc_map *m,
                                      const void *h) {
     uint64_t g = atomic_load_explicit(gen, memory_order_acquire);
     /* no test for h == NULL: the map never holds NULL, so a NULL cached here maps to NULL */
-    if (c->h == h && c->gen == g) return c->v;
-    void *v = zc_map_get(m, h);
-    *c = (struct zc_ze_tls_cache){h, v, g};
-    return v;
+    if (__builtin_expect(c->h == h && c->gen == g, 1)) return c->v;
+    return zc_ze_cached_miss(c, gen, m, h);
 }
 
 static inline struct zc_list *zc_ze_list(ze_command_list_handle_t h) {

@@ -2,7 +2,7 @@
 /* The driver bridge, the top of the Level Zero layer: which real driver we forward to, how the
  * loader is pointed at our driver face (libzecoll_ze.so), the table getter it calls, and the
  * layer's place in the collector's lifecycle (init, finalize, fork, thread exit). */
-#include "zc_ze_internal.h"
+#include "zc_ze_call.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -54,6 +54,8 @@ static bool loader_initialised(void) {
  * initialises Level Zero: the constructor does it; `zecoll run` and `mpirun -x` do it earlier
  * still, for apps whose own library constructors call zeInit. */
 static int ze_init(void) {
+    /* after core_init and zc_clock_init (the constructor's order), before any call is recorded */
+    zc_ze_tsc_timing = zc_on(ZC_F_API_TIMING) && zc_tsc;
     Dl_info info;
     if (!dladdr((void *)ze_init, &info) || !info.dli_fname) {
         ZC_WARN("cannot find libzecoll.so's own path; Level Zero will not be traced");

@@ -1402,6 +1402,8 @@ static void s_sync_mode(const scen_t *S) {
     kts(ev[0], 10 * US, "k10");
     kts(ev[1], 20 * US, "k20");
     kts(ev[2], NS_VADD, "vector_add");
+    /* and one without an event (the collector's inbox entry takes its slow path, which drains) */
+    ap_k(&li, k30, 1, NULL, W0);
 
     ap_k(&lr, k10, 1, ev[3], W0);
     ap_k(&lr, k30, 1, ev[4], W0);

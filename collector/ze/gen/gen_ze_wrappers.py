@@ -321,19 +321,27 @@ def gen_wrapper_as(fn, field, member, ret, types, ps, papi, hooks, closed, pairs
     # With arguments on the stack the split costs more than it saves: a tail call copies each of
     # them (GCC), on the recording path too; one function then (the launch with arguments).
     split = "always_inline, unused" if pairs else "noinline"
+    # The one function reads the recording word once and hands it on; the split one's recording
+    # path reads it again (a copy of the path for closed calls would take the inlined hooks out
+    # of both: GCC inlines them into two callers, not three).
+    w = "w" if pairs else "zc_rec_word()"
+    wp = ", uint64_t w" if pairs else ""
     out = [f"static __attribute__((noinline)) {ret} {name}_on({args});\n" if not pairs else
-           f"static inline __attribute__(({split})) {ret} {name}_on({args});\n",
+           f"static inline __attribute__(({split})) {ret} {name}_on({args}{wp});\n",
            f"static {ret} ZE_APICALL {name}({args}) {{\n",
-           f"    if (__builtin_expect(!zc_rec_open(), 0) && !ZC_ZE_CLOSED_WANTS({pol})) return {real}({call});\n",
-           f"    return {name}_on({call});\n}}\n\n"]
+           "    uint64_t w = zc_rec_word();\n" if pairs else "",
+           f"    if (__builtin_expect(!zc_rec_open{'_w(w)' if pairs else '()'}, 0) && !ZC_ZE_CLOSED_WANTS({pol})) return {real}({call});\n",
+           f"    return {name}_on({call}{', w' if pairs else ''});\n}}\n\n"]
     # The recording path, a function of its own.
-    out.append(f"static {'inline ' if pairs else ''}__attribute__(({split})) {ret} {name}_on({args}) {{\n")
+    out.append(f"static {'inline ' if pairs else ''}__attribute__(({split})) {ret} {name}_on({args}{wp}) {{\n")
     c = "pc.c" if papi else "c"
     out.append("    struct zc_ze_pcall pc;\n" if papi else "    struct zc_ze_call c;\n")
     if pol == "ZC_ZE_CLOSED_NEVER":
+        if pairs:
+            out.append("    (void)w;\n")
         out.append(f"    if (!zc_ze_call_begin_open(&{c}, ZC_ZE_{fn})) return {real}({call});\n")
     else:
-        out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn}, zc_rec_word())) return {real}({call});\n")
+        out.append(f"    if (!zc_ze_call_begin(&{c}, ZC_ZE_{fn}, {w})) return {real}({call});\n")
     if papi:
         out.append("    zc_ze_papi_enter(&pc);\n")
     if "untraced" in hooks.get(fn, set()):
