@@ -18,6 +18,18 @@
     ((((UINT64_C(1) << (ZC_EV_MPI_NOP + 1)) - 1) & ~((UINT64_C(1) << ZC_EV_MPI_SEND) - 1)) &                    \
      ~(UINT64_C(1) << ZC_EV_MPI_NOP) & ~(UINT64_C(1) << ZC_EV_MPI_NBC_REQID))
 
+/* A record's time converted (conv: NULL when it is ns already) and raised to l, the time before
+ * it (counted in *clamped); returns the new last time. */
+static inline uint64_t zc_evt_stamp(struct zc_ev *e, uint64_t (*conv)(void *, uint64_t), void *cv, uint64_t l,
+                                    uint64_t *clamped) {
+    uint64_t t = conv ? conv(cv, e->ts) : e->ts;
+    if (t < l) {
+        t = l;
+        ++*clamped;
+    }
+    return e->ts = t;
+}
+
 /* Makes a batch of records writable, in place: converts thread-location ticks to ns (conv, NULL
  * when they are ns already), raises every timestamp that is earlier than the one before it
  * (OTF2 drops such an event; *last carries the location's last time across batches) and counts
@@ -43,12 +55,7 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
             struct zc_ev *e = &ev[i++];
             uint32_t type = e->type;
             if (__builtin_expect(type < 32 && (ZC_EVT_PLAIN_TYPES >> type & 1), 1)) {
-                uint64_t t = conv ? conv(cv, e->ts) : e->ts;
-                if (t < l) {
-                    t = l;
-                    clamped++;
-                }
-                e->ts = l = t;
+                l = zc_evt_stamp(e, conv, cv, l, &clamped);
                 nplain++;
                 continue;
             }
@@ -62,12 +69,7 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
                 e->ts = l;
                 continue;
             }
-            uint64_t t = conv ? conv(cv, e->ts) : e->ts;
-            if (t < l) {
-                t = l;
-                clamped++;
-            }
-            e->ts = l = t;
+            l = zc_evt_stamp(e, conv, cv, l, &clamped);
             events++;
             if (type == ZC_EV_CALL) {
                 if (conv) e->b = conv(cv, e->b);
