@@ -9,16 +9,30 @@
 
 #include <stdlib.h>
 
-struct rnode {
-    uint64_t handle;
+/* The map is an open-addressing table (linear probing) of handles, each slot holding the oldest
+ * request started under its handle inline and the younger ones, rarely any, on a list. A slot
+ * stays when its handle has no request left: MPI recycles its request objects, so the same few
+ * handles come back at once and are found on the first probe, with nothing inserted, deleted or
+ * allocated (the chained map before cost ~48 instructions per record, bench/README.md). A
+ * rehash at half full drops the empty slots. */
+struct rreq { /* one request: its id, communicator and kind (ZR_V_ISEND, ZR_V_ISEND_NULL, ZR_V_IRECV) */
     uint64_t id;
     uint32_t comm;
-    uint8_t kind; /* ZR_V_ISEND, ZR_V_ISEND_NULL, ZR_V_IRECV */
-    struct rnode *next; /* same handle (FIFO), or the free list */
+    uint8_t kind;
+};
+struct rnode { /* a younger request under the same handle, or on the spare list */
+    struct rreq r;
+    struct rnode *next;
+};
+struct rslot {
+    uint64_t handle;
+    struct rreq r;              /* the oldest request, if live */
+    bool used, live;            /* used: the handle is the slot's (it stays until a rehash) */
+    struct rnode *more, *tail;  /* the younger ones, oldest first */
 };
 struct rstate {
-    struct rnode **head, **tail; /* per bucket: the FIFO of each handle is in its bucket, in order */
-    size_t mask, live;
+    struct rslot *slot;
+    size_t mask, used; /* capacity - 1; slots in use */
     uint64_t next_id;
     struct rnode *spare;
 };
@@ -31,91 +45,102 @@ static uint64_t next_id(struct rstate *s) { return s->next_id += 2; }
 
 static size_t rhash(uint64_t h, size_t mask) { return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & mask; }
 
+/* The slot of handle h, or the free slot where it would go (never full: rehashed at half). A
+ * free slot's handle may equal h (both 0): it has no request, as a slot of h without one. */
+static inline __attribute__((always_inline)) struct rslot *slot_of(const struct rstate *s, uint64_t h) {
+    size_t i = rhash(h, s->mask);
+    while (s->slot[i].handle != h && s->slot[i].used) i = (i + 1) & s->mask;
+    return &s->slot[i];
+}
+
 static struct rstate *state_of(struct zc_loc *loc) {
     struct rstate *s = loc->resolve;
     if (s) return s;
     s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->mask = 255;
-    s->head = calloc(s->mask + 1, sizeof(*s->head));
-    s->tail = calloc(s->mask + 1, sizeof(*s->tail));
-    if (!s->head || !s->tail) {
-        free(s->head);
-        free(s->tail);
+    if (!(s->slot = calloc(s->mask + 1, sizeof(*s->slot)))) {
         free(s);
         return NULL;
     }
-    s->next_id = 0;
     loc->resolve = s;
     return s;
 }
 
-/* Doubles the buckets (keeping each handle's order: nodes move in bucket order). */
-static void grow(struct rstate *s) {
-    size_t nmask = 2 * s->mask + 1;
-    struct rnode **nh = calloc(nmask + 1, sizeof(*nh)), **nt = calloc(nmask + 1, sizeof(*nt));
-    if (!nh || !nt) {
-        free(nh);
-        free(nt);
-        return; /* longer chains, still correct */
-    }
-    for (size_t b = 0; b <= s->mask; b++)
-        for (struct rnode *x = s->head[b], *next; x; x = next) {
-            next = x->next;
-            size_t i = rhash(x->handle, nmask);
-            x->next = NULL;
-            if (nt[i]) nt[i]->next = x;
-            else nh[i] = x;
-            nt[i] = x;
+/* At half full: the slots of handles with requests, in a table of at least four times as many
+ * (a failed allocation keeps the old one, which still has room: callers check). */
+static void rehash(struct rstate *s) {
+    size_t keep = 0;
+    for (size_t i = 0; i <= s->mask; i++) keep += s->slot[i].live;
+    size_t cap = 256;
+    while (cap < 4 * keep) cap *= 2;
+    struct rslot *old = s->slot, *ns = calloc(cap, sizeof(*ns));
+    if (!ns) return;
+    size_t omask = s->mask;
+    s->slot = ns;
+    s->mask = cap - 1;
+    s->used = 0;
+    for (size_t i = 0; i <= omask; i++)
+        if (old[i].live) {
+            *slot_of(s, old[i].handle) = old[i];
+            s->used++;
         }
-    free(s->head);
-    free(s->tail);
-    s->head = nh;
-    s->tail = nt;
-    s->mask = nmask;
+    free(old);
 }
 
-static void push(struct rstate *s, uint64_t handle, uint8_t kind, uint32_t comm, uint64_t id) {
-    struct rnode *x = s->spare;
-    if (x) s->spare = x->next;
-    else if (!(x = malloc(sizeof(*x)))) return; /* out of memory: its completion is not recorded */
-    *x = (struct rnode){handle, id, comm, kind, NULL};
-    size_t i = rhash(handle, s->mask);
-    if (s->tail[i]) s->tail[i]->next = x;
-    else s->head[i] = x;
-    s->tail[i] = x;
-    if (++s->live > s->mask) grow(s);
-}
-
-/* The oldest request under handle (taken out of the map if take), or NULL. */
-static struct rnode *find(struct rstate *s, uint64_t handle, bool take) {
-    size_t i = rhash(handle, s->mask);
-    struct rnode *prev = NULL;
-    for (struct rnode *x = s->head[i]; x; prev = x, x = x->next) {
-        if (x->handle != handle) continue;
-        if (take) {
-            if (prev) prev->next = x->next;
-            else s->head[i] = x->next;
-            if (s->tail[i] == x) s->tail[i] = prev;
-            s->live--;
+/* A request started under handle, behind the ones already there (out of memory: it is not kept,
+ * and its completion is not recorded). */
+static inline __attribute__((always_inline)) void push(struct rstate *s, uint64_t handle, uint8_t kind, uint32_t comm, uint64_t id) {
+    struct rslot *x = slot_of(s, handle);
+    if (__builtin_expect(!x->used, 0)) {
+        if (2 * (s->used + 1) > s->mask + 1) {
+            rehash(s);
+            if (2 * (s->used + 1) > s->mask + 1) return;
+            x = slot_of(s, handle);
         }
-        return x;
+        *x = (struct rslot){.handle = handle, .used = true};
+        s->used++;
     }
-    return NULL;
+    struct rreq r = {id, comm, kind};
+    if (__builtin_expect(!x->live, 1)) {
+        x->r = r;
+        x->live = true;
+        return;
+    }
+    struct rnode *m = s->spare;
+    if (m) s->spare = m->next;
+    else if (!(m = malloc(sizeof(*m)))) return;
+    *m = (struct rnode){r, NULL};
+    if (x->more) x->tail->next = m;
+    else x->more = m;
+    x->tail = m;
 }
 
-static void drop(struct rstate *s, struct rnode *x) {
-    x->next = s->spare;
-    s->spare = x;
+/* The oldest request under handle, or NULL; take: it leaves the map (valid until the next push). */
+static inline __attribute__((always_inline)) struct rreq *find(struct rstate *s, uint64_t handle, bool take, struct rreq *out) {
+    struct rslot *x = slot_of(s, handle);
+    if (x->handle != handle || !x->live) return NULL;
+    if (!take) return &x->r;
+    *out = x->r;
+    struct rnode *m = x->more;
+    if (__builtin_expect(m != NULL, 0)) { /* the next one moves up */
+        x->r = m->r;
+        x->more = m->next;
+        m->next = s->spare;
+        s->spare = m;
+    } else {
+        x->live = false;
+    }
+    return out;
 }
 
 /* A send or receive started: its id is given now (a send to MPI_PROC_NULL gets none and is no
  * event: its completion is not one either). */
-static void resolve_start(struct rstate *s, struct zc_ev *e) {
+static inline __attribute__((always_inline)) void resolve_start(struct rstate *s, struct zc_ev *e) {
     uint64_t h = e->d;
     if (e->type == ZC_EV_MPI_IRECV_H) {
         uint64_t id = next_id(s);
-        push(s, h, ZR_V_IRECV, e->a, id);
+        push(s, h, ZR_V_IRECV, e->a, id); /* out of memory: its completion is not recorded */
         *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV_REQUEST, e->a, 0, 0, id};
     } else if ((uint32_t)(e->c >> 32) == (uint32_t)MPI_PROC_NULL) {
         push(s, h, ZR_V_ISEND_NULL, e->a, 0);
@@ -130,50 +155,46 @@ static void resolve_start(struct rstate *s, struct zc_ev *e) {
 
 /* A handle completed: the oldest request started under it, with what its status says (as the
  * application's thread read it: zc_mpi_done_h_st; decoded here, off that thread). */
-static void resolve_done(struct rstate *s, struct zc_ev *e) {
-    struct rnode *x = find(s, e->d, true);
+static inline __attribute__((always_inline)) void resolve_done(struct rstate *s, struct zc_ev *e) {
+    struct rreq buf, *x = find(s, e->d, true, &buf);
     uint32_t flags = e->a;
     bool st = flags & ZC_DONE_STATUS;
-    uint64_t peer_tag = zc_mpi_raw_peer_tag(e->c);
     e->type = ZC_EV_MPI_NOP; /* not one we followed, or nothing to say */
     if (!x) return;
     if (st && zc_st_raw_cancelled(flags, e->b)) { /* the status says cancelled */
         *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_CANCELLED, x->comm, 0, 0, x->id};
     } else if (x->kind == ZR_V_ISEND) {
         *e = (struct zc_ev){e->ts, ZC_EV_MPI_ISEND_COMPLETE, x->comm, 0, 0, x->id};
-    } else if (x->kind == ZR_V_IRECV && st && (uint32_t)(peer_tag >> 32) != (uint32_t)MPI_PROC_NULL) {
-        /* bytes, peer and tag from the status */
-        *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV, x->comm, zc_st_raw_bytes(flags, e->b), peer_tag, x->id};
+    } else if (x->kind == ZR_V_IRECV && st) {
+        uint64_t peer_tag = zc_mpi_raw_peer_tag(e->c);
+        if ((uint32_t)(peer_tag >> 32) != (uint32_t)MPI_PROC_NULL) /* bytes, peer and tag from the status */
+            *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV, x->comm, zc_st_raw_bytes(flags, e->b), peer_tag, x->id};
     }
-    drop(s, x);
 }
 
 static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
-    struct rstate *s = NULL;
-    for (size_t i = 0; i < n; i++) {
-        struct zc_ev *e = &ev[i];
-        if (e->type < ZC_EV_MPI_ISEND_H || e->type > ZC_EV_MPI_FREE_H) continue;
-        if (!s && !(s = state_of(loc))) { /* out of memory: these requests go unrecorded */
+    struct rstate *s = loc->resolve;
+    for (struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
+        uint32_t type = e->type;
+        if (type - ZC_EV_MPI_ISEND_H > ZC_EV_MPI_FREE_H - ZC_EV_MPI_ISEND_H) continue;
+        if (__builtin_expect(!s, 0) && !(s = state_of(loc))) { /* out of memory: these requests go unrecorded */
             e->type = ZC_EV_MPI_NOP;
             continue;
         }
-        switch (e->type) {
+        struct rreq buf, *x;
+        switch (type) {
         case ZC_EV_MPI_ISEND_H:
         case ZC_EV_MPI_IRECV_H: resolve_start(s, e); break;
         case ZC_EV_MPI_DONE_H: resolve_done(s, e); break;
-        case ZC_EV_MPI_TEST_H: {
-            struct rnode *x = find(s, e->d, false);
+        case ZC_EV_MPI_TEST_H:
+            x = find(s, e->d, false, &buf);
             if (x && x->kind != ZR_V_ISEND_NULL) *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, x->id};
             else e->type = ZC_EV_MPI_NOP;
             break;
-        }
-        case ZC_EV_MPI_FREE_H: {
-            struct rnode *x = find(s, e->d, true);
-            if (x) drop(s, x);
+        default: /* ZC_EV_MPI_FREE_H */
+            find(s, e->d, true, &buf);
             e->type = ZC_EV_MPI_NOP;
             break;
-        }
-        default: break;
         }
     }
 }

@@ -11,66 +11,101 @@
 
 #include <otf2/OTF2_EvtWriter.h>
 
+/* The types zc_evt_normalize passes with a conversion and a clamp alone: the records inside a
+ * call (zc_ev_in_call) but its placeholders (ZC_EV_MPI_NOP) and the second half of an NBC
+ * completion (ZC_EV_MPI_NBC_REQID). Every type is below 32 (zc_ev.h). */
+#define ZC_EVT_PLAIN_TYPES                                                                                           \
+    ((((UINT64_C(1) << (ZC_EV_MPI_NOP + 1)) - 1) & ~((UINT64_C(1) << ZC_EV_MPI_SEND) - 1)) &                    \
+     ~(UINT64_C(1) << ZC_EV_MPI_NOP) & ~(UINT64_C(1) << ZC_EV_MPI_NBC_REQID))
+
+/* A record's time converted (conv: NULL when it is ns already) and raised to l, the time before
+ * it (counted in *clamped); returns the new last time. */
+static inline uint64_t zc_evt_stamp(struct zc_ev *e, uint64_t (*conv)(void *, uint64_t), void *cv, uint64_t l,
+                                    uint64_t *clamped) {
+    uint64_t t = conv ? conv(cv, e->ts) : e->ts;
+    if (t < l) {
+        t = l;
+        ++*clamped;
+    }
+    return e->ts = t;
+}
+
 /* Makes a batch of records writable, in place: converts thread-location ticks to ns (conv, NULL
  * when they are ns already), raises every timestamp that is earlier than the one before it
  * (OTF2 drops such an event; *last carries the location's last time across batches) and counts
  * the application's records as OTF2 events (*nclamped: raised timestamps). `thread`: a thread
  * location, on which calls of flush_region (the collector's own buffer flushes) are not the
- * application's. Inline so that each caller gets its conversion inlined. */
+ * application's. Inline so that each caller gets its conversion inlined.
+ *
+ * One pass: the records inside a call of ZC_CALL_RUN are counted where the run ends (at the
+ * first record that is not zc_ev_in_call, or the batch's end), not by a search ahead from the
+ * call; the common records (ZC_EVT_PLAIN_TYPES) take one test of their type. */
 static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uint32_t flush_region,
                                     uint64_t (*conv)(void *, uint64_t), void *cv, uint64_t *last,
                                     uint64_t *nevents, uint64_t *nclamped) {
-    uint64_t l = *last, clamped = 0, events = 0;
-    size_t leave_at = SIZE_MAX; /* a call's Leave comes after the records inside it (zc_ev.h) */
+    uint64_t l = *last, clamped = 0, events = 0; /* events: of the records that are not plain */
+    size_t leave_at = SIZE_MAX; /* a call of d records: its Leave comes after them (zc_ev.h) */
     struct zc_ev *call = NULL;
-    for (size_t i = 0; i < n; i++) {
-        struct zc_ev *e = &ev[i];
-        if (e->type == ZC_EV_MPI_NOP) { /* not written: keeps its place in its call */
-            e->ts = l;
-            if (i == leave_at) {
-                if (call->b < l) call->b = l;
-                l = call->b;
-                leave_at = SIZE_MAX;
+    struct zc_ev *run = NULL; /* an open call of ZC_CALL_RUN, from ev[run_at] */
+    size_t run_at = 0, nplain = 0;
+    for (size_t i = 0; i < n;) {
+        /* up to the end of the batch or of a call of d records, whose Leave then follows */
+        size_t stop = leave_at < n ? leave_at + 1 : n;
+        while (i < stop) {
+            struct zc_ev *e = &ev[i++];
+            uint32_t type = e->type;
+            if (__builtin_expect(type < 32 && (ZC_EVT_PLAIN_TYPES >> type & 1), 1)) {
+                l = zc_evt_stamp(e, conv, cv, l, &clamped);
+                nplain++;
+                continue;
             }
-            continue;
-        }
-        uint64_t t = conv ? conv(cv, e->ts) : e->ts;
-        if (t < l) {
-            t = l;
-            clamped++;
-        }
-        e->ts = l = t;
-        events++;
-        if (e->type == ZC_EV_CALL) {
-            if (e->d == ZC_CALL_RUN) { /* count the records inside it */
-                size_t k = 0;
-                while (i + 1 + k < n && zc_ev_in_call(ev[i + 1 + k].type)) k++;
-                e->d = k;
+            if (run && !zc_ev_in_call(type)) { /* the run ended with the record before */
+                run->d = i - run_at - 2;
+                if (run->b < l) run->b = l; /* a call's Leave after its Enter: not a clamp of its own */
+                l = run->b;
+                run = NULL;
             }
-            if (conv) e->b = conv(cv, e->b);
-            events += e->c ? 2 : 1;
-            if (e->a == flush_region && thread) events -= 2; /* ours, not the app's */
-            if (e->d && i + e->d < n) {
-                leave_at = i + e->d;
-                call = e;
-            } else {
-                if (e->b < l) e->b = l; /* a call's Leave after its Enter: not a clamp of its own */
-                l = e->b;
+            if (type == ZC_EV_MPI_NOP) { /* not written: keeps its place in its call */
+                e->ts = l;
+                continue;
             }
-        } else if (e->type == ZC_EV_BUFFER_FLUSH && conv) {
-            e->b = conv(cv, e->b);
-        } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
-            events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
+            l = zc_evt_stamp(e, conv, cv, l, &clamped);
+            events++;
+            if (type == ZC_EV_CALL) {
+                if (conv) e->b = conv(cv, e->b);
+                events += e->c ? 2 : 1;
+                if (e->a == flush_region && thread) events -= 2; /* ours, not the app's */
+                if (e->d == ZC_CALL_RUN) {
+                    run = e;
+                    run_at = i - 1;
+                } else if (e->d && i - 1 + e->d < n) {
+                    leave_at = i - 1 + e->d;
+                    stop = leave_at + 1;
+                    call = e;
+                } else {
+                    if (e->b < l) e->b = l;
+                    l = e->b;
+                }
+            } else if (type == ZC_EV_BUFFER_FLUSH && conv) {
+                e->b = conv(cv, e->b);
+            } else if (type == ZC_EV_MPI_NBC_REQID || type == ZC_EV_METRIC_MORE) {
+                events--; /* part of the NonBlockingCollectiveComplete / Metric before it */
+            }
         }
-        if (i == leave_at) {
+        if (i == leave_at + 1) { /* the call's records are all there */
             if (call->b < l) call->b = l;
             l = call->b;
             leave_at = SIZE_MAX;
         }
     }
+    if (run) {
+        run->d = n - run_at - 1;
+        if (run->b < l) run->b = l;
+        l = run->b;
+    }
     *last = l;
     *nclamped += clamped;
-    *nevents += events;
+    *nevents += events + nplain;
 }
 
 /* Writes a normalized batch (whole puts) to w with local definition ids; param_callsite is the

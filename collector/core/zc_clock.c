@@ -241,28 +241,50 @@ static size_t find(size_t n, uint64_t t) {
     return lo ? lo - 1 : SIZE_MAX;
 }
 
-void zc_tickconv_seg(struct zc_tickconv *c, uint64_t t) {
+/* The old way, a double per tick: ticks before the first anchor (never recorded in practice:
+ * the first anchor is taken before anything records) and segments too steep for mul's range. */
+static uint64_t conv_double(uint64_t t, const struct anchor *a, double slope) {
+    double off = (double)(int64_t)(t - a->tick) * slope;
+    return a->ns + (uint64_t)(int64_t)(off < 0 ? off - 0.5 : off + 0.5);
+}
+
+/* Makes the segment holding t the current one (its line computed once, in integers where both
+ * ends are anchors) and converts t. */
+uint64_t zc_tickconv_slow(struct zc_tickconv *c, uint64_t t) {
+    if (!c->n) { /* ticks are ns: the identity, exact (round(d * 2^S / 2^S) = d) */
+        *c = (struct zc_tickconv){(unsigned __int128)1 << (ZC_TICKCONV_SHIFT - 1), 0, UINT64_MAX,
+                                  UINT64_C(1) << ZC_TICKCONV_SHIFT, 0};
+        return t;
+    }
     size_t i = find(c->n, t);
     double r = rate();
-    if (i == SIZE_MAX) { /* before the first anchor */
-        const struct anchor *a = anchor_at(0);
-        *c = (struct zc_tickconv){c->n, 0, a->tick, a->tick, a->ns, r};
-        return;
-    }
+    if (i == SIZE_MAX) return conv_double(t, anchor_at(0), r); /* before the first anchor */
     const struct anchor *a = anchor_at(i);
-    if (i + 1 < c->n) {
+    unsigned __int128 mul;
+    uint64_t span;
+    double slope = r;
+    if (i + 1 < c->n) { /* between a and the next anchor: ns per tick as the exact ratio, rounded */
         const struct anchor *b = anchor_at(i + 1);
-        *c = (struct zc_tickconv){c->n, a->tick, b->tick, a->tick, a->ns, (double)(b->ns - a->ns) / (double)(b->tick - a->tick)};
-    } else {
-        *c = (struct zc_tickconv){c->n, a->tick, UINT64_MAX, a->tick, a->ns, r};
+        uint64_t dns = b->ns - a->ns, dt = b->tick - a->tick;
+        mul = (((unsigned __int128)dns << ZC_TICKCONV_SHIFT) + dt / 2) / dt;
+        span = dt;
+        slope = (double)dns / (double)dt;
+    } else { /* past the newest: the fitted rate */
+        if (!(r > 0 && r < 32)) return conv_double(t, a, r);
+        mul = (unsigned __int128)(r * (double)(UINT64_C(1) << ZC_TICKCONV_SHIFT) + 0.5);
+        span = UINT64_MAX - a->tick;
     }
+    if (mul >> 64) return conv_double(t, a, slope); /* 64 ns per tick or more: no TSC is that slow */
+    unsigned __int128 base = ((unsigned __int128)a->ns << ZC_TICKCONV_SHIFT) + ((unsigned __int128)1 << (ZC_TICKCONV_SHIFT - 1));
+    *c = (struct zc_tickconv){base, a->tick, span, (uint64_t)mul, c->n};
+    return zc_tickconv(c, t);
 }
 
 void zc_tickconv_begin(struct zc_tickconv *c) {
     anchor_if_due();
     c->n = zc_tsc ? atomic_load_explicit(&nanchors, memory_order_acquire) : 0;
-    c->lo = 1;
-    c->hi = 0; /* empty: the first conversion finds its segment */
+    c->lo = 0;
+    c->span = 0; /* empty: the first conversion finds its segment */
 }
 
 uint64_t zc_tick_to_ns(uint64_t t) {
