@@ -10,11 +10,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ZC_JRN_DIR "zecoll-journal"              /* in the archive directory: <rank>.zcj */
 #define ZC_JRN_FILE_MAGIC UINT64_C(0x314c4e524a435a7f) /* "\x7fZCJRNL1", native byte order */
 #define ZC_JRN_REC_MAGIC UINT32_C(0x524a435a)         /* "ZCJR" */
-#define ZC_JRN_VERSION 1
+/* 2: EVENTS records hold struct zc_ev as they are; 1: encoded (salvage reads both) */
+#define ZC_JRN_VERSION 2
+#define ZC_JRN_VERSION_MIN 1
 /* A payload longer than this is damage, not data (the largest record is one buffer of events). */
 #define ZC_JRN_MAX_WORDS (UINT64_C(1) << 31)
 /* The checksum's seed holds the type in its top byte only (type << 56), so bits 8-31 of a type
@@ -45,8 +48,9 @@ enum zc_jrn_type {
     /* local id (rank not included), kind, group, comm_rank, name string, then (since windows
      * are journaled; absent: 0) the first entry of the window log its markers start from */
     ZC_JRN_LOCATION = 7,
-    /* local location id, stream index of the first record, count, bytes, then count records
-     * encoded as below in that many bytes, zero-padded to a whole word; times in ns
+    /* local location id, stream index of the first record, count, bytes, then the count records:
+     * version 2, count x 40 bytes (bytes = 40 x count), each a struct zc_ev as below; version 1,
+     * encoded as below in that many bytes, zero-padded to a whole word. Times in ns
      * (CLOCK_MONOTONIC_RAW + skew) */
     ZC_JRN_EVENTS = 8,
     ZC_JRN_OFFSET = 9, /* clock offset to rank 0: local time, offset (int64), stddev (double bits) */
@@ -68,12 +72,19 @@ enum zc_jrn_type {
 _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
-/* One record of an EVENTS payload (a struct zc_ev, zc_ev.h): its type (one byte), a byte whose
- * bits 0-3 say which of a, b, c, d are not zero, then LEB128 varints: the time as the zigzag
- * difference from the previous record's (from 0 for the first), and each non-zero field, b as the
- * zigzag difference from the record's own time for the types whose b is a time (a call's Leave,
- * a buffer flush's end). About 8 bytes for the 40 of the record: the journal writes less than
- * the OTF2 archive. */
+/* An EVENTS record's records (since version 2) are the writer's struct zc_ev as they are in
+ * memory, 5 words each: ts, then type and a (two uint32 in that order), b, c, d. The writer hands
+ * the batch it converted to writev as it is: no encoding, no copy, only the checksum reads it.
+ * Version 1 encoded each record to ~8 bytes of varints (below, kept for its journals): ~90
+ * instructions a record on the writer's thread for 5 times fewer bytes (bench/README.md). */
+#define ZC_JRN_EV_WORDS 5
+_Static_assert(sizeof(struct zc_ev) == 8 * ZC_JRN_EV_WORDS, "a journal record is a struct zc_ev");
+
+/* Version 1's records: the type (one byte), a byte whose bits 0-3 say which of a, b, c, d are
+ * not zero, then LEB128 varints: the time as the zigzag difference from the previous record's
+ * (from 0 for the first), and each non-zero field, b as the zigzag difference from the record's
+ * own time for the types whose b is a time (a call's Leave, a buffer flush's end). Read by
+ * salvage; the tests encode with zc_jrn_encode to check it. */
 #define ZC_JRN_EV_MAX 47 /* bytes of one encoded record at most */
 static inline size_t zc_jrn_put_u(uint8_t *p, uint64_t v) {
     size_t n = 0;
@@ -88,9 +99,7 @@ static inline uint64_t zc_jrn_zz(uint64_t d) { return (d << 1) ^ (uint64_t)((int
 static inline uint64_t zc_jrn_unzz(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
 static inline int zc_jrn_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || type == ZC_EV_CALL; }
 
-/* Encodes n records into out (room for n * ZC_JRN_EV_MAX); returns the bytes written. The field
- * mask is gathered by the tests that write the fields, not computed apart (the writer encodes
- * every record: 4 compares and shifts per record were a sixth of the encoding, bench/README.md). */
+/* Encodes n records into out (room for n * ZC_JRN_EV_MAX); returns the bytes written. */
 static inline size_t zc_jrn_encode(uint8_t *out, const struct zc_ev *ev, size_t n) {
     size_t o = 0;
     uint64_t prev = 0;
@@ -175,23 +184,29 @@ static inline void zc_jrn_hash_init(struct zc_jrn_hs *s, uint32_t type, uint64_t
     s->v[3] = seed - UINT64_C(0x9E3779B185EBCA87);
     s->nbuf = 0;
 }
-/* Words may come in pieces (a record's header words, then its events): the result is the same. */
-static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const uint64_t *w, size_t n) {
+/* Words may come in pieces (a record's header words, then its events): the result is the same.
+ * The words are read with memcpy: an EVENTS record's are struct zc_ev (plain loads all the same). */
+static inline uint64_t zc_jrn_word(const void *p, size_t i) {
+    uint64_t w;
+    memcpy(&w, (const char *)p + 8 * i, 8);
+    return w;
+}
+static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const void *w, size_t n) {
     size_t i = 0;
     while (s->nbuf && i < n) {
-        s->buf[s->nbuf++] = w[i++];
+        s->buf[s->nbuf++] = zc_jrn_word(w, i++);
         if (s->nbuf == 4) {
             for (int k = 0; k < 4; k++) s->v[k] = zc_jrn_round(s->v[k], s->buf[k]);
             s->nbuf = 0;
         }
     }
     for (; i + 4 <= n; i += 4) {
-        s->v[0] = zc_jrn_round(s->v[0], w[i]);
-        s->v[1] = zc_jrn_round(s->v[1], w[i + 1]);
-        s->v[2] = zc_jrn_round(s->v[2], w[i + 2]);
-        s->v[3] = zc_jrn_round(s->v[3], w[i + 3]);
+        s->v[0] = zc_jrn_round(s->v[0], zc_jrn_word(w, i));
+        s->v[1] = zc_jrn_round(s->v[1], zc_jrn_word(w, i + 1));
+        s->v[2] = zc_jrn_round(s->v[2], zc_jrn_word(w, i + 2));
+        s->v[3] = zc_jrn_round(s->v[3], zc_jrn_word(w, i + 3));
     }
-    for (; i < n; i++) s->buf[s->nbuf++] = w[i];
+    for (; i < n; i++) s->buf[s->nbuf++] = zc_jrn_word(w, i);
 }
 static inline uint64_t zc_jrn_hash_final(const struct zc_jrn_hs *s) {
     uint64_t h = zc_jrn_rotl(s->v[0], 1) + zc_jrn_rotl(s->v[1], 7) + zc_jrn_rotl(s->v[2], 12) +
