@@ -38,9 +38,7 @@ static struct zc_salv_loc *find_loc(struct zc_salv_rank *j, uint64_t id) {
 }
 
 static bool apply_job(struct zc_salv_rank *j, struct zc_rbuf *r) {
-    uint64_t version = zc_rbuf_get(r);
-    if (j->have_job || version < ZC_JRN_VERSION_MIN || version > ZC_JRN_VERSION) return false;
-    j->version = (uint32_t)version;
+    if (j->have_job || zc_rbuf_get(r) != ZC_JRN_VERSION) return false;
     j->rank = (uint32_t)zc_rbuf_get(r);
     j->size = (uint32_t)zc_rbuf_get(r);
     j->mpi = zc_rbuf_get(r) != 0;
@@ -144,41 +142,23 @@ static bool apply_windows(struct zc_salv_rank *j, struct zc_rbuf *r) {
     return true;
 }
 
-/* A buffer of a location: its records decoded, kept as a segment of the location's stream. */
+/* A buffer of a location: its records (struct zc_ev as they are), kept as a segment of the
+ * location's stream. */
 static bool apply_events(struct zc_salv_rank *j, struct zc_rbuf *r) {
     uint64_t id = zc_rbuf_get(r), first = zc_rbuf_get(r), k = zc_rbuf_get(r), bytes = zc_rbuf_get(r);
     struct zc_salv_loc *l = find_loc(j, id);
-    if (r->bad || !l || first > UINT64_MAX - k) return false;
-    const uint8_t *bp = (const uint8_t *)(r->w + r->i);
     size_t left = r->n - r->i;
-    if (j->version >= 2) { /* the records as they are, 40 bytes each */
-        if (k > left / ZC_JRN_EV_WORDS || k * ZC_JRN_EV_WORDS != left || bytes != k * sizeof(struct zc_ev))
-            return false;
-    } else if (bytes / 3 < k || (bytes + 7) / 8 != left) { /* version 1: 3 bytes a record at least */
+    if (r->bad || !l || first > UINT64_MAX - k || k > left / ZC_JRN_EV_WORDS || k * ZC_JRN_EV_WORDS != left ||
+        bytes != k * sizeof(struct zc_ev))
         return false;
-    }
     struct zc_ev *ev = malloc((k ? k : 1) * sizeof(*ev));
     if (!ev) return false;
-    if (j->version >= 2) {
-        memcpy(ev, bp, (size_t)bytes);
-        for (uint64_t i = 0; i < k; i++) /* as version 1's type byte: a larger one is not ours */
-            if (ev[i].type > 255) {
-                free(ev);
-                return false;
-            }
-    } else {
-        size_t at = 0;
-        uint64_t prev = 0;
-        for (uint64_t i = 0; i < k; i++)
-            if (zc_jrn_decode_one(bp, bytes, &at, &prev, &ev[i]) != 0) {
-                free(ev);
-                return false;
-            }
-        if (at != bytes) {
+    memcpy(ev, r->w + r->i, (size_t)bytes);
+    for (uint64_t i = 0; i < k; i++)
+        if (ev[i].type > 255) { /* not a type of ours (format 1 had a byte for it) */
             free(ev);
             return false;
         }
-    }
     zc_salv_grow(&l->segs, &l->cap_segs, l->nsegs, sizeof(*l->segs));
     l->segs[l->nsegs++] = (struct zc_salv_seg){first, (size_t)k, ev};
     return true;

@@ -52,7 +52,6 @@ struct zc_salv_rank {
     void *map;
     size_t map_len;
     bool have_job;
-    uint32_t version; /* the journal format's (JOB record): how EVENTS records hold records */
     uint32_t rank, size;
     bool mpi, final;
     bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */
