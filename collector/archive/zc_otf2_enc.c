@@ -196,7 +196,8 @@ _Static_assert(FENCE > 1 + 1 + 5 + 1 + 10 * ZC_PAPI_MAX_EVENTS + EST_TS, "the la
 /* A later time (nearly every event) is one compare before the room: a new chunk opens with its
  * timestamp, else one is written. The same time needs none (but 0 at the start of a chunk, and
  * after a new chunk's own, as OTF2 writes it); an earlier one is refused. */
-#define OPEN(tt, est)                                                                                                  \
+#define OPEN(tt, est) OPEN_OR(tt, est, refused_rec)
+#define OPEN_OR(tt, est, refusal)                                                                                      \
     do {                                                                                                               \
         uint64_t t_ = (tt);                                                                                            \
         if (__builtin_expect(t_ > time, 1)) {                                                                          \
@@ -205,7 +206,7 @@ _Static_assert(FENCE > 1 + 1 + 5 + 1 + 10 * ZC_PAPI_MAX_EVENTS + EST_TS, "the la
             else                                                                                                       \
                 NEXT_CHUNK(t_);                                                                                        \
         } else {                                                                                                       \
-            if (t_ < time) goto refused;                                                                               \
+            if (t_ < time) goto refusal;                                                                               \
             if (!ROOM(est)) NEXT_CHUNK(t_);                                                                            \
             if (t_ == 0) TIMESTAMP(t_);                                                                                \
         }                                                                                                              \
@@ -228,21 +229,25 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
     uint8_t *const fence = e->chunk_size > FENCE ? end - FENCE : e->chunk; /* a small chunk: always reckon */
     uint64_t time = e->time, events = e->events;
     int rc = 0;
-    /* The batch's time range without a compare per record: the events written have times that
-     * never decrease (OPEN refuses any other), so the first record's is the least and the time
-     * last written the greatest; the records not written (types of no event) count their own. */
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].type != ZC_EV_MPI_NOP) {
-            if (ev[i].ts < lo) lo = ev[i].ts;
-            break;
-        }
+    /* The batch's time range (as zc_evt_write's: every record's time, a call's Leave) without a
+     * compare per record: the events written have times that never decrease (OPEN refuses any
+     * other), so the time last written is the greatest, and the least is among the records up to
+     * the first of a type always written; the records written as no event count their own (SPAN),
+     * a refusal what the other would have counted. */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ty = ev[i].type;
+        if (ty == ZC_EV_MPI_NOP) continue;
+        if (ev[i].ts < lo) lo = ev[i].ts;
+        if ((ty >= ZC_EV_ENTER && ty <= ZC_EV_MPI_NBC_REQUEST) || ty == ZC_EV_CALL || ty == ZC_EV_MEASUREMENT) break;
+    }
+    const struct zc_ev *x = ev;
     for (size_t i = 0; i < n; i++) {
         if (i > leave_at) { /* the end of a call's events (as zc_evt_write) */
-            OPEN(call->b, EST_ENTER);
+            OPEN_OR(call->b, EST_ENTER, refused);
             p = put_id(p, T_LEAVE, call->a);
             leave_at = SIZE_MAX;
         }
-        const struct zc_ev *x = &ev[i];
+        x = &ev[i];
         uint64_t t = x->ts;
         switch (x->type) {
         case ZC_EV_MPI_NOP: break;
@@ -359,11 +364,15 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
         }
     }
     if (leave_at != SIZE_MAX) {
-        OPEN(call->b, EST_ENTER);
+        OPEN_OR(call->b, EST_ENTER, refused);
         p = put_id(p, T_LEAVE, call->a);
     }
     goto done;
+refused_rec: /* at a record's own event: its time counted (a call's Leave too), as by zc_evt_write */
+    SPAN(x->ts);
+    if (x->type == ZC_EV_CALL && x->b > hi) hi = x->b;
 refused:
+    if (leave_at != SIZE_MAX && call->b > hi) hi = call->b; /* a call whose Leave was to come */
     rc = -1;
 done:
     if (time > hi) hi = time;
