@@ -75,7 +75,8 @@ _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the 
  * ts, then type and a (two uint32 in that order), b, c, d. The writer hands the batch it converted
  * to writev as it is: no encoding, no copy, only the checksum reads it. (Format 1 encoded each
  * record to ~8 bytes of varints: ~90 instructions a record on the writer's thread, a quarter of
- * the pipeline behind an MPI call, for 5 times fewer bytes; bench/README.md.) */
+ * the pipeline behind an MPI call, for 5 times fewer bytes:
+ * bench/results/issue22-journal-encoder.md.) */
 #define ZC_JRN_EV_WORDS 5
 _Static_assert(sizeof(struct zc_ev) == 8 * ZC_JRN_EV_WORDS, "a journal record is a struct zc_ev");
 
