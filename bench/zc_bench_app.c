@@ -21,6 +21,8 @@
  *                       hand over to a compute queue and back, as the collector's harvest of a
  *                       copy-only list does (bench/results/rounds.md: the floor of that design);
  *                       "local" runs the same commands on the copy queue alone (no hand-over)
+ * ZC_BENCH_THREAD_CPU=1 (kernels): each thread's CPU time in the timed run ("thread_cpu_ns": tid,
+ * name, ns from /proc/self/task/TID/schedstat; the main thread first), and their sum (cpu_ns).
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
  * Append. */
@@ -29,6 +31,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +169,59 @@ static long other_threads_switches(void) {
     return sum;
 }
 
+/* ZC_BENCH_THREAD_CPU: the CPU each thread of the process has used so far (ns, schedstat). */
+enum { TCPU_MAX = 64 };
+struct tcpu {
+    int n;
+    long tid[TCPU_MAX];
+    unsigned long long ns[TCPU_MAX];
+    char name[TCPU_MAX][20];
+};
+static void thread_cpu(struct tcpu *t) {
+    t->n = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) && t->n < TCPU_MAX;) {
+        if (e->d_name[0] == '.') continue;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* a thread that ended */
+        unsigned long long ns;
+        int ok = fscanf(f, "%llu", &ns) == 1;
+        fclose(f);
+        if (!ok) continue;
+        int i = t->n++;
+        t->tid[i] = atol(e->d_name);
+        t->ns[i] = ns;
+        snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", e->d_name);
+        t->name[i][0] = 0;
+        if ((f = fopen(path, "r"))) {
+            if (fgets(t->name[i], sizeof(t->name[i]), f)) t->name[i][strcspn(t->name[i], "\n\"")] = 0;
+            fclose(f);
+        }
+    }
+    closedir(d);
+}
+static struct tcpu tcpu0, tcpu1;
+static bool tcpu_on;
+/* The run's CPU per thread (end minus start; threads that started meanwhile from 0) as JSON. */
+static void thread_cpu_print(const struct tcpu *a, const struct tcpu *b) {
+    unsigned long long sum = 0;
+    printf(",\"thread_cpu_ns\":[");
+    for (int pass = 0, k = 0; pass < 2; pass++) /* the main thread first */
+        for (int i = 0; i < b->n; i++) {
+            if ((b->tid[i] == (long)getpid()) != (pass == 0)) continue;
+            unsigned long long s0 = 0;
+            for (int j = 0; j < a->n; j++)
+                if (a->tid[j] == b->tid[i]) s0 = a->ns[j];
+            unsigned long long d = b->ns[i] - s0;
+            sum += d;
+            printf("%s[%ld,\"%s\",%llu]", k++ ? "," : "", b->tid[i], b->name[i], d);
+        }
+    printf("],\"cpu_ns\":%llu", sum);
+}
+
 /* "kernels N US ctl": the no-collector control of the in-order immediate list. It makes the
  * driver calls the collector makes per kernel without its pipeline: each kernel signals an event
  * of a timestamp pool (the collector's injected event), and a second thread, every 1 ms like its
@@ -214,6 +270,7 @@ static void ctl_kernels(ze_context_handle_t ctx, ze_command_list_handle_t l, ze_
     }
     CK(zeCommandListAppendBarrier(l, done, 0, NULL));
     CK(zeEventHostSynchronize(done, UINT64_MAX));
+    if (tcpu_on) thread_cpu(&tcpu1); /* the reader's CPU too: it ends below */
     atomic_store(&c.stop, 1);
     pthread_join(t, NULL);
     for (uint32_t i = 0; i < CTL_EV; i++) CK(zeEventDestroy(c.ev[i]));
@@ -269,6 +326,7 @@ int main(int argc, char **argv) {
     }
     ze_group_count_t g = {1, 1, 1};
     double in_appends = 0, in_run = 0, meas0 = 0, meas1 = 0; /* the measured loop (bench/thread_profile.py) */
+    tcpu_on = getenv("ZC_BENCH_THREAD_CPU") && atoi(getenv("ZC_BENCH_THREAD_CPU"));
     int with_event = argc > 3 && !strcmp(argv[3], "event");
     if (!strcmp(mode, "appends")) {
         struct imm_run ir = {l, k, &g, evs, NEV, ev, with_event, getenv("ZC_BENCH_SPIN_NS") ? atol(getenv("ZC_BENCH_SPIN_NS")) : 0};
@@ -395,15 +453,18 @@ int main(int argc, char **argv) {
         meas1 = now();
         CK(zeCommandListDestroy(rl));
     } else if (argc > 4 && !strcmp(argv[4], "ctl")) {
+        if (tcpu_on) thread_cpu(&tcpu0);
         double t0 = now();
         ctl_kernels(ctx, l, k, &g, n, ev);
         in_run = now() - t0;
     } else {
+        if (tcpu_on) thread_cpu(&tcpu0);
         double t0 = now();
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
         CK(zeEventHostSynchronize(ev, UINT64_MAX));
         in_run = now() - t0;
+        if (tcpu_on) thread_cpu(&tcpu1);
     }
     /* ZC_BENCH_IDLE_MS: the app idles this long with its list (and the collector's stream) still
      * there; the other threads' wake-ups per second in that window are printed */
@@ -433,6 +494,7 @@ int main(int argc, char **argv) {
            "\"measured_from\":%.9f,\"measured_to\":%.9f",
            mode, n, now() - t_start, in_run, n ? 1e9 * in_appends / (double)n : 0.0, ru.ru_maxrss, meas0, meas1);
     if (idle_wps >= 0) printf(",\"idle_wakeups_per_s\":%.1f", idle_wps);
+    if (tcpu_on) thread_cpu_print(&tcpu0, &tcpu1);
     const char *ivs = getenv("ZC_BENCH_INTERVALS");
     if (ivs && *ivs == '1') {
         printf(",\"intervals\":[");

@@ -8,6 +8,8 @@
  * before it: every pending record starts after its own submission, so everything that starts
  * no later than the oldest pending submission is safe. Records that overlap in time (an
  * out-of-order list) go to extra lanes of the stream so Enter/Leave nest on every location.
+ * An in-order immediate list alone on its stream skips all of that (the direct harvest, below):
+ * its operations are written from its inbox as they complete, in append order.
  *
  * This is the per-queue ordering PTI-SDK issue #54 asks for: which host thread submitted or
  * drained a record does not matter.
@@ -22,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static atomic_uint_fast64_t dropped_records;
 
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what) {
     struct zc_stream *s = calloc(1, sizeof(*s));
@@ -144,7 +144,7 @@ static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc) {
             if (!r) {
                 r = zc_ze_rec_new();
                 if (!r) { /* out of memory: the operation goes unrecorded, its event stays out */
-                    atomic_fetch_add(&dropped_records, 1);
+                    atomic_fetch_add(&zc_ze_records_dropped, 1);
                     zc_loc_lost(1);
                     continue;
                 }
@@ -178,6 +178,15 @@ static bool inboxes_empty_locked(struct zc_stream *s) {
     for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next)
         if (!zc_ze_inbox_empty(ib)) return false;
     return true;
+}
+
+/* Entries in the stream's inboxes: operations not yet records (the direct harvest leaves the
+ * incomplete ones there). */
+static uint64_t inbox_entries_locked(struct zc_stream *s) {
+    uint64_t n = 0;
+    for (struct zc_inbox *ib = s->inboxes; ib; ib = ib->next)
+        n += atomic_load_explicit(&ib->tail, memory_order_acquire) - atomic_load_explicit(&ib->head, memory_order_relaxed);
+    return n;
 }
 
 /* An app that never synchronises would let records (and our events) pile up: past this many
@@ -321,7 +330,7 @@ static void heap_push(struct zc_stream *s, struct zc_rec *r) {
         size_t ncap = s->cap_done ? 2 * s->cap_done : 64;
         struct zc_rec **n = realloc(s->done, ncap * sizeof(*n));
         if (!n) { /* out of memory */
-            atomic_fetch_add(&dropped_records, 1);
+            atomic_fetch_add(&zc_ze_records_dropped, 1);
             zc_loc_lost(1);
             return;
         }
@@ -353,67 +362,8 @@ static struct zc_rec *heap_pop(struct zc_stream *s) {
     return top;
 }
 
-/* The location a record is written to: the first lane of its engine's locations that is free
- * at its start. Offloaded copies (ZC_ENG_COPY) get locations of their own, named after the
- * stream and the copy engine group: the driver picks the engine inside that group and says not
- * which, and a location per stream (not one per copy engine) keeps every location's records in
- * start order, the order this stream writes them in. */
-static struct zc_loc *lane_for(struct zc_stream *s, uint8_t eng, uint64_t start, uint64_t end) {
-    struct zc_lanes *ln = &s->lanes[eng < ZC_NENG ? eng : ZC_ENG_LIST];
-    uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < ln->n; i++)
-        if (ln->end[i] <= start) {
-            best = i;
-            break;
-        }
-    if (best == UINT32_MAX && ln->n < ZC_ZE_MAX_LANES) {
-        char base[96], name[112];
-        if (ln == &s->lanes[ZC_ENG_COPY])
-            snprintf(base, sizeof(base), "%s copy engine (group %d)", s->name, s->dev->copy_ordinal);
-        else snprintf(base, sizeof(base), "%s", s->name);
-        if (ln->n == 0) snprintf(name, sizeof(name), "%s", base);
-        else snprintf(name, sizeof(name), "%s/%u", base, ln->n);
-        /* overflow lanes only exist while operations overlap: small buffers */
-        struct zc_loc *l = zc_loc_new_cap(ZC_LOC_DEVICE, s->group, name, ln->n ? 4096 : 0);
-        if (l) {
-            best = ln->n;
-            ln->loc[ln->n++] = l;
-        }
-    }
-    if (best == UINT32_MAX) { /* all lanes busy: the one that frees first (its location clamps) */
-        if (ln->n == 0) return NULL;
-        best = 0;
-        for (uint32_t i = 1; i < ln->n; i++)
-            if (ln->end[i] < ln->end[best]) best = i;
-    }
-    ln->end[best] = end > ln->end[best] ? end : ln->end[best];
-    return ln->loc[best];
-}
-
 static void write_rec(struct zc_stream *s, struct zc_rec *r) {
-    struct zc_loc *l = lane_for(s, r->op.engine, r->start_ns, r->end_ns);
-    if (!l) { /* no buffer could be allocated for the stream */
-        atomic_fetch_add(&dropped_records, 1);
-        zc_loc_lost(1);
-        return;
-    }
-    struct zc_ev ev[6];
-    size_t n = 0;
-    ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_ENTER, r->op.region, 0, 0, 0};
-    if (r->op.callsite) ev[n++] = (struct zc_ev){r->start_ns, ZC_EV_PARAM_U64, zc_param_callsite, r->op.callsite, 0, 0};
-    if (r->op.kind == ZC_OP_COPY && r->op.dir != ZC_DIR_OTHER && r->op.dir != ZC_DIR_NONE) {
-        /* seen from the device stream: host-to-device data is a get from the host thread,
-         * device-to-host a put to it, device-to-device a get from the stream itself */
-        uint32_t remote = r->op.dir == ZC_DIR_D2D ? l->comm_rank : r->op.remote;
-        uint64_t match = ++l->rma_match;
-        uint32_t type = r->op.dir == ZC_DIR_D2H ? ZC_EV_RMA_PUT : ZC_EV_RMA_GET;
-        ev[n++] = (struct zc_ev){r->start_ns, type, 0, r->op.bytes, ((uint64_t)remote << 32) | (match & 0xffffffffu), 0};
-        ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_RMA_COMPLETE, 0, 0, match & 0xffffffffu, 0};
-    }
-    ev[n++] = (struct zc_ev){r->end_ns, ZC_EV_LEAVE, r->op.region, 0, 0, 0};
-    zc_loc_lock(l);
-    zc_loc_put(l, ev, n);
-    zc_loc_unlock(l);
+    if (!zc_ze_write_op(s, &r->op, r->start_ns, r->end_ns)) atomic_fetch_add(&zc_ze_records_dropped, 1);
 }
 
 /* ---------------------------------------------------------------- drain */
@@ -476,7 +426,7 @@ static void drop_pending_locked(struct zc_stream *s) {
         if (next) next->prev = NULL;
         else s->tail = NULL;
         s->npending--;
-        atomic_fetch_add(&dropped_records, 1);
+        atomic_fetch_add(&zc_ze_records_dropped, 1);
         zc_ze_uevent_drop(r);
         rec_done(r);
     }
@@ -502,11 +452,11 @@ static void await_poll(struct zc_stream *s) {
     s->nawait = k;
 }
 
-/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
 /* Appends push onto the same stream: a long drain gives the lock back this often. The walk
  * position stays valid meanwhile because only drainers (serialised by drain_lock) unlink. */
 #define ZC_DRAIN_CHUNK 128
 
+/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
 static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (!s) return;
     pthread_mutex_lock(&s->drain_lock);
@@ -519,7 +469,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     if (s->inboxes) {
         struct zc_tickconv tc;
         zc_tickconv_begin(&tc);
-        inbox_pull_locked(s, &tc);
+        if (!zc_ze_direct_harvest(s, &tc)) inbox_pull_locked(s, &tc);
     }
     if (!zc_ze_dev_on(s->dev)) drop_pending_locked(s);
     await_poll(s);
@@ -616,6 +566,7 @@ static void bg_wait_locked(uint64_t ns) {
  * pass, every queued record sees it. So a record waits no longer than it did without parking. */
 static void *bg_main(void *arg) {
     (void)arg;
+    pthread_setname_np(pthread_self(), "zc-drain"); /* in top -H, perf, /proc/PID/task/TID/comm */
     bool idle = false;
     pthread_mutex_lock(&bg_lock);
     while (!atomic_load(&bg_stop)) {
@@ -686,14 +637,14 @@ void zc_ze_drain_all(bool wait, uint64_t timeout_ns) {
         for (struct zc_stream *s = first; s; s = s->next_all) {
             zc_ze_stream_drain(s);
             pthread_mutex_lock(&s->lock);
-            pending += s->npending + s->nawait;
+            pending += s->npending + s->nawait + inbox_entries_locked(s);
             pthread_mutex_unlock(&s->lock);
         }
         if (!wait || pending == 0) return;
         if (zc_now() > deadline) {
             ZC_WARN("%llu GPU operation(s) did not complete within ZECOLL_FINALIZE_TIMEOUT_MS; their records are dropped",
                     (unsigned long long)pending);
-            atomic_fetch_add(&dropped_records, pending);
+            atomic_fetch_add(&zc_ze_records_dropped, pending);
             zc_loc_lost(pending); /* in the summary's "dropped" too */
             return;
         }
@@ -718,14 +669,20 @@ void zc_ze_streams_flush(void) {
     zc_ze_rec_release_flush();
 }
 
-uint64_t zc_ze_dropped_records(void) { return atomic_load(&dropped_records); }
+uint64_t zc_ze_dropped_records(void) { return atomic_load(&zc_ze_records_dropped); }
 
 /* The context is about to be destroyed with operations of it still pending (the app did not
  * wait for them): their events are going away, so their records are dropped and counted. */
 void zc_ze_drop_context(struct zc_ctx *x) {
     struct zc_stream *first = streams_first();
     for (struct zc_stream *s = first; s; s = s->next_all) {
+        pthread_mutex_lock(&s->drain_lock);
         pthread_mutex_lock(&s->lock);
+        if (s->inboxes) { /* operations the direct harvest left in the inboxes: records, to be dropped */
+            struct zc_tickconv tc;
+            zc_tickconv_begin(&tc);
+            inbox_pull_locked(s, &tc);
+        }
         struct zc_rec *r = s->head;
         while (r) {
             struct zc_rec *next = r->next;
@@ -737,7 +694,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
                 else s->tail = r->prev;
                 s->npending--;
                 pend_leave(s, r);
-                atomic_fetch_add(&dropped_records, 1);
+                atomic_fetch_add(&zc_ze_records_dropped, 1);
                 zc_ze_uevent_drop(r);
                 r->own_inj = false; /* its event dies with the context */
                 rec_done(r);
@@ -747,6 +704,7 @@ void zc_ze_drop_context(struct zc_ctx *x) {
         held_release(s, true); /* complete: their times are known, whatever happens to the context */
         emit_locked(s);
         pthread_mutex_unlock(&s->lock);
+        pthread_mutex_unlock(&s->drain_lock);
     }
     zc_ze_rec_release_flush();
 }

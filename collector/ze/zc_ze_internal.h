@@ -291,14 +291,6 @@ struct zc_list {
     bool resignal;             /* an application event can be re-signalled after our event here */
     uint8_t mode;              /* regular lists: enum zc_reg_mode */
     struct zc_stream *stream; /* immediate lists: their engine's stream */
-    /* immediate in-order lists, under their stream's lock: records pending on the stream, and
-     * the end of the last one drained (the list's next operation starts no earlier) */
-    uint32_t npend;
-    uint64_t done_end;
-    pthread_mutex_t lock;
-    /* events of completed immediate operations, reset and handed back by drainers (lock) */
-    ze_event_handle_t *ret;
-    uint32_t nret, cap_ret;
     /* regular lists */
     uint64_t build;            /* bumped by reset: slots are built for one build */
     struct zc_slot *slots;
@@ -309,6 +301,16 @@ struct zc_list {
     bool serial_off;           /* ZC_REG_SERIAL: not timed any more (listed twice in one call) */
     bool shared_inj;           /* its templates' events are also another list's (clones): never reused */
     uint64_t executions;
+    /* What drainers write as operations complete: on cache lines of their own (the list is
+     * allocated aligned), so that the appending thread's loads above do not miss after each.
+     * Immediate in-order lists, under their stream's lock: records pending on the stream, and
+     * the end of the last one drained (the list's next operation starts no earlier). */
+    _Alignas(64) uint32_t npend;
+    uint64_t done_end;
+    pthread_mutex_t lock;
+    /* events of completed immediate operations, reset and handed back by drainers (lock) */
+    ze_event_handle_t *ret;
+    uint32_t nret, cap_ret;
 };
 
 struct zc_exec {
@@ -404,6 +406,20 @@ uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
  * operation cannot have started before (its submission). */
 void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
                          uint64_t *start, uint64_t *end);
+/* The same for many records (a drainer's pass, in time order): the clock lock held from begin to
+ * end (no other clock call of the device in between), the anchors of the previous record tried first. */
+struct zc_ze_clockconv {
+    struct zc_dev *d;
+    uint64_t m, slack;
+    double rate, inv; /* ticks per ns, and ns per tick */
+    /* the anchors last used, and the keys they serve: host times [h_lo, h_hi), ticks [d_lo, d_hi) */
+    const struct zc_anchor *ah, *ad;
+    uint64_t h_lo, h_hi, d_lo, d_hi;
+};
+void zc_ze_clockconv_begin(struct zc_ze_clockconv *cv, struct zc_dev *d);
+void zc_ze_clockconv(struct zc_ze_clockconv *cv, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t *start,
+                     uint64_t *end);
+void zc_ze_clockconv_end(struct zc_ze_clockconv *cv);
 /* A device without global timestamps (d->host_anchored): a record seen complete at host time
  * seen narrows the clock offset's interval; its ticks relative to the device's first record and
  * its duration in ticks come back, to be placed by zc_ze_clock_place once the interval settled:
@@ -502,6 +518,20 @@ void zc_ze_event_unget(struct zc_list *l, ze_event_handle_t e);
 /* r, an immediate operation of l, completed: its event (and those of the re-signal barriers before
  * it) go back to the list. */
 void zc_ze_list_event_done(struct zc_list *l, const struct zc_rec *r);
+/* Immediate operations of l completed in order up to append number last, none re-signalling an
+ * app event: their n events are reset and go back (with the re-signal barriers' before last), one lock. */
+void zc_ze_list_events_done(struct zc_list *l, const ze_event_handle_t *ev, uint32_t n, uint64_t last);
+
+/* ---------------------------------------------------------------- zc_ze_direct.c */
+/* Records never written: out of memory, no lane, a driver that stopped answering (the summary). */
+extern atomic_uint_fast64_t zc_ze_records_dropped;
+/* An operation's events (Enter, its callsite, an RMA pair for a copy, Leave) on the first lane
+ * of its engine free at start (stream locked); false if no lane could be allocated (counted lost). */
+bool zc_ze_write_op(struct zc_stream *s, const struct zc_opdesc *op, uint64_t start, uint64_t end);
+/* The stream's only inbox is an in-order immediate list's and nothing else is pending (drain_lock
+ * and lock held): writes its completed operations straight from the inbox, in append order; true
+ * when what is left there waits for the next pass, false when the rest must become records. */
+bool zc_ze_direct_harvest(struct zc_stream *s, struct zc_tickconv *tc);
 
 /* ---------------------------------------------------------------- zc_ze_drain.c */
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what);

@@ -91,8 +91,10 @@ static struct zc_stream *engine_stream(struct zc_ctx *x, struct zc_dev *d, uint3
 }
 
 static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t ctx, ze_device_handle_t dev, uint32_t ordinal) {
-    struct zc_list *l = calloc(1, sizeof(*l));
+    /* aligned: what drainers write has cache lines of its own (struct zc_list) */
+    struct zc_list *l = aligned_alloc(_Alignof(struct zc_list), sizeof(*l));
     if (!l) return NULL;
+    memset(l, 0, sizeof(*l));
     l->h = h;
     l->ctx = zc_ze_ctx(ctx);
     l->dev = zc_ze_dev(dev);
@@ -151,7 +153,11 @@ void zc_ze_post_zeCommandListCreateImmediate(ze_command_list_create_immediate_pa
     const ze_command_queue_desc_t *d = *p->paltdesc;
     struct zc_list *l = list_new(**p->pphCommandList, *p->phContext, *p->phDevice, d->ordinal);
     if (!l) return;
-    struct zc_imm *im = calloc(1, sizeof(*im));
+    /* a cache line of its own: every Append reads im->sync, and nothing else there changes
+     * unless an app event is re-signalled */
+    _Static_assert(sizeof(struct zc_imm) <= 64, "an immediate list's state fits its line");
+    struct zc_imm *im = aligned_alloc(64, 64);
+    if (im) memset(im, 0, sizeof(*im));
     if (!im) {
         free(l);
         return;

@@ -172,6 +172,7 @@ void zc_ze_event_unget(struct zc_list *l, ze_event_handle_t e) {
 /* A later operation of the list completed: any re-signal barrier appended before it has run, so
  * the events those barriers waited on can be reused. l->lock held. */
 static void deferred_release_before(struct zc_list *l, struct zc_imm *im, uint64_t seq) {
+    if (!im->n) return; /* (no store: the appending thread reads im->sync on this line) */
     uint32_t k = 0;
     for (uint32_t i = 0; i < im->n; i++) {
         if (im->v[i].seq < seq) {
@@ -205,5 +206,28 @@ void zc_ze_list_event_done(struct zc_list *l, const struct zc_rec *r) {
     deferred_release_before(l, im, r->seq);
     if (r->user_event) deferred_add(im, r);
     else event_return_locked(l, r->inj);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Immediate operations of l completed, up to append number last, none of them re-signalling an
+ * app event (a drainer's direct pass): their n events are reset and handed back, and so are
+ * the events of re-signal barriers appended before the last: one lock for them all. */
+void zc_ze_list_events_done(struct zc_list *l, const ze_event_handle_t *ev, uint32_t n, uint64_t last) {
+    for (uint32_t i = 0; i < n; i++) zc_ze_real.ze_event.pfnHostReset(ev[i]);
+    pthread_mutex_lock(&l->lock);
+    deferred_release_before(l, zc_ze_imm(l), last);
+    if (l->cap_ret - l->nret < n) {
+        uint32_t ncap = l->cap_ret ? l->cap_ret : 64;
+        while (ncap - l->nret < n) ncap *= 2;
+        ze_event_handle_t *p = realloc(l->ret, ncap * sizeof(*p));
+        if (p) {
+            l->ret = p;
+            l->cap_ret = ncap;
+        }
+    }
+    uint32_t k = l->cap_ret - l->nret < n ? l->cap_ret - l->nret : n;
+    memcpy(l->ret + l->nret, ev, k * sizeof(*ev));
+    l->nret += k;
+    for (uint32_t i = k; i < n; i++) zc_ze_event_put(l->ctx, ev[i]); /* out of memory: the context's pool */
     pthread_mutex_unlock(&l->lock);
 }
