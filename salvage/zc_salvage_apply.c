@@ -142,23 +142,26 @@ static bool apply_windows(struct zc_salv_rank *j, struct zc_rbuf *r) {
     return true;
 }
 
-/* A buffer of a location: its records (struct zc_ev as they are), kept as a segment of the
- * location's stream. */
+/* A buffer of a location: its records decoded, kept as a segment of the location's stream. */
 static bool apply_events(struct zc_salv_rank *j, struct zc_rbuf *r) {
     uint64_t id = zc_rbuf_get(r), first = zc_rbuf_get(r), k = zc_rbuf_get(r), bytes = zc_rbuf_get(r);
     struct zc_salv_loc *l = find_loc(j, id);
-    size_t left = r->n - r->i;
-    if (r->bad || !l || first > UINT64_MAX - k || k > left / ZC_JRN_EV_WORDS || k * ZC_JRN_EV_WORDS != left ||
-        bytes != k * sizeof(struct zc_ev))
-        return false;
+    /* every record takes 3 bytes at least; the bytes fill the payload but its padding */
+    if (r->bad || !l || bytes / 3 < k || (bytes + 7) / 8 != r->n - r->i || first > UINT64_MAX - k) return false;
+    const uint8_t *bp = (const uint8_t *)(r->w + r->i);
     struct zc_ev *ev = malloc((k ? k : 1) * sizeof(*ev));
     if (!ev) return false;
-    memcpy(ev, r->w + r->i, (size_t)bytes);
+    size_t at = 0;
+    uint64_t prev = 0;
     for (uint64_t i = 0; i < k; i++)
-        if (ev[i].type > 255) { /* not a type of ours (format 1 had a byte for it) */
+        if (zc_jrn_decode_one(bp, bytes, &at, &prev, &ev[i]) != 0) {
             free(ev);
             return false;
         }
+    if (at != bytes) {
+        free(ev);
+        return false;
+    }
     zc_salv_grow(&l->segs, &l->cap_segs, l->nsegs, sizeof(*l->segs));
     l->segs[l->nsegs++] = (struct zc_salv_seg){first, (size_t)k, ev};
     return true;

@@ -58,11 +58,6 @@ static bool map_journal(struct zc_salv_rank *j, const char *path) {
         fprintf(stderr, "%s: %s: %s\n", zc_salv_prog, path, strerror(errno));
         return false;
     }
-    if (*(const uint64_t *)j->map == ZC_JRN_FILE_MAGIC_1) {
-        fprintf(stderr, "%s: %s: a journal of format 1, written by an older zecoll: that version's zecoll salvage "
-                        "reads it\n", zc_salv_prog, path);
-        return false;
-    }
     if (*(const uint64_t *)j->map != ZC_JRN_FILE_MAGIC) {
         fprintf(stderr, "%s: %s: not a zecoll journal (wrong magic; written on another architecture?)\n", zc_salv_prog,
                 path);

@@ -10,15 +10,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define ZC_JRN_DIR "zecoll-journal"              /* in the archive directory: <rank>.zcj */
-#define ZC_JRN_FILE_MAGIC UINT64_C(0x324c4e524a435a7f) /* "\x7fZCJRNL2", native byte order */
-/* format 1's (until the records were stored as they are): refused with a word on which zecoll reads it */
-#define ZC_JRN_FILE_MAGIC_1 UINT64_C(0x314c4e524a435a7f)
+#define ZC_JRN_FILE_MAGIC UINT64_C(0x314c4e524a435a7f) /* "\x7fZCJRNL1", native byte order */
 #define ZC_JRN_REC_MAGIC UINT32_C(0x524a435a)         /* "ZCJR" */
-/* 2: EVENTS records hold struct zc_ev as they are, CRC-32C checksums (1: varints, another hash) */
-#define ZC_JRN_VERSION 2
+#define ZC_JRN_VERSION 1
 /* A payload longer than this is damage, not data (the largest record is one buffer of events). */
 #define ZC_JRN_MAX_WORDS (UINT64_C(1) << 31)
 /* The checksum's seed holds the type in its top byte only (type << 56), so bits 8-31 of a type
@@ -49,8 +45,9 @@ enum zc_jrn_type {
     /* local id (rank not included), kind, group, comm_rank, name string, then (since windows
      * are journaled; absent: 0) the first entry of the window log its markers start from */
     ZC_JRN_LOCATION = 7,
-    /* local location id, stream index of the first record, count, bytes (40 x count), then the
-     * count records, each a struct zc_ev as below; times in ns (CLOCK_MONOTONIC_RAW + skew) */
+    /* local location id, stream index of the first record, count, bytes, then count records
+     * encoded as below in that many bytes, zero-padded to a whole word; times in ns
+     * (CLOCK_MONOTONIC_RAW + skew) */
     ZC_JRN_EVENTS = 8,
     ZC_JRN_OFFSET = 9, /* clock offset to rank 0: local time, offset (int64), stddev (double bits) */
     /* time (ns), flags: every record put before `time` is in the journal above (device
@@ -71,108 +68,143 @@ enum zc_jrn_type {
 _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
-/* An EVENTS record's records are the writer's struct zc_ev as they are in memory, 5 words each:
- * ts, then type and a (two uint32 in that order), b, c, d. The writer hands the batch it converted
- * to writev as it is: no encoding, no copy, only the checksum reads it. (Format 1 encoded each
- * record to ~8 bytes of varints: ~90 instructions a record on the writer's thread, a quarter of
- * the pipeline behind an MPI call, for 5 times fewer bytes:
- * bench/results/issue22-journal-encoder.md.) */
-#define ZC_JRN_EV_WORDS 5
-_Static_assert(sizeof(struct zc_ev) == 8 * ZC_JRN_EV_WORDS, "a journal record is a struct zc_ev");
+/* One record of an EVENTS payload (a struct zc_ev, zc_ev.h): its type (one byte), a byte whose
+ * bits 0-3 say which of a, b, c, d are not zero, then LEB128 varints: the time as the zigzag
+ * difference from the previous record's (from 0 for the first), and each non-zero field, b as the
+ * zigzag difference from the record's own time for the types whose b is a time (a call's Leave,
+ * a buffer flush's end). About 8 bytes for the 40 of the record: the journal writes less than
+ * the OTF2 archive. */
+#define ZC_JRN_EV_MAX 47 /* bytes of one encoded record at most */
+static inline size_t zc_jrn_put_u(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+static inline uint64_t zc_jrn_zz(uint64_t d) { return (d << 1) ^ (uint64_t)((int64_t)d >> 63); }
+static inline uint64_t zc_jrn_unzz(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
+static inline int zc_jrn_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || type == ZC_EV_CALL; }
 
-/* The checksum: CRC-32C (Castagnoli, reflected polynomial 0x82F63B78, no pre or post inversion)
- * in four lanes, word i into lane i mod 4 (each word's bytes in memory order), the lanes and the
- * record's type and length mixed into 64 bits at the end. It detects torn and garbled records (a
- * CRC catches every error burst up to 32 bits long), it is not cryptographic. Where the CPU has
- * SSE 4.2 a word is one instruction (~2 a word with the loop: the journal's pass over 40-byte
- * records costs ~9 instructions a record); elsewhere a table of 16 entries, a nibble at a time. */
-static const uint32_t zc_jrn_crc_nib[16] = {
-    0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1, 0x417b1dbc, 0x5125dad3, 0x61c69362, 0x7198540d,
-    0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9, 0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75};
-static inline uint64_t zc_jrn_crc_sw(uint64_t crc, uint64_t w) {
-    uint32_t c = (uint32_t)crc;
-    for (int i = 0; i < 8; i++) {
-        c ^= (uint8_t)(w >> (8 * i));
-        c = (c >> 4) ^ zc_jrn_crc_nib[c & 15];
-        c = (c >> 4) ^ zc_jrn_crc_nib[c & 15];
+/* Encodes n records into out (room for n * ZC_JRN_EV_MAX); returns the bytes written. The field
+ * mask is gathered by the tests that write the fields, not computed apart (the writer encodes
+ * every record: 4 compares and shifts per record were a sixth of the encoding, bench/README.md). */
+static inline size_t zc_jrn_encode(uint8_t *out, const struct zc_ev *ev, size_t n) {
+    size_t o = 0;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct zc_ev *e = &ev[i];
+        uint8_t *q = out + o;
+        unsigned m = 0;
+        size_t k = 2;
+        q[0] = (uint8_t)e->type;
+        k += zc_jrn_put_u(q + k, zc_jrn_zz(e->ts - prev));
+        prev = e->ts;
+        if (e->a) {
+            m |= 1;
+            k += zc_jrn_put_u(q + k, e->a);
+        }
+        if (e->b) {
+            m |= 2;
+            k += zc_jrn_put_u(q + k, zc_jrn_b_is_time(e->type) ? zc_jrn_zz(e->b - e->ts) : e->b);
+        }
+        if (e->c) {
+            m |= 4;
+            k += zc_jrn_put_u(q + k, e->c);
+        }
+        if (e->d) {
+            m |= 8;
+            k += zc_jrn_put_u(q + k, e->d);
+        }
+        q[1] = (uint8_t)m;
+        o += k;
     }
-    return c;
-}
-static inline uint64_t zc_jrn_word(const void *p, size_t i) {
-    uint64_t w;
-    memcpy(&w, (const char *)p + 8 * i, 8); /* an EVENTS record's words are struct zc_ev */
-    return w;
-}
-static inline void zc_jrn_lanes_sw(uint64_t *v, const void *w, size_t groups) {
-    for (size_t i = 0; i < groups; i++)
-        for (int k = 0; k < 4; k++) v[k] = zc_jrn_crc_sw(v[k], zc_jrn_word(w, 4 * i + (size_t)k));
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-#define ZC_JRN_CRC_HW 1
-__attribute__((target("sse4.2"))) static inline void zc_jrn_lanes_hw(uint64_t *v, const void *w, size_t groups) {
-    uint64_t a = v[0], b = v[1], c = v[2], d = v[3];
-    for (size_t i = 0; i < groups; i++) {
-        a = __builtin_ia32_crc32di(a, zc_jrn_word(w, 4 * i));
-        b = __builtin_ia32_crc32di(b, zc_jrn_word(w, 4 * i + 1));
-        c = __builtin_ia32_crc32di(c, zc_jrn_word(w, 4 * i + 2));
-        d = __builtin_ia32_crc32di(d, zc_jrn_word(w, 4 * i + 3));
-    }
-    v[0] = a, v[1] = b, v[2] = c, v[3] = d;
-}
-#endif
-/* whole groups of four words into the lanes; hw: 1 the CPU's instruction where there is one (a
- * run-time check), 0 the table (the tests compare the two) */
-static inline void zc_jrn_lanes(uint64_t *v, const void *w, size_t groups, int hw) {
-#ifdef ZC_JRN_CRC_HW
-    if (hw && __builtin_cpu_supports("sse4.2")) {
-        zc_jrn_lanes_hw(v, w, groups);
-        return;
-    }
-#endif
-    (void)hw;
-    zc_jrn_lanes_sw(v, w, groups);
+    return o;
 }
 
+/* Decoding, bounds-checked: returns 0 and leaves *i past the record, or -1 when the bytes end
+ * inside it or a varint is longer than 64 bits. */
+static inline int zc_jrn_get_u(const uint8_t *p, size_t len, size_t *i, uint64_t *v) {
+    uint64_t x = 0;
+    for (int sh = 0; sh < 64; sh += 7) {
+        if (*i >= len) return -1;
+        uint8_t byte = p[(*i)++];
+        x |= (uint64_t)(byte & 0x7f) << sh;
+        if (!(byte & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+/* One record at p[*i..len); *prev: the previous record's time (0 before the first). */
+static inline int zc_jrn_decode_one(const uint8_t *p, size_t len, size_t *i, uint64_t *prev, struct zc_ev *e) {
+    if (*i + 2 > len) return -1;
+    uint32_t type = p[(*i)++];
+    uint8_t m = p[(*i)++];
+    uint64_t z, a = 0, b = 0, c = 0, d = 0;
+    if (m & 0xf0 || zc_jrn_get_u(p, len, i, &z)) return -1;
+    uint64_t ts = *prev + zc_jrn_unzz(z);
+    if ((m & 1) && (zc_jrn_get_u(p, len, i, &a) || a > UINT32_MAX)) return -1;
+    if ((m & 2) && zc_jrn_get_u(p, len, i, &b)) return -1;
+    if ((m & 2) && zc_jrn_b_is_time(type)) b = ts + zc_jrn_unzz(b);
+    if ((m & 4) && zc_jrn_get_u(p, len, i, &c)) return -1;
+    if ((m & 8) && zc_jrn_get_u(p, len, i, &d)) return -1;
+    *prev = ts;
+    *e = (struct zc_ev){ts, type, (uint32_t)a, b, c, d};
+    return 0;
+}
+
+/* A 64-bit checksum, four independent lanes so it runs at memory speed (~1 ns per 40-byte
+ * record); it detects torn and garbled records, it is not cryptographic. */
 static inline uint64_t zc_jrn_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-#define ZC_JRN_P1 UINT64_C(0x9E3779B185EBCA87)
-#define ZC_JRN_P2 UINT64_C(0xC2B2AE3D27D4EB4F)
-#define ZC_JRN_P3 UINT64_C(0x165667B19E3779F9)
+static inline uint64_t zc_jrn_round(uint64_t acc, uint64_t w) {
+    return zc_jrn_rotl(acc + w * UINT64_C(0xC2B2AE3D27D4EB4F), 31) * UINT64_C(0x9E3779B185EBCA87);
+}
 struct zc_jrn_hs {
-    uint64_t seed, v[4], buf[4];
+    uint64_t v[4], buf[4];
     size_t nbuf;
-    int hw;
 };
 static inline void zc_jrn_hash_init(struct zc_jrn_hs *s, uint32_t type, uint64_t nwords) {
-    s->seed = ((uint64_t)type << 56) ^ nwords;
-    s->v[0] = 0x60EA27EE, s->v[1] = 0xC2B2AE3D, s->v[2] = 0x27D4EB4F, s->v[3] = 0x9E3779B1;
+    uint64_t seed = ((uint64_t)type << 56) ^ nwords;
+    s->v[0] = seed + UINT64_C(0x60EA27EEADC0B5D6);
+    s->v[1] = seed + UINT64_C(0xC2B2AE3D27D4EB4F);
+    s->v[2] = seed;
+    s->v[3] = seed - UINT64_C(0x9E3779B185EBCA87);
     s->nbuf = 0;
-    s->hw = 1;
 }
 /* Words may come in pieces (a record's header words, then its events): the result is the same. */
-static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const void *w, size_t n) {
+static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const uint64_t *w, size_t n) {
     size_t i = 0;
     while (s->nbuf && i < n) {
-        s->buf[s->nbuf++] = zc_jrn_word(w, i++);
+        s->buf[s->nbuf++] = w[i++];
         if (s->nbuf == 4) {
-            zc_jrn_lanes(s->v, s->buf, 1, s->hw);
+            for (int k = 0; k < 4; k++) s->v[k] = zc_jrn_round(s->v[k], s->buf[k]);
             s->nbuf = 0;
         }
     }
-    size_t groups = (n - i) / 4;
-    if (groups) zc_jrn_lanes(s->v, (const char *)w + 8 * i, groups, s->hw);
-    for (i += 4 * groups; i < n; i++) s->buf[s->nbuf++] = zc_jrn_word(w, i);
+    for (; i + 4 <= n; i += 4) {
+        s->v[0] = zc_jrn_round(s->v[0], w[i]);
+        s->v[1] = zc_jrn_round(s->v[1], w[i + 1]);
+        s->v[2] = zc_jrn_round(s->v[2], w[i + 2]);
+        s->v[3] = zc_jrn_round(s->v[3], w[i + 3]);
+    }
+    for (; i < n; i++) s->buf[s->nbuf++] = w[i];
 }
 static inline uint64_t zc_jrn_hash_final(const struct zc_jrn_hs *s) {
-    uint64_t h = s->seed ^ (s->v[0] << 32 | s->v[1]);
-    h = zc_jrn_rotl(h, 27) * ZC_JRN_P1 ^ (s->v[2] << 32 | s->v[3]);
-    for (size_t i = 0; i < s->nbuf; i++) h = zc_jrn_rotl(h ^ s->buf[i] * ZC_JRN_P2, 31) * ZC_JRN_P1;
+    uint64_t h = zc_jrn_rotl(s->v[0], 1) + zc_jrn_rotl(s->v[1], 7) + zc_jrn_rotl(s->v[2], 12) +
+                 zc_jrn_rotl(s->v[3], 18);
+    for (size_t i = 0; i < s->nbuf; i++)
+        h = zc_jrn_rotl(h ^ zc_jrn_round(0, s->buf[i]), 27) * UINT64_C(0x9E3779B185EBCA87);
     h ^= h >> 33;
-    h *= ZC_JRN_P2;
+    h *= UINT64_C(0xC2B2AE3D27D4EB4F);
     h ^= h >> 29;
-    h *= ZC_JRN_P3;
+    h *= UINT64_C(0x165667B19E3779F9);
     return h ^ (h >> 32);
 }
-static inline uint64_t zc_jrn_hash(uint32_t type, uint64_t nwords, const void *w) {
+static inline uint64_t zc_jrn_hash(uint32_t type, uint64_t nwords, const uint64_t *w) {
     struct zc_jrn_hs s;
     zc_jrn_hash_init(&s, type, nwords);
     zc_jrn_hash_update(&s, w, nwords);

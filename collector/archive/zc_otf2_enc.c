@@ -171,53 +171,25 @@ static inline uint8_t *put_param(uint8_t *p, uint32_t param, uint64_t v) {
 /* Room for a record of at most est bytes at time tt (a new chunk where it would not fit, as OTF2
  * decides), its timestamp where one is due, the event counted. The state lives in locals (p, end,
  * time, events): the byte stores through p could otherwise alias e's fields, which the compiler
- * would reload after each one (a copy of each record for the same reason cost more than it
- * saved). A time before the last one is refused, as by OTF2. Below the fence (FENCE bytes
- * before the end, more than the largest record reckons) every record fits: there an event pays
- * one compare for the room, not the reckoning with its own size (the same decision). */
-#define FENCE 256
-_Static_assert(FENCE > 1 + 1 + 5 + 1 + 10 * ZC_PAPI_MAX_EVENTS + EST_TS, "the largest record (a Metric) fits");
-#define ROOM(est) (p < fence || (uint64_t)(est) + EST_TS < (uint64_t)(end - p))
-#define NEXT_CHUNK(t)                                                                                                  \
-    do {                                                                                                               \
-        e->pos = p;                                                                                                    \
-        e->events = events;                                                                                            \
-        next_chunk(e, t);                                                                                              \
-        p = e->pos;                                                                                                    \
-        time = e->time;                                                                                                \
-    } while (0)
-#define TIMESTAMP(t)                                                                                                   \
-    do {                                                                                                               \
-        *p = T_TIMESTAMP;                                                                                              \
-        memcpy(p + 1, &(t), 8);                                                                                        \
-        p += 9;                                                                                                        \
-        time = (t);                                                                                                    \
-    } while (0)
-/* A later time (nearly every event) is one compare before the room: a new chunk opens with its
- * timestamp, else one is written. The same time needs none (but 0 at the start of a chunk, and
- * after a new chunk's own, as OTF2 writes it); an earlier one is refused. */
-#define OPEN(tt, est) OPEN_OR(tt, est, refused_rec)
-#define OPEN_OR(tt, est, refusal)                                                                                      \
+ * would reload after each one (a copy of each record for the same reason cost more than it saved). A time before the last one is refused, as by OTF2. */
+#define OPEN(tt, est)                                                                                                  \
     do {                                                                                                               \
         uint64_t t_ = (tt);                                                                                            \
-        if (__builtin_expect(t_ > time, 1)) {                                                                          \
-            if (ROOM(est))                                                                                             \
-                TIMESTAMP(t_);                                                                                         \
-            else                                                                                                       \
-                NEXT_CHUNK(t_);                                                                                        \
-        } else {                                                                                                       \
-            if (t_ < time) goto refusal;                                                                               \
-            if (!ROOM(est)) NEXT_CHUNK(t_);                                                                            \
-            if (t_ == 0) TIMESTAMP(t_);                                                                                \
+        if (t_ < time) goto refused;                                                                                   \
+        if (!((uint64_t)(est) + EST_TS < (uint64_t)(end - p))) {                                                       \
+            e->pos = p;                                                                                                \
+            e->events = events;                                                                                        \
+            next_chunk(e, t_);                                                                                         \
+            p = e->pos;                                                                                                \
+            time = e->time;                                                                                            \
+        }                                                                                                              \
+        if (t_ > time || (t_ == 0 && time == 0)) {                                                                     \
+            *p = T_TIMESTAMP;                                                                                          \
+            memcpy(p + 1, &t_, 8);                                                                                     \
+            p += 9;                                                                                                    \
+            time = t_;                                                                                                 \
         }                                                                                                              \
         events++;                                                                                                      \
-    } while (0)
-
-/* a record that is no event: its time in the batch's range all the same (as zc_evt_write) */
-#define SPAN(t)                                                                                                        \
-    do {                                                                                                               \
-        if ((t) < lo) lo = (t);                                                                                        \
-        if ((t) > hi) hi = (t);                                                                                        \
     } while (0)
 
 int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
@@ -226,31 +198,20 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
     const struct zc_ev *call = NULL;
     uint64_t lo = *ts_min, hi = *ts_max;
     uint8_t *p = e->pos, *const end = e->end;
-    uint8_t *const fence = e->chunk_size > FENCE ? end - FENCE : e->chunk; /* a small chunk: always reckon */
     uint64_t time = e->time, events = e->events;
     int rc = 0;
-    /* The batch's time range (as zc_evt_write's: every record's time, a call's Leave) without a
-     * compare per record: the events written have times that never decrease (OPEN refuses any
-     * other), so the time last written is the greatest, and the least is among the records up to
-     * the first of a type always written; the records written as no event count their own (SPAN),
-     * a refusal what the other would have counted. */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t ty = ev[i].type;
-        if (ty == ZC_EV_MPI_NOP) continue;
-        if (ev[i].ts < lo) lo = ev[i].ts;
-        if ((ty >= ZC_EV_ENTER && ty <= ZC_EV_MPI_NBC_REQUEST) || ty == ZC_EV_CALL || ty == ZC_EV_MEASUREMENT) break;
-    }
-    const struct zc_ev *x = ev;
     for (size_t i = 0; i < n; i++) {
         if (i > leave_at) { /* the end of a call's events (as zc_evt_write) */
-            OPEN_OR(call->b, EST_ENTER, refused);
+            OPEN(call->b, EST_ENTER);
             p = put_id(p, T_LEAVE, call->a);
             leave_at = SIZE_MAX;
         }
-        x = &ev[i];
+        const struct zc_ev *x = &ev[i];
+        if (x->type == ZC_EV_MPI_NOP) continue;
         uint64_t t = x->ts;
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
         switch (x->type) {
-        case ZC_EV_MPI_NOP: break;
         case ZC_EV_ENTER: OPEN(t, EST_ENTER); p = put_id(p, T_ENTER, x->a); break;
         case ZC_EV_LEAVE: OPEN(t, EST_ENTER); p = put_id(p, T_LEAVE, x->a); break;
         case ZC_EV_PARAM_U64: OPEN(t, EST_PARAM); p = put_param(p, x->a, x->b); break;
@@ -303,6 +264,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
                 OPEN(x->b, EST_ENTER);
                 p = put_id(p, T_LEAVE, x->a);
             }
+            if (x->b > hi) hi = x->b;
             break;
         case ZC_EV_MPI_SEND: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_SEND, false); break;
         case ZC_EV_MPI_RECV: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_RECV, false); break;
@@ -332,8 +294,6 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
                 OPEN(t, EST_NBC_COMPLETE);
                 p = put_coll(p, x, T_NBC_COMPLETE, &ev[i + 1].d);
                 i++;
-            } else {
-                SPAN(t);
             }
             break;
         case ZC_EV_METRIC: {
@@ -341,10 +301,7 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
              * each written as its 64 bits compressed, whatever its type (as OTF2 3.0 does) */
             uint32_t nv = x->a;
             size_t more = nv ? (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1 : 0;
-            if (!metric_types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) { /* cannot happen */
-                SPAN(t);
-                break;
-            }
+            if (!metric_types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) break; /* cannot happen */
             OPEN(t, 1 + 1 + 5 + 1 + 10 * nv); /* metric, count, a type byte and a value each */
             uint8_t *s = p;
             p = LEN_BEGIN(p, T_METRIC);
@@ -360,22 +317,17 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             i += more;
             break;
         }
-        default: SPAN(t); break;
+        default: break;
         }
     }
     if (leave_at != SIZE_MAX) {
-        OPEN_OR(call->b, EST_ENTER, refused);
+        OPEN(call->b, EST_ENTER);
         p = put_id(p, T_LEAVE, call->a);
     }
     goto done;
-refused_rec: /* at a record's own event: its time counted (a call's Leave too), as by zc_evt_write */
-    SPAN(x->ts);
-    if (x->type == ZC_EV_CALL && x->b > hi) hi = x->b;
 refused:
-    if (leave_at != SIZE_MAX && call->b > hi) hi = call->b; /* a call whose Leave was to come */
     rc = -1;
 done:
-    if (time > hi) hi = time;
     e->pos = p;
     e->time = time;
     e->events = events;

@@ -65,6 +65,8 @@ static uint32_t done_strings, done_regions, done_devices, done_groups, done_comm
 static const struct zc_def_metric *done_metrics; /* the class journaled (it is replaced, not grown) */
 static int done_offsets;
 static struct zc_wbuf stage; /* small records, written before the records that need them */
+static uint64_t *enc;        /* an EVENTS record's encoded records */
+static size_t enc_cap;       /* words */
 
 /* ---------------------------------------------------------------- records */
 static void fail_locked(const char *what) {
@@ -318,16 +320,29 @@ void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, s
         location_locked(loc);
     }
     stage_write_locked();
-    /* the records as they are (zc_jrn_format.h): the checksum is the only pass over them */
     size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0, m = n - skip;
-    uint64_t pre[4] = {loc->id, first + skip, m, m * sizeof(*ev)};
-    struct zc_jrn_hdr h = {ZC_JRN_REC_MAGIC, ZC_JRN_EVENTS, 4 + m * ZC_JRN_EV_WORDS, 0};
+    size_t words = (m * ZC_JRN_EV_MAX + 7) / 8;
+    if (words > enc_cap) {
+        uint64_t *p = realloc(enc, words * sizeof(*p));
+        if (!p) {
+            errno = ENOMEM;
+            fail_locked("encode records for");
+            goto out;
+        }
+        enc = p;
+        enc_cap = words;
+    }
+    size_t bytes = zc_jrn_encode((uint8_t *)enc, ev + skip, m);
+    words = (bytes + 7) / 8;
+    memset((uint8_t *)enc + bytes, 0, words * 8 - bytes);
+    uint64_t pre[4] = {loc->id, first + skip, m, bytes};
+    struct zc_jrn_hdr h = {ZC_JRN_REC_MAGIC, ZC_JRN_EVENTS, 4 + words, 0};
     struct zc_jrn_hs hs;
     zc_jrn_hash_init(&hs, h.type, h.nwords);
     zc_jrn_hash_update(&hs, pre, 4);
-    zc_jrn_hash_update(&hs, ev + skip, m * ZC_JRN_EV_WORDS);
+    zc_jrn_hash_update(&hs, enc, words);
     h.hash = zc_jrn_hash_final(&hs);
-    struct iovec v[3] = {{&h, sizeof(h)}, {pre, sizeof(pre)}, {(void *)(ev + skip), m * sizeof(*ev)}};
+    struct iovec v[3] = {{&h, sizeof(h)}, {pre, sizeof(pre)}, {enc, words * 8}};
     if (jok && !write_all(v, 3)) fail_locked("write");
     loc->jdone = first + n;
 out:
@@ -374,6 +389,9 @@ bool zc_jrn_close(bool complete) {
     }
     free(stage.w);
     stage = (struct zc_wbuf){0};
+    free(enc);
+    enc = NULL;
+    enc_cap = 0;
     pthread_mutex_unlock(&jlock);
     return kept;
 }

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The salvage journal's record checksum (collector/archive/zc_jrn_format.h), which the collector
- * writes and zecoll-salvage checks:
- *   - its lanes are CRC-32C: RFC 3720's test vectors (32 bytes of zeros, of ones, ascending,
- *     descending), with the CPU's instruction and with the table;
- *   - the two agree on random payloads of every length 0..64 words, and a payload hashed in
- *     random pieces gives the hash of the whole (the writer hashes a header, then its records);
- *   - every single-bit flip of a payload of 5..40 words (one to eight 40-byte records), of its
- *     type byte and of its length changes the hash, and so does a payload cut short by one word or
- *     a trailing word zeroed (a torn write).
+/* The salvage journal's record encoding (collector/archive/zc_jrn_format.h), which the collector writes
+ * and zecoll-salvage reads:
+ *   - varints are LEB128 (known byte vectors), and every value below 2^16, 2^k - 1 / 2^k /
+ *     2^k + 1 for k = 0..63 and random values of every bit length read back as written; cut
+ *     short anywhere they read as damage;
+ *   - random records (all field combinations, the types whose b is a time, times going back,
+ *     fields of every size) decode to themselves, within n * ZC_JRN_EV_MAX bytes;
+ *   - a record cut short anywhere reads as damage (-1), never past the cut.
  * Exits 0 when all hold, 1 with the first difference otherwise. */
 #include "zc_jrn_format.h"
 
@@ -23,99 +22,101 @@ static uint64_t next(void) { /* xorshift64* */
     rng ^= rng >> 27;
     return rng * UINT64_C(0x2545F4914F6CDD1D);
 }
+/* a value of a random bit length 0..64 */
+static uint64_t any_len(void) {
+    unsigned bits = (unsigned)(next() % 65);
+    return bits == 0 ? 0 : bits == 64 ? next() : next() & ((UINT64_C(1) << bits) - 1);
+}
 
 static int fails;
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        if (fails++ < 5) fprintf(stderr, "FAIL: " __VA_ARGS__);                                                        \
-    } while (0)
-
-/* CRC-32C of 32 bytes as iSCSI defines it (initial value and final xor all ones), by the lanes'
- * step applied to one lane only */
-static uint32_t crc32c_32(const uint8_t *b, int hw) {
-    uint64_t v[4] = {0xffffffffu, 0, 0, 0};
-    for (int i = 0; i < 4; i++) {
-        uint64_t w[4] = {0}, lanes[4] = {v[0], 0, 0, 0};
-        memcpy(&w[0], b + 8 * i, 8);
-        zc_jrn_lanes(lanes, w, 1, hw);
-        v[0] = lanes[0];
+static void check_value(uint64_t v) {
+    uint8_t b[16];
+    size_t n = zc_jrn_put_u(b, v), at = 0;
+    uint64_t back = 0;
+    if (n > 10 || zc_jrn_get_u(b, n, &at, &back) != 0 || at != n || back != v) {
+        if (fails++ < 5) fprintf(stderr, "FAIL: value %#" PRIx64 ": %zu bytes read back as %#" PRIx64 "\n", v, n, back);
+        return;
     }
-    return (uint32_t)v[0] ^ 0xffffffffu;
+    for (size_t cut = 0; cut < n; cut++) { /* its bytes cut short: an error, not a value */
+        at = 0;
+        if (zc_jrn_get_u(b, cut, &at, &back) != -1 || at > cut) {
+            if (fails++ < 5) fprintf(stderr, "FAIL: value %#" PRIx64 " cut to %zu bytes read as a value\n", v, cut);
+            return;
+        }
+    }
 }
-
-static uint64_t hash_with(uint32_t type, uint64_t n, const uint64_t *w, int hw) {
-    struct zc_jrn_hs s;
-    zc_jrn_hash_init(&s, type, n);
-    s.hw = hw;
-    zc_jrn_hash_update(&s, w, n);
-    return zc_jrn_hash_final(&s);
-}
-
-/* the words of w[0..n) under a header that says nwords */
-static uint64_t hash_seeded(uint32_t type, uint64_t nwords, const uint64_t *w, size_t n) {
-    struct zc_jrn_hs s;
-    zc_jrn_hash_init(&s, type, nwords);
-    zc_jrn_hash_update(&s, w, n);
-    return zc_jrn_hash_final(&s);
+static void check_bytes(uint64_t v, const char *want, size_t nwant) {
+    uint8_t b[16];
+    size_t n = zc_jrn_put_u(b, v);
+    if (n != nwant || memcmp(b, want, n) != 0) {
+        fprintf(stderr, "FAIL: %#" PRIx64 " is not encoded as LEB128 (%zu bytes)\n", v, n);
+        fails++;
+    }
 }
 
 int main(void) {
-    uint8_t b[32];
-    const struct {
-        int kind;
-        uint32_t crc;
-    } rfc[] = {{0, 0x8a9136aa}, {1, 0x62a8ab43}, {2, 0x46dd794e}, {3, 0x113fdb5c}};
-    for (size_t t = 0; t < sizeof(rfc) / sizeof(rfc[0]); t++) {
-        for (int i = 0; i < 32; i++)
-            b[i] = (uint8_t)(rfc[t].kind == 0 ? 0 : rfc[t].kind == 1 ? 0xff : rfc[t].kind == 2 ? i : 31 - i);
-        for (int hw = 0; hw < 2; hw++)
-            if (crc32c_32(b, hw) != rfc[t].crc)
-                FAIL("RFC 3720 vector %zu: %#x, not %#x (%s)\n", t, crc32c_32(b, hw), rfc[t].crc,
-                     hw ? "the CPU's instruction" : "the table");
+    check_bytes(0, "\x00", 1);
+    check_bytes(127, "\x7f", 1);
+    check_bytes(128, "\x80\x01", 2);
+    check_bytes(300, "\xac\x02", 2);
+    check_bytes(UINT64_MAX, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+    for (uint64_t v = 0; v < 65536; v++) check_value(v);
+    for (int k = 0; k < 64; k++) {
+        uint64_t p = UINT64_C(1) << k;
+        check_value(p - 1);
+        check_value(p);
+        check_value(p + 1);
     }
-
-    enum { MAXW = 64 };
-    uint64_t w[MAXW];
-    for (int round = 0; round < 2000; round++) {
-        size_t n = (size_t)(next() % (MAXW + 1));
-        for (size_t i = 0; i < n; i++) w[i] = next() >> (next() % 64);
-        uint32_t type = (uint32_t)(1 + next() % ZC_JRN_MAX_TYPE);
-        uint64_t h = hash_with(type, n, w, 1);
-        if (h != hash_with(type, n, w, 0)) FAIL("round %d: the CPU's instruction and the table differ\n", round);
-        if (h != zc_jrn_hash(type, n, w)) FAIL("round %d: zc_jrn_hash differs\n", round);
-        struct zc_jrn_hs s;
-        zc_jrn_hash_init(&s, type, n);
-        for (size_t at = 0; at < n;) { /* in pieces */
-            size_t k = 1 + (size_t)(next() % 7);
-            if (k > n - at) k = n - at;
-            zc_jrn_hash_update(&s, w + at, k);
-            at += k;
-        }
-        if (zc_jrn_hash_final(&s) != h) FAIL("round %d: pieces of %zu words hash otherwise\n", round, n);
-    }
-
-    for (size_t n = 5; n <= 40; n += 5) {
-        for (size_t i = 0; i < n; i++) w[i] = next() >> (next() % 64);
-        const uint32_t type = ZC_JRN_EVENTS;
-        uint64_t h = zc_jrn_hash(type, n, w);
-        for (size_t i = 0; i < n; i++)
-            for (int bit = 0; bit < 64; bit++) {
-                w[i] ^= UINT64_C(1) << bit;
-                if (zc_jrn_hash(type, n, w) == h) FAIL("%zu words: bit %d of word %zu flipped goes unseen\n", n, bit, i);
-                w[i] ^= UINT64_C(1) << bit;
-            }
-        for (int bit = 0; bit < 8; bit++)
-            if (zc_jrn_hash(type ^ (1u << bit), n, w) == h) FAIL("%zu words: type bit %d goes unseen\n", n, bit);
-        for (int bit = 0; bit < 32; bit++)
-            if (hash_seeded(type, n ^ (UINT64_C(1) << bit), w, n) == h)
-                FAIL("%zu words: length bit %d goes unseen\n", n, bit);
-        if (zc_jrn_hash(type, n - 1, w) == h || zc_jrn_hash(type, n, w) != h) FAIL("%zu words: a cut goes unseen\n", n);
-        uint64_t last = w[n - 1];
-        w[n - 1] = 0;
-        if (last && zc_jrn_hash(type, n, w) == h) FAIL("%zu words: the last one zeroed goes unseen\n", n);
-        w[n - 1] = last;
-    }
+    check_value(UINT64_MAX);
+    for (int i = 0; i < 1000000; i++) check_value(any_len());
     if (fails) return 1;
-    printf("PASS: CRC-32C lanes (RFC 3720 vectors; instruction and table agree), pieces, flips, cuts\n");
+
+    enum { N = 4096 };
+    static struct zc_ev ev[N];
+    static uint8_t enc[N * ZC_JRN_EV_MAX];
+    const uint32_t types[] = {ZC_EV_ENTER, ZC_EV_CALL, ZC_EV_BUFFER_FLUSH, ZC_EV_MPI_ISEND, ZC_EV_MPI_IRECV_REQUEST};
+    for (int round = 0; round < 50; round++) {
+        uint64_t t = next() >> (next() % 64);
+        for (size_t i = 0; i < N; i++) {
+            /* times mostly forward by a little, sometimes anywhere (a zigzag of any size) */
+            t = next() % 8 ? t + any_len() % 100000 : any_len();
+            uint64_t m = next();
+            ev[i] = (struct zc_ev){t, types[next() % (sizeof(types) / sizeof(types[0]))], m & 1 ? (uint32_t)any_len() : 0,
+                                   m & 2 ? (next() % 2 ? t + any_len() % 1000000 : any_len()) : 0, m & 4 ? any_len() : 0,
+                                   m & 8 ? any_len() : 0};
+        }
+        size_t n_enc = zc_jrn_encode(enc, ev, N);
+        if (n_enc > (size_t)N * ZC_JRN_EV_MAX) {
+            fprintf(stderr, "FAIL: round %d: %zu bytes for %d records\n", round, n_enc, (int)N);
+            return 1;
+        }
+        size_t at = 0, last_at = 0;
+        uint64_t prev = 0, last_prev = 0;
+        for (size_t i = 0; i < N; i++) {
+            struct zc_ev d;
+            last_at = at;
+            last_prev = prev;
+            if (zc_jrn_decode_one(enc, n_enc, &at, &prev, &d) != 0 || memcmp(&d, &ev[i], sizeof(d)) != 0) {
+                fprintf(stderr, "FAIL: round %d: record %zu does not decode to itself\n", round, i);
+                return 1;
+            }
+        }
+        if (at != n_enc) {
+            fprintf(stderr, "FAIL: round %d: %zu bytes decoded of %zu\n", round, at, n_enc);
+            return 1;
+        }
+        /* the last record cut short at every byte: damage, and nothing read beyond the cut */
+        for (size_t cut = last_at; cut < n_enc; cut++) {
+            struct zc_ev d;
+            size_t a = last_at;
+            uint64_t p = last_prev;
+            if (zc_jrn_decode_one(enc, cut, &a, &p, &d) != -1 || a > cut) {
+                fprintf(stderr, "FAIL: round %d: the last record cut to %zu of its %zu bytes decoded\n", round,
+                        cut - last_at, n_enc - last_at);
+                return 1;
+            }
+        }
+    }
+    printf("PASS: LEB128 varints and records decode to what was encoded; cut ones are damage\n");
     return 0;
 }
