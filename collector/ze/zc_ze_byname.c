@@ -61,11 +61,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 void *zc_ze_untraced_by_name(const char *name, void *fn) {
     void *out = fn;
     bool warn = false, counted = false;
+    char shown[BYNAME_LEN]; /* the name as noted */
     pthread_mutex_lock(&lock);
     unsigned i = 0;
-    while (i < nnames && !(names[i].fn == fn && strncmp(names[i].name, name, BYNAME_LEN - 1) == 0)) i++;
+    while (i < nnames && names[i].fn != fn) i++; /* one function, one count, whatever name it was asked by */
     if (i == nnames && nnames < BYNAME_MAX) { /* a new one */
         snprintf(names[i].name, BYNAME_LEN, "%s", name);
+        for (char *q = names[i].name; *q; q++) /* the notes list "name calls, ...": a C identifier only */
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_')) *q = '_';
         names[i].fn = fn;
         if (nslots < BYNAME_TRAMPOLINES) {
             names[i].slot = nslots++;
@@ -73,6 +76,7 @@ void *zc_ze_untraced_by_name(const char *name, void *fn) {
             __atomic_store_n(&zc_ze_byname_real[names[i].slot], fn, __ATOMIC_RELEASE);
             names[i].counted = true;
         }
+        memcpy(shown, names[i].name, sizeof(shown));
         nnames++;
         warn = true;
     }
@@ -85,13 +89,13 @@ void *zc_ze_untraced_by_name(const char *name, void *fn) {
     pthread_mutex_unlock(&lock);
     static atomic_bool full_said;
     if (i == BYNAME_MAX && !atomic_exchange(&full_said, true))
-        ZC_WARN("more than %d functions handed out by zeDriverGetExtensionFunctionAddress: %s and those after it pass "
-                "through untraced, unnamed and uncounted",
+        ZC_WARN("more than %d functions handed out by zeDriverGetExtensionFunctionAddress: %.64s and those after it "
+                "pass through untraced, uncounted and not named in the archive",
                 BYNAME_MAX, name);
     if (warn)
         ZC_WARN("%s (handed out by zeDriverGetExtensionFunctionAddress) passes through untraced: its calls are %s, "
                 "the device work it submits or changes is not in the archive",
-                name, counted ? "counted, not recorded" : "neither counted nor recorded");
+                shown, counted ? "counted, not recorded" : "neither counted nor recorded");
     return out;
 }
 
