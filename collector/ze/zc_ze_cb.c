@@ -174,9 +174,10 @@ static bool swap_in(void **slot, _Atomic uintptr_t *real, void *ours) {
     return false;
 }
 
-void zc_ze_cb_address(const char *name, void **slot) {
+bool zc_ze_cb_address(const char *name, void **slot) {
     if (strcmp(name, "zexCounterBasedEventCreate2") == 0)
-        swap_in(slot, &real_create2, (void *)(uintptr_t)zc_zexCounterBasedEventCreate2);
-    else if (strcmp(name, "zexCounterBasedEventCreate") == 0)
-        swap_in(slot, &real_create1, (void *)(uintptr_t)zc_zexCounterBasedEventCreate);
+        return swap_in(slot, &real_create2, (void *)(uintptr_t)zc_zexCounterBasedEventCreate2);
+    if (strcmp(name, "zexCounterBasedEventCreate") == 0)
+        return swap_in(slot, &real_create1, (void *)(uintptr_t)zc_zexCounterBasedEventCreate);
+    return false;
 }

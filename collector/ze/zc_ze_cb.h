@@ -15,7 +15,7 @@ bool zc_ze_cb_may_move(const struct zc_list *l, ze_event_handle_t ev);
 /* ev is destroyed */
 void zc_ze_cb_forget(ze_event_handle_t ev);
 /* zeDriverGetExtensionFunctionAddress gave *slot (not NULL) for name: our wrapper of the
- * counter-based event creations instead, the driver's kept. */
-void zc_ze_cb_address(const char *name, void **slot);
+ * counter-based event creations instead, the driver's kept; true where *slot is ours. */
+bool zc_ze_cb_address(const char *name, void **slot);
 
 #endif

@@ -95,12 +95,13 @@ static const struct {
 };
 
 /* zeDriverGetExtensionFunctionAddress gave *fn for name: ours instead, where we follow it. */
-void zc_ze_graph_exp_address(const char *name, void **fn) {
+bool zc_ze_graph_exp_address(const char *name, void **fn) {
     for (size_t i = 0; i < sizeof(exp_entries) / sizeof(exp_entries[0]); i++) {
         if (strcmp(name, exp_entries[i].name) != 0) continue;
-        if (*fn == exp_entries[i].ours) return; /* asked through us twice */
+        if (*fn == exp_entries[i].ours) return true; /* asked through us twice */
         atomic_store(exp_entries[i].real, *fn);
         *fn = exp_entries[i].ours;
-        return;
+        return true;
     }
+    return false;
 }

@@ -460,12 +460,19 @@ char zc_ze_memtype(const void *p);
 void zc_ze_mem_add(const void *p, size_t size, char type);
 void zc_ze_mem_del(const void *p);
 
-/* ---------------------------------------------------------------- zc_ze_untraced.c */
+/* ---------------------------------------------------------------- zc_ze_untraced.c, zc_ze_byname.c */
 /* A call to an entry zecoll passes through untraced (ze_hooks.spec `untraced`): warned once per
  * entry, counted per entry. */
 void zc_ze_untraced(uint32_t api);
 /* A loader asked a getter for this spec version (the highest is kept). */
 void zc_ze_loader_asked(ze_api_version_t version);
+/* A function handed out by name (zeDriverGetExtensionFunctionAddress) that zecoll does not
+ * follow: named once in a warning; what to hand out instead of fn, a counting trampoline of ours
+ * that jumps to fn (x86-64, while trampolines last), else fn itself (its calls then uncounted). */
+void *zc_ze_untraced_by_name(const char *name, void *fn);
+/* Each function handed out by name untraced: its name, its calls (0 where not counted), whether
+ * counted; returns how many. */
+size_t zc_ze_by_name_each(void (*fn)(const char *name, uint64_t calls, bool counted, void *arg), void *arg);
 /* At finalize: the warning naming the untraced entries called, and the archive's notes (spec
  * versions, untraced calls per entry). */
 void zc_ze_untraced_finalize(void);
@@ -584,8 +591,18 @@ struct zc_queue *zc_ze_imm_queue(ze_command_list_handle_t h);
 
 /* ---------------------------------------------------------------- zc_ze_graph_exp.c */
 /* zeDriverGetExtensionFunctionAddress gave *fn for name: a wrapper of ours instead, where zecoll
- * follows that entry (the experimental graph entries before spec 1.17). */
-void zc_ze_graph_exp_address(const char *name, void **fn);
+ * follows that entry (the experimental graph entries before spec 1.17); true where it does. */
+bool zc_ze_graph_exp_address(const char *name, void **fn);
+
+/* ---------------------------------------------------------------- zc_ze_gen.c (generated) */
+/* Every API's plain wrapper (no PAPI sampling), and where the real entry it calls is in
+ * zc_ze_real, counted in entries: data for zc_ze_driver.c, which hands the wrapper out for a
+ * function the driver gives by an entry's name. */
+struct zc_ze_wrapper_ref {
+    void (*fn)(void);
+    uint16_t real;
+};
+extern const struct zc_ze_wrapper_ref zc_ze_wrappers[ZC_ZE_API_COUNT];
 
 /* ---------------------------------------------------------------- zc_ze_shim.c */
 /* exported: the bridge libzecoll_ze.so's getters call */

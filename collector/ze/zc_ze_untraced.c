@@ -3,7 +3,8 @@
  * does not time yet) are named once per run in a warning and counted per entry; the summary line
  * and the archive (ZECOLL::L0_* properties, docs/archive.md A21) say which spec version zecoll
  * knows, which one the loader asked for, and how many calls went to which untraced entry. The
- * count is one relaxed atomic add on the wrapper's recording path: such entries are rare calls. */
+ * count is one relaxed atomic add on the wrapper's recording path: such entries are rare calls.
+ * Functions handed out by name untraced (zc_ze_byname.c) are counted among them. */
 #include "zc_ze_internal.h"
 
 #include <stdio.h>
@@ -30,30 +31,53 @@ static int version_text(char *b, size_t cap, unsigned v) {
 
 struct entry {
     uint64_t n;
-    uint32_t api;
+    uint32_t order; /* API id; functions handed out by name after every API */
+    const char *name;
 };
 static int by_calls(const void *a, const void *b) {
     const struct entry *x = a, *y = b;
-    return x->n != y->n ? (x->n < y->n ? 1 : -1) : (x->api > y->api) - (x->api < y->api);
+    return x->n != y->n ? (x->n < y->n ? 1 : -1) : (x->order > y->order) - (x->order < y->order);
+}
+
+/* every untraced entry called, and every function handed out by name whose calls are counted
+ * (called or not: it was handed out untraced) */
+static struct entry entries[ZC_ZE_API_COUNT + 64]; /* finalize and the summary run once, on one thread */
+static size_t nentries;
+static void by_name_entry(const char *name, uint64_t calls, bool counted, void *arg) {
+    (void)arg;
+    if (counted && nentries < sizeof(entries) / sizeof(entries[0]))
+        entries[nentries++] = (struct entry){calls, ZC_ZE_API_COUNT + (uint32_t)nentries, name};
+}
+static uint64_t gather(void) {
+    uint64_t total = 0;
+    nentries = 0;
+    for (uint32_t a = 0; a < ZC_ZE_API_COUNT; a++) {
+        uint64_t n = atomic_load(&untraced_calls[a]);
+        if (n) entries[nentries++] = (struct entry){n, a, zc_ze_api_names[a]};
+        total += n;
+    }
+    size_t first = nentries;
+    zc_ze_by_name_each(by_name_entry, NULL);
+    for (size_t i = first; i < nentries; i++) total += entries[i].n;
+    qsort(entries, nentries, sizeof(entries[0]), by_calls);
+    return total;
 }
 
 /* The calls to untraced entries, and the first `top` of those entries by calls ("name n, ...",
  * then "..." when there are more). */
 static uint64_t untraced_top(char *b, size_t cap, size_t top) {
-    static struct entry e[ZC_ZE_API_COUNT]; /* finalize runs once, on one thread */
-    size_t ne = 0, k = 0;
-    uint64_t total = 0;
-    for (uint32_t a = 0; a < ZC_ZE_API_COUNT; a++) {
-        uint64_t n = atomic_load(&untraced_calls[a]);
-        if (n) e[ne++] = (struct entry){n, a};
-        total += n;
-    }
-    qsort(e, ne, sizeof(e[0]), by_calls);
+    size_t k = 0;
+    uint64_t total = gather();
     b[0] = 0;
-    for (size_t i = 0; i < ne && i < top && k < cap; i++)
-        k += (size_t)snprintf(b + k, cap - k, "%s%s %llu", i ? ", " : "", zc_ze_api_names[e[i].api], (unsigned long long)e[i].n);
-    if (ne > top && k < cap) snprintf(b + k, cap - k, ", ...");
+    for (size_t i = 0; i < nentries && i < top && k < cap; i++)
+        k += (size_t)snprintf(b + k, cap - k, "%s%s %llu", i ? ", " : "", entries[i].name, (unsigned long long)entries[i].n);
+    if (nentries > top && k < cap) snprintf(b + k, cap - k, ", ...");
     return total;
+}
+
+static void by_name_uncounted(const char *name, uint64_t calls, bool counted, void *arg) {
+    (void)calls, (void)arg;
+    if (!counted) zc_note_text("L0_UNTRACED_UNCOUNTED", name);
 }
 
 void zc_ze_untraced_finalize(void) {
@@ -66,11 +90,9 @@ void zc_ze_untraced_finalize(void) {
     uint64_t total = untraced_top(top, sizeof(top), 8);
     zc_note_text("L0_SPEC_KNOWN", known);
     if (v) zc_note_text("L0_SPEC_ASKED", loader);
-    for (uint32_t a = 0; a < ZC_ZE_API_COUNT; a++) {
-        uint64_t n = atomic_load(&untraced_calls[a]);
-        if (n) zc_note_count("L0_UNTRACED", zc_ze_api_names[a], n);
-    }
+    for (size_t i = 0; i < nentries; i++) zc_note_count("L0_UNTRACED", entries[i].name, entries[i].n);
     zc_note_count("L0_UNTRACED_CALLS", NULL, total);
+    zc_ze_by_name_each(by_name_uncounted, NULL);
     if (total) /* device work missing from the archive: a warning, like the entries' own */
         ZC_WARN("Level Zero: zecoll knows the API up to spec %s (the loader asked for %s); %llu call(s) went to entries "
                 "it passes through untraced: %s",

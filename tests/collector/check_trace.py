@@ -69,7 +69,7 @@ class Checker:
 
 
 # truth lines that are no operation: what zesim's mutable lists and graphs did (zs_graph.c)
-NOTE_KINDS = {"mutable", "graph"}
+NOTE_KINDS = {"mutable", "graph", "by_name"}  # by_name: calls of functions handed out by name
 
 
 def load_truth(path, notes=None):

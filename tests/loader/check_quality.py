@@ -6,7 +6,10 @@ against zesim's truth as check_trace.py does, then the Level Zero part of its da
     collector/ze/ze_ddi_later.spec, ZECOLL::L0_SPEC_ASKED the version the loader asked for
     (--asked: 1.4 for Debian's loader), ZECOLL::L0_UNTRACED_CALLS and ZECOLL::L0_UNTRACED the
     calls to entries passed through untraced, counted independently in zesim's truth (each
-    zeCommandListUpdateMutableCommandWaitEventsExp logs a "wait_events" line);
+    zeCommandListUpdateMutableCommandWaitEventsExp logs a "wait_events" line, each call of a
+    function zesim hands out by name a "by_name" line); such a function named after a table entry
+    is traced through that entry's wrapper (a host region per call) where the driver's table has it;
+    any other has no host region;
   * zecoll-aggregate's report of the archive (JSON data_quality.level_zero, the text and HTML
     lines, the CSV table data_quality_untraced) gives the same numbers.
 
@@ -26,8 +29,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "aggregate"))
 import check_archive  # noqa: E402
 import check_trace  # noqa: E402
 
-# the untraced entries zesim logs, by the truth line each call writes
+# the untraced entries zesim logs, by the truth line each call writes; functions handed out by
+# name log {"kind": "by_name", "what": <name>}
 TRUTH_OF = {"zeCommandListUpdateMutableCommandWaitEventsExp": ("mutable", "wait_events")}
+# functions handed out by name that are table entries: traced through the entry's wrapper (a host
+# region per call) where the driver's table has the entry, from this spec version (zesim fills
+# entries by version); counted by name below it. Either way an untraced entry's calls are counted.
+BY_NAME_TABLE_ENTRY = {"zeCommandListAppendHostFunction": (1, 17)}
 
 
 def spec_known():
@@ -48,12 +56,33 @@ def truth_calls(path):
         for entry, (kind, what) in TRUTH_OF.items():
             if rec.get("kind") == kind and rec.get("what") == what:
                 calls[entry] = calls.get(entry, 0) + 1
+        if rec.get("kind") == "by_name":
+            calls[rec["what"]] = calls.get(rec["what"], 0) + 1
     return calls
+
+
+def judge_by_name(c, a, calls):
+    """A function handed out by name under a table entry's name is that entry's wrapper where the
+    driver's table has the entry: a host region per call; any other has none."""
+    asked = tuple(int(x) for x in a.asked.split("."))
+    _, _, info = check_trace.read_archive(c, os.path.join(a.work, "trace", "traces.otf2"))
+    for name, n in calls.items():
+        since = BY_NAME_TABLE_ENTRY.get(name)
+        if name not in BY_NAME_TABLE_ENTRY and name in TRUTH_OF:
+            continue
+        want = n if since and asked >= since else 0
+        got = info["host_regions"].get(name, 0)
+        if got != want:
+            c.fail(f"{got} host region(s) {name} handed out by name, want {want} ({n} call(s) in the truth)")
+        else:
+            c.note(f"{name}, handed out by name: {n} call(s), {got} host region(s)"
+                   f" ({'traced through its wrapper' if want else 'counted by name'})")
 
 
 def judge(c, a):
     want_known, want_calls = spec_known(), truth_calls(os.path.join(a.work, "truth.jsonl"))
     want_total = sum(want_calls.values())
+    judge_by_name(c, a, want_calls)
     props = check_archive.archive_properties(os.path.join(a.work, "trace", "traces.otf2"))
     got = {k: props.get(f"ZECOLL::L0_{k}") for k in ("SPEC_KNOWN", "SPEC_ASKED", "UNTRACED_CALLS", "UNTRACED")}
     want_list = ", ".join(f"{e} {n}" for e, n in sorted(want_calls.items(), key=lambda x: (-x[1], x[0]))) or None

@@ -12,7 +12,8 @@
  * Checks (TAP): each getter succeeds and writes nothing past the loader's table; with zecoll, every
  * entry the real driver (ZECOLL_REAL_DRIVERS) fills for that version is there and wrapped, nothing
  * else is; every application call returns what the driver returns (ZE_RESULT_SUCCESS here); the
- * DDI-handles property never reaches the loader through zecoll. The archive is judged against
+ * DDI-handles property never reaches the loader through zecoll; functions handed out by name work
+ * through zecoll as without it. The archive is judged against
  * zesim's truth by check_trace.py, which runs this program. */
 #include "zc_ldr_spec.h"
 
@@ -168,6 +169,36 @@ static void compare_with_real(void) {
         ok(exp_raw > 0, "loader %s: CommandListExp is the driver's own, untouched (%d entries)", lv, exp_raw);
 }
 
+/* Functions handed out by name (zeDriverGetExtensionFunctionAddress, in the spec-1.4 Driver
+ * table): one zecoll does not follow (zeIntelGetDriverVersionString: named and counted), and
+ * zeCommandListAppendHostFunction, an entry of the spec-1.17 CommandList table that zesim also
+ * hands out by name, as compute-runtime does (traced through its wrapper where the driver's table
+ * has it, from 1.17; counted by name below). zesim's truth has each call. */
+static int host_function_runs;
+static void host_function(void *user) { host_function_runs += *(int *)user; }
+static void by_name(ze_driver_handle_t drv, ze_command_list_handle_t imm) {
+    ze_pfnDriverGetExtensionFunctionAddress_t addr = H(T_DRIVER, ze_driver_dditable_t, pfnGetExtensionFunctionAddress);
+    typedef ze_result_t (*version_t)(ze_driver_handle_t, char *, size_t *);
+    typedef ze_result_t (*host_fn_t)(ze_command_list_handle_t, void (*)(void *), void *, const void *, ze_event_handle_t,
+                                     uint32_t, ze_event_handle_t *);
+    version_t version = NULL;
+    host_fn_t host_fn = NULL;
+    for (int i = 0; i < 2; i++) /* asked twice: one name, one count */
+        CALL("zeDriverGetExtensionFunctionAddress(zeIntelGetDriverVersionString)",
+             addr(drv, "zeIntelGetDriverVersionString", (void **)&version));
+    CALL("zeDriverGetExtensionFunctionAddress(zeCommandListAppendHostFunction)",
+         addr(drv, "zeCommandListAppendHostFunction", (void **)&host_fn));
+    char text[64];
+    size_t size = 0;
+    CALL("zeIntelGetDriverVersionString(size)", version(drv, NULL, &size));
+    ok(size > 1 && size <= sizeof(text), "the driver version's size is %zu", size);
+    for (int i = 0; i < 2; i++) CALL("zeIntelGetDriverVersionString", version(drv, text, &size));
+    ok(strncmp(text, "zesim", 5) == 0, "the driver version is '%s'", text);
+    int one = 1;
+    for (int i = 0; i < 2; i++) CALL("zeCommandListAppendHostFunction", host_fn(imm, host_function, &one, NULL, NULL, 0, NULL));
+    ok(host_function_runs == 2, "the host function ran %d time(s), as appended", host_function_runs);
+}
+
 static void app(int traced) {
     ze_driver_handle_t drv;
     uint32_t n = 1;
@@ -216,6 +247,7 @@ static void app(int traced) {
     ze_group_count_t g = {1, 1, 1};
     ze_pfnCommandListAppendLaunchKernel_t launch = H(T_LIST, ze_command_list_dditable_t, pfnAppendLaunchKernel);
     CALL("zeCommandListAppendLaunchKernel", launch(imm, k[0], &g, NULL, 0, NULL));
+    by_name(drv, imm);
     if (minor >= 14) {
         group_size_t gs = {1, 1, 1};
         CALL("zeCommandListAppendLaunchKernelWithArguments",

@@ -10,7 +10,9 @@
  * Copy offload, as UR v2 turns it on: the queue's immediate list carries the copy-offload hint
  * (spec 1.14), and so does the regular list it runs (1.15); their host<->device copies and fills
  * run on a copy engine, their device-to-device copies on the list's; a second in-order immediate
- * list without the hint copies too. Through Debian's loader (spec 1.4) no list has the hint.
+ * list without the hint copies too; the hinted regular list also runs on a command queue (as UR
+ * v1 runs graphs), and a copy captured on the hinted immediate list into a graph (spec 1.17) is
+ * replayed. Through Debian's loader (spec 1.4) no list has the hint.
  *
  *   zc_ldr_urv2 17|loader [THREADS]
  *     17      this program is a loader of spec 1.17: it dlopen()s ZE_ENABLE_ALT_DRIVERS (libzecoll_ze.so
@@ -125,6 +127,19 @@ static struct api {
     ze_result_t (*qts_exp)(ze_event_handle_t, ze_device_handle_t, uint32_t *, ze_kernel_timestamp_result_t *);
     ze_result_t (*cb_create)(ze_context_handle_t, ze_device_handle_t, const cb_desc_t *, ze_event_handle_t *);
     ze_result_t (*cb_flags)(ze_event_handle_t, uint32_t *);
+    /* the copy-offload paths of a regular list on a queue and of graph replays (harness only) */
+    ze_result_t (*queue_create)(ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,
+                                ze_command_queue_handle_t *);
+    ze_result_t (*queue_destroy)(ze_command_queue_handle_t);
+    ze_result_t (*queue_exec)(ze_command_queue_handle_t, uint32_t, ze_command_list_handle_t *, ze_fence_handle_t);
+    ze_result_t (*queue_sync)(ze_command_queue_handle_t, uint64_t);
+    ze_result_t (*begin_capture)(ze_command_list_handle_t, const void *);
+    ze_result_t (*end_capture)(ze_command_list_handle_t, const void *, void **);
+    ze_result_t (*graph_inst)(void *, const void *, void **);
+    ze_result_t (*append_graph)(ze_command_list_handle_t, void *, const void *, ze_event_handle_t, uint32_t,
+                                ze_event_handle_t *);
+    ze_result_t (*graph_destroy)(void *);
+    ze_result_t (*xgraph_destroy)(void *);
 } A;
 typedef ze_result_t (*zex_create2_t)(ze_context_handle_t, ze_device_handle_t, const cb_desc_t *, ze_event_handle_t *);
 
@@ -153,14 +168,15 @@ static int load(void) {
         void **eve = table(drv, "zeGetEventExpProcAddrTable"), **mem = table(drv, "zeGetMemProcAddrTable");
         /* a loader asks every table, whatever the application calls (the collector's own calls
          * go to the entries the loader fetched) */
+        void **cq = table(drv, "zeGetCommandQueueProcAddrTable"), **gr = table(drv, "zeGetGraphProcAddrTable");
+        void **xg = table(drv, "zeGetExecutableGraphProcAddrTable");
         static const char *const rest[] = {"zeGetDriverExpProcAddrTable", "zeGetDeviceExpProcAddrTable",
-                                           "zeGetCommandQueueProcAddrTable", "zeGetImageProcAddrTable",
+                                           "zeGetImageProcAddrTable",
                                            "zeGetImageExpProcAddrTable",
                                            "zeGetMemExpProcAddrTable", "zeGetFenceProcAddrTable",
                                            "zeGetModuleBuildLogProcAddrTable", "zeGetKernelExpProcAddrTable",
                                            "zeGetSamplerProcAddrTable", "zeGetPhysicalMemProcAddrTable",
-                                           "zeGetVirtualMemProcAddrTable", "zeGetGraphProcAddrTable",
-                                           "zeGetExecutableGraphProcAddrTable"};
+                                           "zeGetVirtualMemProcAddrTable"};
         for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) (void)table(drv, rest[i]);
         SET(init_drivers, glo, 1);
         SET(ext_fn, dr, IDX(ze_driver_dditable_t, pfnGetExtensionFunctionAddress));
@@ -198,6 +214,16 @@ static int load(void) {
         SET(cb_create, ev, 11);
         SET(cb_flags, ev, 16);
         SET(qts_exp, eve, 0);
+        SET(queue_create, cq, IDX(ze_command_queue_dditable_t, pfnCreate));
+        SET(queue_destroy, cq, IDX(ze_command_queue_dditable_t, pfnDestroy));
+        SET(queue_exec, cq, IDX(ze_command_queue_dditable_t, pfnExecuteCommandLists));
+        SET(queue_sync, cq, IDX(ze_command_queue_dditable_t, pfnSynchronize));
+        SET(begin_capture, cl, 45);
+        SET(end_capture, cl, 48);
+        SET(append_graph, cl, 50);
+        SET(graph_inst, gr, 3);
+        SET(graph_destroy, gr, 6);
+        SET(xgraph_destroy, xg, 1);
         return 0; /* the tables stay: their entries are called until exit */
     }
     void *l = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -345,6 +371,46 @@ static void copies(ze_command_list_handle_t l, bool offload, void *host, void *d
     F.copies += 3;
     F.fills++;
     F.offloaded += offload ? 3 : 0;
+    pthread_mutex_unlock(&lock);
+}
+
+/* The hinted in-order regular list (a kernel, a host-to-device copy, a kernel) run by a command
+ * queue, as UR v1 runs SYCL graphs: its copy runs on a copy engine there too. */
+#define QUEUE_RUNS 2
+static void run_on_queue(ze_command_list_handle_t reg) {
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, QUEUE_FLAG_IN_ORDER,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t q;
+    CALL("zeCommandQueueCreate", A.queue_create(ctx, dev, &qd, &q));
+    for (int i = 0; i < QUEUE_RUNS; i++) CALL("zeCommandQueueExecuteCommandLists(hinted list)", A.queue_exec(q, 1, &reg, NULL));
+    CALL("zeCommandQueueSynchronize", A.queue_sync(q, UINT64_MAX));
+    CALL("zeCommandQueueDestroy", A.queue_destroy(q));
+    pthread_mutex_lock(&lock);
+    F.kernels += 2 * QUEUE_RUNS;
+    F.copies += QUEUE_RUNS;
+    F.offloaded += QUEUE_RUNS;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Native graph capture (spec 1.17) on the hinted immediate list: a host-to-device copy and a
+ * kernel captured, the graph replayed; each replay's copy runs on a copy engine. */
+#define REPLAYS 3
+static void capture_replay(ze_command_list_handle_t imm, ze_kernel_handle_t k, void *host, void *d0) {
+    void *graph = NULL, *x = NULL;
+    ze_group_count_t g = {1, 1, 1};
+    CALL("zeCommandListBeginGraphCaptureExt", A.begin_capture(imm, NULL));
+    CALL("zeCommandListAppendMemoryCopy(capture)", A.copy(imm, d0, host, COPY_BYTES, NULL, 0, NULL));
+    CALL("zeCommandListAppendLaunchKernel(capture)", A.launch(imm, k, &g, NULL, 0, NULL));
+    CALL("zeCommandListEndGraphCaptureExt", A.end_capture(imm, NULL, &graph));
+    CALL("zeGraphInstantiateExt", A.graph_inst(graph, NULL, &x));
+    for (int i = 0; i < REPLAYS; i++) CALL("zeCommandListAppendGraphExt", A.append_graph(imm, x, NULL, NULL, 0, NULL));
+    CALL("zeCommandListHostSynchronize(replays)", A.host_sync(imm, UINT64_MAX));
+    CALL("zeExecutableGraphDestroyExt", A.xgraph_destroy(x));
+    CALL("zeGraphDestroyExt", A.graph_destroy(graph));
+    pthread_mutex_lock(&lock);
+    F.kernels += REPLAYS;
+    F.copies += REPLAYS;
+    F.offloaded += REPLAYS;
     pthread_mutex_unlock(&lock);
 }
 
@@ -512,6 +578,8 @@ static void run_thread(int id) {
         CALL("zeEventHostSynchronize(the second queue's event)", A.event_sync(done2, UINT64_MAX));
         read_ts(ts);
     }
+    if (reg && A.queue_exec) run_on_queue(reg);
+    if (A.begin_capture && A.append_graph) capture_replay(imm, k[1], host, d0);
     /* the other creation paths, once each: a pool with the CB descriptor, the core entry (1.15) */
     pool_cb_desc_t pcb = {(ze_structure_type_t)STYPE_POOL_CB_EXP_DESC, NULL, CB_IMMEDIATE};
     ze_event_pool_handle_t pool, rpool;

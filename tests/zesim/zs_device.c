@@ -62,6 +62,7 @@ static ze_result_t zs_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t h, 
     ZS_CHECK(h, ZS_MAGIC_DRIVER);
     if (!name || !ppf) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if ((*ppf = zs_graph_ext_function(name))) return ZE_RESULT_SUCCESS;
+    if ((*ppf = zs_later_ext_function(name))) return ZE_RESULT_SUCCESS; /* zs_later.c */
     *ppf = zs_cb_ext_function(name); /* counter-based events (zs_cb.c) */
     return *ppf ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }

@@ -462,6 +462,8 @@ void zs_later_device(void *t, ze_api_version_t v);
 void zs_later_list(void *t, ze_api_version_t v);
 void zs_later_list_exp(void *t, ze_api_version_t v);
 void zs_later_driver_properties(ze_driver_properties_t *p);
+/* functions handed out by name (zeIntelGetDriverVersionString, zeCommandListAppendHostFunction) */
+void *zs_later_ext_function(const char *name);
 /* zs_graph.c: mutable command lists, clones, graph capture and replay */
 void zs_graph_fill_list(void *t, ze_api_version_t v);
 void zs_graph_fill_list_exp(void *t, ze_api_version_t v);

@@ -5,6 +5,7 @@
  * collector/ze/ze_ddi_later.spec. */
 #include "zs_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,8 +131,11 @@ static ze_result_t zs_zeCommandListAppendLaunchKernelWithParameters(ze_command_l
     return zs_list_launch(l, k, g, NULL, sig, nw, w);
 }
 
+static ze_result_t zs_zeCommandListAppendHostFunction(ze_command_list_handle_t l, void *fn, void *user, const void *pNext,
+                                                      ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w);
 void zs_later_list(void *t, ze_api_version_t v) {
     ZS_SET(t, v, 6, 28, zs_zeCommandListHostSynchronize);
+    ZS_SET(t, v, 17, 51, zs_zeCommandListAppendHostFunction);
     ZS_SET(t, v, 14, 36, zs_zeCommandListAppendLaunchKernelWithParameters);
     ZS_SET(t, v, 14, 37, zs_zeCommandListAppendLaunchKernelWithArguments);
     zs_graph_fill_list(t, v);
@@ -171,4 +175,47 @@ static ze_result_t zs_zeCommandListImmediateAppendCommandListsExp(ze_command_lis
 void zs_later_list_exp(void *t, ze_api_version_t v) {
     ZS_SET(t, v, 8, 1, zs_zeCommandListImmediateAppendCommandListsExp);
     zs_graph_fill_list_exp(t, v);
+}
+
+/* ---------------------------------------------------------------- functions handed out by name */
+/* zeIntelGetDriverVersionString (compute-runtime's, by name only): the version text; a NULL
+ * buffer asks for its size. Each call is in the truth: zecoll does not follow this function. */
+static ze_result_t zs_zeIntelGetDriverVersionString(ze_driver_handle_t h, char *buf, size_t *size) {
+    ZS_ENTER();
+    ZS_CHECK(h, ZS_MAGIC_DRIVER);
+    static const char version[] = "zesim 1.17";
+    if (!size) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    zs_truthf("{\"kind\":\"by_name\",\"what\":\"zeIntelGetDriverVersionString\"}");
+    if (!buf) {
+        *size = sizeof(version);
+        return ZE_RESULT_SUCCESS;
+    }
+    snprintf(buf, *size, "%s", version);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* zeCommandListAppendHostFunction (1.17, and by name as compute-runtime hands it out): the host
+ * function runs once the list's earlier commands are done. zesim models it on immediate lists
+ * without events: it waits for the list there and calls the function; each call is in the truth. */
+typedef void (*zs_host_function_t)(void *);
+static ze_result_t zs_zeCommandListAppendHostFunction(ze_command_list_handle_t l, void *fn, void *user, const void *pNext,
+                                                      ze_event_handle_t sig, uint32_t nw, ze_event_handle_t *w) {
+    ZS_ENTER_DEV();
+    (void)pNext, (void)w;
+    ZS_CHECK(l, ZS_MAGIC_LIST);
+    if (!fn) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!l->immediate || sig || nw) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE; /* not modelled */
+    pthread_mutex_lock(&zs.lock);
+    ze_result_t r = zs_wait_locked(stream_idle, l->stream, UINT64_MAX);
+    pthread_mutex_unlock(&zs.lock);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    zs_truthf("{\"kind\":\"by_name\",\"what\":\"zeCommandListAppendHostFunction\",\"list\":\"%p\"}", (void *)l);
+    ((zs_host_function_t)(uintptr_t)fn)(user);
+    return ZE_RESULT_SUCCESS;
+}
+
+void *zs_later_ext_function(const char *name) {
+    if (strcmp(name, "zeIntelGetDriverVersionString") == 0) return (void *)(uintptr_t)zs_zeIntelGetDriverVersionString;
+    if (strcmp(name, "zeCommandListAppendHostFunction") == 0) return (void *)(uintptr_t)zs_zeCommandListAppendHostFunction;
+    return NULL;
 }

@@ -399,6 +399,19 @@ def gen_source(spec_name, apis, tables, hooks, closed, papi_kind):
     return src
 
 
+def gen_by_name(apis):
+    """Every entry's wrapper by API id, with its real entry's place in zc_ze_real: a function the
+    driver hands out by name (zeDriverGetExtensionFunctionAddress) that is a table entry's is
+    handed out as that entry's wrapper (collector/ze/zc_ze_driver.c). Data, appended to
+    zc_ze_gen.c, where the wrappers are."""
+    src = ["\n/* The plain wrapper of every API (no PAPI sampling) and where its real entry is in zc_ze_real,\n"
+           " * in entries: for functions handed out by name (zc_ze_driver.c). */\n"]
+    src += c_block("const struct zc_ze_wrapper_ref zc_ze_wrappers[ZC_ZE_API_COUNT] = {\n",
+                   [f"    {{(void (*)(void))zcw_{fn}, offsetof(struct zc_ze_real, {field}.{member}) / sizeof(void (*)(void))}},\n"
+                    for fn, field, member, *_ in apis], "};\n")
+    return src
+
+
 def gen_driver(spec_name, tables, forward):
     drv = [HEADER.format(spec=spec_name),
            "/* The driver face of zecoll: the loader dlsym()s these; each forwards to libzecoll.so. */\n",
@@ -436,7 +449,7 @@ def main():
     os.makedirs(a.out_dir, exist_ok=True)
     outputs = {"zc_ze_gen.h": gen_header(spec_name, apis, tables, hooks, decls),
                "zc_ze_tables.c": gen_tables(spec_name, apis, tables, closed, forward),
-               "zc_ze_gen.c": gen_source(spec_name, apis, tables, hooks, closed, papi_kind),
+               "zc_ze_gen.c": gen_source(spec_name, apis, tables, hooks, closed, papi_kind) + gen_by_name(apis),
                "zc_ze_driver_gen.c": gen_driver(spec_name, tables, forward)}
     for name, lines in outputs.items():
         open(os.path.join(a.out_dir, name), "w").write("".join(lines))
