@@ -139,33 +139,6 @@ static size_t seg(const struct zc_dev *d, uint64_t x, bool by_dev) {
     return lo ? lo - 1 : 0;
 }
 
-static uint64_t to_host_locked(const struct zc_dev *d, uint64_t dev) {
-    if (!d->nanchors) return 0;
-    const struct zc_anchor *a = &d->anchors[seg(d, dev, true)];
-    long double dt = ((long double)(int64_t)(dev - a->dev)) / rate(d);
-    return a->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5L : dt + 0.5L);
-}
-
-static uint64_t dev_at_locked(const struct zc_dev *d, uint64_t host) {
-    if (!d->nanchors) return 0;
-    const struct zc_anchor *a = &d->anchors[seg(d, host, false)];
-    return a->dev + (uint64_t)(int64_t)((long double)(int64_t)(host - a->host) * rate(d));
-}
-
-uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev) {
-    pthread_mutex_lock(&d->clock_lock);
-    uint64_t h = to_host_locked(d, dev);
-    pthread_mutex_unlock(&d->clock_lock);
-    return h;
-}
-
-uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t host) {
-    pthread_mutex_lock(&d->clock_lock);
-    uint64_t v = dev_at_locked(d, host);
-    pthread_mutex_unlock(&d->clock_lock);
-    return v;
-}
-
 /* The device has no anchors (see the top of the file): a completed record narrows the offset's
  * interval; its raw position (ticks since the first record's start) and duration are kept to be
  * placed later, once observations ZC_SETTLE_NS newer have narrowed the interval further. */

@@ -398,10 +398,6 @@ void zc_ze_caps_announce(void);
 /* ---------------------------------------------------------------- zc_ze_clock.c */
 /* Takes an anchor pair if the newest is older than ZECOLL_ANCHOR_INTERVAL_MS (or force). */
 void zc_ze_clock_anchor(struct zc_dev *d, bool force);
-/* Host ns of a device tick (unrolled). */
-uint64_t zc_ze_clock_to_host(struct zc_dev *d, uint64_t dev);
-/* Unrolled device tick at host time h. */
-uint64_t zc_ze_clock_dev_at(struct zc_dev *d, uint64_t h);
 /* Start/end of a kernel timestamp (masked to kbits) in host ns; not_before is a host time the
  * operation cannot have started before (its submission). */
 void zc_ze_clock_convert(struct zc_dev *d, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
