@@ -117,19 +117,26 @@ void zc_ze_slot_release(struct zc_slot *s) {
 }
 
 /* ---------------------------------------------------------------- injected events of a list */
+/* Room for n more events handed back to the list (doubling); false if memory for them could not
+ * be had (the room there is stays). l->lock held. */
+static bool ret_room_locked(struct zc_list *l, uint32_t n) {
+    if (l->cap_ret - l->nret >= n) return true;
+    uint32_t ncap = l->cap_ret ? l->cap_ret : 64;
+    while (ncap - l->nret < n) ncap *= 2;
+    ze_event_handle_t *p = realloc(l->ret, ncap * sizeof(*p));
+    if (!p) return false;
+    l->ret = p;
+    l->cap_ret = ncap;
+    return true;
+}
+
 /* An immediate list's event whose operation completed: reset here (a drainer, off the app's
  * path) and handed back to the list; l->lock held. */
 static void event_return_locked(struct zc_list *l, ze_event_handle_t e) {
     zc_ze_real.ze_event.pfnHostReset(e);
-    if (l->nret == l->cap_ret) {
-        uint32_t ncap = l->cap_ret ? 2 * l->cap_ret : 64;
-        ze_event_handle_t *n = realloc(l->ret, ncap * sizeof(*n));
-        if (!n) { /* the context's pool takes it instead */
-            zc_ze_event_put(l->ctx, e);
-            return;
-        }
-        l->ret = n;
-        l->cap_ret = ncap;
+    if (!ret_room_locked(l, 1)) { /* the context's pool takes it instead */
+        zc_ze_event_put(l->ctx, e);
+        return;
     }
     l->ret[l->nret++] = e;
 }
@@ -216,15 +223,7 @@ void zc_ze_list_events_done(struct zc_list *l, const ze_event_handle_t *ev, uint
     for (uint32_t i = 0; i < n; i++) zc_ze_real.ze_event.pfnHostReset(ev[i]);
     pthread_mutex_lock(&l->lock);
     deferred_release_before(l, zc_ze_imm(l), last);
-    if (l->cap_ret - l->nret < n) {
-        uint32_t ncap = l->cap_ret ? l->cap_ret : 64;
-        while (ncap - l->nret < n) ncap *= 2;
-        ze_event_handle_t *p = realloc(l->ret, ncap * sizeof(*p));
-        if (p) {
-            l->ret = p;
-            l->cap_ret = ncap;
-        }
-    }
+    ret_room_locked(l, n); /* what does not fit goes to the context's pool below */
     uint32_t k = l->cap_ret - l->nret < n ? l->cap_ret - l->nret : n;
     memcpy(l->ret + l->nret, ev, k * sizeof(*ev));
     l->nret += k;
