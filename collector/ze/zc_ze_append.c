@@ -114,8 +114,9 @@ void __attribute__((noinline)) zc_ze_timed_post_rare(struct zc_ze_call *c, ze_co
     struct zc_thread *t = c->t;
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
-    uint8_t kind = (uint8_t)kd, dir = (uint8_t)(kd >> 8);
-    struct zc_opdesc op = {kind, dir, zc_ze_op_engine(l, kind, dir), 0, region, t->comm_rank, bytes, callsite};
+    uint8_t kind = (uint8_t)kd, xf = (uint8_t)(kd >> 8);
+    struct zc_opdesc op = {kind, (uint8_t)(xf & 15u), zc_ze_op_engine(l, kind, (uint8_t)(xf >> 4)), 0, region,
+                           t->comm_rank, bytes, callsite};
     if (l->immediate) {
         /* only the thread using the list appends to it (spec): the next position is its */
         zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));
@@ -154,14 +155,19 @@ bool __attribute__((noinline)) zc_ze_launch_select(struct zc_ze_call *c, ze_kern
 }
 
 /* ---------------------------------------------------------------- what an operation is */
-/* An image is device memory: the direction of an image copy says, as a copy's does, whether
- * both sides are the device's (which a driver with copy offload keeps on the compute engine). */
-static uint8_t classify(char s, char d) {
+/* A transfer's direction (host or device side, for the RMA records: shared USM counts as the
+ * host's there) and its offload class (zc_offload_class: whether both sides may be the device's
+ * local memory, which a driver with copy offload keeps on the compute engine above a size), as
+ * ZC_XF. An image is device memory. Only copies come here: launches never pay for it. */
+static bool local_capable(char t) { return t == 'D' || t == 'I' || t == 'S'; }
+static uint8_t classify(char s, char d, uint64_t bytes, bool image) {
     bool sd = s == 'D' || s == 'I', dd = d == 'D' || d == 'I';
-    if (sd && dd) return ZC_DIR_D2D;
-    if (dd) return ZC_DIR_H2D;
-    if (sd) return ZC_DIR_D2H;
-    return ZC_DIR_H2H;
+    uint8_t dir = sd && dd ? ZC_DIR_D2D : dd ? ZC_DIR_H2D : sd ? ZC_DIR_D2H : ZC_DIR_H2H;
+    uint8_t cls = !(local_capable(s) && local_capable(d)) ? ZC_OFC_COPY
+                  : image                                 ? ZC_OFC_LL_IMAGE
+                  : bytes <= ZC_OFFLOAD_SMALL             ? ZC_OFC_LL_SMALL
+                                                          : ZC_OFC_LL_LARGE;
+    return ZC_XF(dir, cls);
 }
 
 static uint32_t kernel_region(ze_kernel_handle_t k) {
@@ -208,9 +214,9 @@ static uint32_t copy_region(uint32_t api, char s, char d) { return cached_region
 
 /* For the Append entries after spec 1.4 (zc_ze_submit.c): the same names as their older forms. */
 uint32_t zc_ze_kernel_region(ze_kernel_handle_t k) { return kernel_region(k); }
-uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint8_t *dir) {
+uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint64_t bytes, uint8_t *xf) {
     char s = zc_ze_memtype(src), d = zc_ze_memtype(dst);
-    *dir = (uint8_t)classify(s, d);
+    *xf = classify(s, d, bytes, false);
     return copy_region(api, s, d);
 }
 uint32_t zc_ze_fill_region(uint32_t api, const void *dst) {
@@ -270,7 +276,7 @@ void zc_ze_post_zeCommandListAppendLaunchMultipleKernelsIndirect(
         if (!c->inj) return;                                                                                     \
         char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);                                     \
         zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d),       \
-                         *p->psize, classify(s, d));                                                             \
+                         *p->psize, classify(s, d, *p->psize, false));                                           \
     }
 ZC_ZE_COPY_HOOKS(zeCommandListAppendMemoryCopy, ze_command_list_append_memory_copy_params_t)
 ZC_ZE_COPY_HOOKS(zeCommandListAppendMemoryCopyFromContext, ze_command_list_append_memory_copy_from_context_params_t)
@@ -286,7 +292,7 @@ void zc_ze_post_zeCommandListAppendMemoryCopyRegion(ze_command_list_append_memor
     uint64_t bytes = g ? (uint64_t)g->width * (g->height ? g->height : 1) * (g->depth ? g->depth : 1) : 0;
     char s = zc_ze_memtype(*p->psrcptr), d = zc_ze_memtype(*p->pdstptr);
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, copy_region(c->api, s, d), bytes,
-                     classify(s, d));
+                     classify(s, d, bytes, false));
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill_params_t *p, struct zc_ze_call *c) {
@@ -296,7 +302,8 @@ void zc_ze_post_zeCommandListAppendMemoryFill(ze_command_list_append_memory_fill
                                               struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL,
-                     cached_region(c->api, 0, zc_ze_memtype(*p->pptr), ZC_ROLE_DATA_TRANSFER), *p->psize, ZC_DIR_NONE);
+                     cached_region(c->api, 0, zc_ze_memtype(*p->pptr), ZC_ROLE_DATA_TRANSFER), *p->psize,
+                     zc_ze_fill_xf(*p->psize));
 }
 
 static uint64_t image_bytes(ze_image_handle_t img, const ze_image_region_t *reg) {
@@ -313,7 +320,7 @@ void zc_ze_post_zeCommandListAppendImageCopy(ze_command_list_append_image_copy_p
                                              struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
-               image_bytes(*p->phSrcImage, NULL), ZC_DIR_D2D);
+               image_bytes(*p->phSrcImage, NULL), classify('I', 'I', 0, true));
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_copy_region_params_t *p,
@@ -324,7 +331,7 @@ void zc_ze_post_zeCommandListAppendImageCopyRegion(ze_command_list_append_image_
                                                    struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', 'I'),
-               image_bytes(*p->phSrcImage, *p->ppSrcRegion), ZC_DIR_D2D);
+               image_bytes(*p->phSrcImage, *p->ppSrcRegion), classify('I', 'I', 0, true));
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyToMemory(ze_command_list_append_image_copy_to_memory_params_t *p,
@@ -336,7 +343,7 @@ void zc_ze_post_zeCommandListAppendImageCopyToMemory(ze_command_list_append_imag
     if (!c->inj) return;
     char d = zc_ze_memtype(*p->pdstptr);
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, 'I', d),
-                     image_bytes(*p->phSrcImage, *p->ppSrcRegion), classify('I', d));
+                     image_bytes(*p->phSrcImage, *p->ppSrcRegion), classify('I', d, 0, true));
 }
 
 void zc_ze_pre_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_image_copy_from_memory_params_t *p,
@@ -348,7 +355,7 @@ void zc_ze_post_zeCommandListAppendImageCopyFromMemory(ze_command_list_append_im
     if (!c->inj) return;
     char s = zc_ze_memtype(*p->psrcptr);
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_IMAGE, copy_region(c->api, s, 'I'),
-                     image_bytes(*p->phDstImage, *p->ppDstRegion), classify(s, 'I'));
+                     image_bytes(*p->phDstImage, *p->ppDstRegion), classify(s, 'I', 0, true));
 }
 
 void zc_ze_pre_zeCommandListAppendBarrier(ze_command_list_append_barrier_params_t *p, struct zc_ze_call *c) {

@@ -29,8 +29,12 @@ void zc_ze_tmpl_grow_failed(void);
 bool zc_ze_launch_select(struct zc_ze_call *c, ze_kernel_handle_t k);
 /* Region ids of an operation, as the older Append entries name theirs (zc_ze_append.c). */
 uint32_t zc_ze_kernel_region(ze_kernel_handle_t k);
-uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint8_t *dir);
+/* A copy's region and ZC_XF (its direction and offload class); a fill's region and ZC_XF. */
+uint32_t zc_ze_copy_region(uint32_t api, const void *src, const void *dst, uint64_t bytes, uint8_t *xf);
 uint32_t zc_ze_fill_region(uint32_t api, const void *dst);
+static inline uint8_t zc_ze_fill_xf(uint64_t bytes) {
+    return ZC_XF(ZC_DIR_NONE, bytes <= ZC_OFFLOAD_SMALL ? ZC_OFC_FILL_SMALL : ZC_OFC_FILL_LARGE);
+}
 
 /* ---------------------------------------------------------------- the list's own events (no lock) */
 static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {
@@ -39,12 +43,12 @@ static inline ze_event_handle_t zc_ze_event_get_inj(struct zc_list *l) {
 }
 
 /* Which engine ran an operation of l: a copy or fill of an in-order compute list with the
- * copy-offload hint, in a direction the driver offloads (l->offload: a bit per ZC_DIR_*, fills
- * with ZC_DIR_NONE; zc_ze_lifetime.c), ran on a copy engine. kind is a constant at every call
- * site: launches and barriers pay nothing, a transfer one load of its list's flags. */
-static inline uint8_t zc_ze_op_engine(const struct zc_list *l, enum zc_op_kind kind, uint8_t dir) {
+ * copy-offload hint, of a class the driver offloads (l->offload: a bit per ZC_OFC_*;
+ * zc_ze_lifetime.c), ran on a copy engine. kind is a constant at every call site: launches and
+ * barriers pay nothing, a transfer one load of its list's flags. */
+static inline uint8_t zc_ze_op_engine(const struct zc_list *l, enum zc_op_kind kind, uint8_t cls) {
     if (kind != ZC_OP_COPY && kind != ZC_OP_IMAGE && kind != ZC_OP_FILL) return ZC_ENG_LIST;
-    return (uint8_t)((l->offload >> dir) & 1u);
+    return (uint8_t)((l->offload >> cls) & 1u);
 }
 
 /* ---------------------------------------------------------------- prologue and epilogue */
@@ -91,21 +95,22 @@ static inline bool zc_ze_tmpl_add(struct zc_list *l, const struct zc_opdesc *op,
     return true;
 }
 /* The rare endings of a timed Append, out of line: the driver's call failed, or the app's event
- * is re-signalled after ours (kd: kind | dir << 8). */
+ * is re-signalled after ours (kd: kind | xf << 8). */
 void zc_ze_timed_post_rare(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_result_t r, uint32_t kd,
                            uint32_t region, uint64_t bytes);
 /* An immediate Append's entry that does not go in place: a new block, or a synchronous list. */
 void zc_ze_imm_post_slow(struct zc_list *l, const struct zc_inbox_entry *e);
 
 /* Epilogue of every timed Append: one 64-byte entry into the immediate list's inbox, or one
- * template into the regular list; no lock, no allocation once warm. */
+ * template into the regular list; no lock, no allocation once warm. xf: a transfer's direction
+ * and offload class (ZC_XF; ZC_DIR_NONE for the others). */
 static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle_t hl, ze_event_handle_t *sig,
-                                    ze_result_t r, enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t dir) {
+                                    ze_result_t r, enum zc_op_kind kind, uint32_t region, uint64_t bytes, uint8_t xf) {
     if (!c->inj) return;
     *sig = c->user_event;
     /* one test for both: the event's bits or'ed with the result's */
     if (__builtin_expect(((uintptr_t)c->user_event | (uint32_t)r) != 0, 0)) {
-        zc_ze_timed_post_rare(c, hl, r, (uint32_t)kind | (uint32_t)dir << 8, region, bytes);
+        zc_ze_timed_post_rare(c, hl, r, (uint32_t)kind | (uint32_t)xf << 8, region, bytes);
         return;
     }
     struct zc_list *l = c->ptr;
@@ -113,7 +118,8 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
     /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
-    struct zc_opdesc op = {(uint8_t)kind, dir, zc_ze_op_engine(l, kind, dir), 0, region, t->comm_rank, bytes, callsite};
+    struct zc_opdesc op = {(uint8_t)kind, (uint8_t)(xf & 15u), zc_ze_op_engine(l, kind, (uint8_t)(xf >> 4)), 0,
+                           region, t->comm_rank, bytes, callsite};
     if (l->immediate) {
         struct zc_inbox *ib = l->inbox;
         if (__builtin_expect(zc_ze_inbox_fast(ib), 1)) { /* written in place: one cache line */

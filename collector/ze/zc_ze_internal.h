@@ -126,6 +126,7 @@ struct zc_dev {
     bool copy_only[ZC_ZE_MAX_GROUPS];
     int copy_ordinal;     /* the first copy-only group (where offloaded copies run), -1 if none */
     bool integrated;      /* no local memory: no copy is device-to-device for the driver */
+    uint8_t offload_rules; /* ZC_OFFLOAD_* of its driver's release (zc_ze_offload_rules) */
     /* where copy executions' timestamps are harvested: a compute group (the last engine of the
      * first one, the least likely to be the app's default); -1 if the device has none */
     int harvest_ordinal;
@@ -167,6 +168,26 @@ struct zc_opdesc {
 };
 
 enum zc_dir { ZC_DIR_NONE, ZC_DIR_H2D, ZC_DIR_D2H, ZC_DIR_D2D, ZC_DIR_H2H, ZC_DIR_OTHER };
+
+/* What decides whether a driver with copy offload runs a transfer on a copy engine (compute-runtime's
+ * rules, zc_ze_lifetime.c): not its direction (ZC_DIR_* says host or device side, for the RMA
+ * records) but whether both sides are in the device's local memory (device USM, images, and shared
+ * USM, whose GPU storage is local on a device with local memory) and its size. A list's offload
+ * set has a bit per class. */
+enum zc_offload_class {
+    ZC_OFC_FILL_SMALL, /* a fill of at most ZC_OFFLOAD_SMALL bytes */
+    ZC_OFC_FILL_LARGE,
+    ZC_OFC_COPY,       /* a copy with a side that is never local (host USM, other memory) */
+    ZC_OFC_LL_SMALL,   /* a copy between local-capable sides (device, shared), at most ZC_OFFLOAD_SMALL */
+    ZC_OFC_LL_LARGE,
+    ZC_OFC_LL_IMAGE,   /* an image copy whose other side is local-capable (an image or device/shared USM) */
+};
+#define ZC_OFFLOAD_SMALL 8192u
+/* A transfer's dir and offload class, as one byte on the Append path (dir below 16). */
+#define ZC_XF(dir, cls) ((uint8_t)((unsigned)(dir) | (unsigned)(cls) << 4))
+/* The rule sets (zc_dev.offload_rules): the driver's releases that changed them. */
+#define ZC_OFFLOAD_FILL_SMALL_ONLY 1u /* compute-runtime 26.09 and newer: only fills up to 8 KiB */
+#define ZC_OFFLOAD_LL_SMALL 2u        /* 26.18 and newer: local-to-local copies up to 8 KiB too */
 
 /* The list's own engine, or the copy engine a copy of an in-order compute list with the
  * copy-offload hint was offloaded to (its record goes to the stream's copy-engine location). */
@@ -284,8 +305,8 @@ struct zc_list {
     struct zc_dev *dev;
     uint32_t ordinal, index;
     bool immediate, in_order, copy_only;
-    /* copy offload: bit d set when a copy in direction d (ZC_DIR_*; fills: ZC_DIR_NONE) runs on
-     * a copy engine (list_offload in zc_ze_lifetime.c); 0 for lists without the hint */
+    /* copy offload: bit c set when a transfer of class c (enum zc_offload_class) runs on a copy
+     * engine (list_offload in zc_ze_lifetime.c); 0 for lists without the hint */
     uint8_t offload;
     bool timed;                /* its Appends get our events (immediate: a stream; regular: a mode) */
     bool resignal;             /* an application event can be re-signalled after our event here */
@@ -431,6 +452,8 @@ void zc_ze_clock_report(struct zc_dev *d);
 /* ---------------------------------------------------------------- zc_ze_objects.c */
 struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
 void zc_ze_devices_enumerate(void);
+/* The copy-offload rules of a driver's release (ZC_OFFLOAD_*; ze.offload_rules forces them). */
+uint8_t zc_ze_offload_rules(ze_driver_handle_t drv);
 /* A completion query of ours on device d (call) answered r, neither success nor NOT_READY (or
  * waiting timed out: r = ZE_RESULT_NOT_READY with timeout): device timing stops on d, with one
  * message; its pending records are dropped at the next drain of each stream. Returns true when

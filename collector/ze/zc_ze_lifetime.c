@@ -114,16 +114,52 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     return l;
 }
 
-/* Copy offload, as compute-runtime does it: only on in-order lists of a compute engine, only
- * where the device has a copy engine; fills (ZC_DIR_NONE) and copies, but not copies whose both
- * sides are in the device's local memory (device USM or images, on a device with local memory:
- * the compute engine copies those faster). The driver picks the copy engine; which one it is
- * cannot be asked. */
+/* Copy offload, as compute-runtime does it (CommandListCoreFamily::isCopyOffloadAllowed and its
+ * callers): only on in-order lists of a compute engine, only where the device has a copy engine;
+ * copies with a side that is never in local memory always; copies whose both sides may be
+ * (device or shared USM, images) only on a device without local memory, or (26.18 and newer) up to
+ * 8 KiB, never image copies; fills every one, or (26.09 and newer) up to 8 KiB. Shared USM is
+ * local on a device with local memory: its GPU storage is allocated in the local pool. The
+ * driver picks the copy engine; which one it is cannot be asked. */
 static void list_offload(struct zc_list *l, bool hint) {
     l->offload = 0;
     if (!hint || !l->in_order || l->copy_only || !l->dev || l->dev->copy_ordinal < 0) return;
-    for (uint8_t d = 0; d <= ZC_DIR_OTHER; d++)
-        if (d != ZC_DIR_D2D || l->dev->integrated) l->offload |= (uint8_t)(1u << d);
+    uint8_t rules = l->dev->offload_rules, on = (uint8_t)(1u << ZC_OFC_COPY | 1u << ZC_OFC_FILL_SMALL);
+    if (!(rules & ZC_OFFLOAD_FILL_SMALL_ONLY)) on |= 1u << ZC_OFC_FILL_LARGE;
+    if (l->dev->integrated) on |= 1u << ZC_OFC_LL_SMALL | 1u << ZC_OFC_LL_LARGE | 1u << ZC_OFC_LL_IMAGE;
+    else if (rules & ZC_OFFLOAD_LL_SMALL) on |= 1u << ZC_OFC_LL_SMALL;
+    l->offload = on;
+}
+
+/* The rules of a driver's release. compute-runtime's driverVersion is 0x01030000 plus its build
+ * number (release 26.09.37435.x: 37435), which grows from release to release: fills up to 8 KiB
+ * only from 26.09.37435 on (OverrideFillCopyOffloadThresholdKb's default), local-to-local copies
+ * up to 8 KiB (BlitterConstants::maxD2DBcsCopySize) from 26.18.38308 on. Another numbering (not
+ * compute-runtime, or a driver that does not say): the newest rules. ze.offload_rules forces
+ * the rules of 2025 (neither) or 2026 (both). */
+#define ZC_CR_VERSION_BASE 0x01030000u
+#define ZC_CR_BUILD_FILL_SMALL 37435u
+#define ZC_CR_BUILD_LL_SMALL 38308u
+uint8_t zc_ze_offload_rules(ze_driver_handle_t drv) {
+    const uint8_t newest = ZC_OFFLOAD_FILL_SMALL_ONLY | ZC_OFFLOAD_LL_SMALL;
+    const char *k = zc_knobs.OFFLOAD_RULES ? zc_knobs.OFFLOAD_RULES : "";
+    if (strcmp(k, "2025") == 0) return 0;
+    if (strcmp(k, "2026") == 0) return newest;
+    static atomic_int warned;
+    if (*k && strcmp(k, "auto") != 0 && !atomic_exchange(&warned, 1))
+        ZC_WARN("ignoring ZECOLL_OFFLOAD_RULES=\"%s\": expected auto, 2025 or 2026; using auto", k);
+    ze_driver_properties_t p;
+    memset(&p, 0, sizeof(p));
+    p.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+    if (!drv || !zc_ze_real.ze_driver.pfnGetProperties || zc_ze_real.ze_driver.pfnGetProperties(drv, &p) != ZE_RESULT_SUCCESS)
+        return newest;
+    if (p.driverVersion < ZC_CR_VERSION_BASE || p.driverVersion - ZC_CR_VERSION_BASE > 0xffffu) return newest;
+    uint32_t build = p.driverVersion - ZC_CR_VERSION_BASE;
+    uint8_t rules = (uint8_t)((build >= ZC_CR_BUILD_FILL_SMALL ? ZC_OFFLOAD_FILL_SMALL_ONLY : 0) |
+                              (build >= ZC_CR_BUILD_LL_SMALL ? ZC_OFFLOAD_LL_SMALL : 0));
+    ZC_DEBUG("driver version 0x%x (build %u): copy-offload rules 0x%x", (unsigned)p.driverVersion, (unsigned)build,
+             (unsigned)rules);
+    return rules;
 }
 
 static void list_register(struct zc_list *l) {

@@ -54,6 +54,7 @@ static struct zc_dev *dev_register_locked(ze_device_handle_t h) {
     d->harvest_ordinal = -1;
     d->copy_ordinal = -1;
     d->integrated = (p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
+    d->offload_rules = zc_ze_offload_rules(NULL); /* its driver's, once enumerated */
     uint32_t n = 0;
     if (zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties &&
         zc_ze_real.ze_device.pfnGetCommandQueueGroupProperties(h, &n, NULL) == ZE_RESULT_SUCCESS && n) {
@@ -105,7 +106,14 @@ void zc_ze_devices_enumerate(void) {
         ze_device_handle_t devs[ZC_ZE_MAX_DEVICES];
         if (n > ZC_ZE_MAX_DEVICES) n = ZC_ZE_MAX_DEVICES;
         if (zc_ze_real.ze_device.pfnGet(drv[i], &n, devs) != ZE_RESULT_SUCCESS) continue;
-        for (uint32_t k = 0; k < n; k++) zc_ze_dev(devs[k]);
+        uint8_t rules = zc_ze_offload_rules(drv[i]);
+        for (uint32_t k = 0; k < n; k++) {
+            struct zc_dev *d = zc_ze_dev(devs[k]);
+            if (!d) continue;
+            pthread_mutex_lock(&zc_ze.devs_lock);
+            d->offload_rules = rules;
+            pthread_mutex_unlock(&zc_ze.devs_lock);
+        }
     }
 }
 

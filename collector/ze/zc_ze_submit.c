@@ -30,9 +30,9 @@ void zc_ze_pre_zeCommandListAppendMemoryCopyWithParameters(zc_zeCommandListAppen
 void zc_ze_post_zeCommandListAppendMemoryCopyWithParameters(zc_zeCommandListAppendMemoryCopyWithParameters_params_t *p,
                                                             ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
-    uint8_t dir;
-    uint32_t region = zc_ze_copy_region(c->api, *p->psrcptr, *p->pdstptr, &dir);
-    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, region, *p->psize, dir);
+    uint8_t xf;
+    uint32_t region = zc_ze_copy_region(c->api, *p->psrcptr, *p->pdstptr, *p->psize, &xf);
+    zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_COPY, region, *p->psize, xf);
 }
 
 void zc_ze_pre_zeCommandListAppendMemoryFillWithParameters(zc_zeCommandListAppendMemoryFillWithParameters_params_t *p,
@@ -43,7 +43,7 @@ void zc_ze_post_zeCommandListAppendMemoryFillWithParameters(zc_zeCommandListAppe
                                                             ze_result_t r, struct zc_ze_call *c) {
     if (!c->inj) return;
     zc_ze_timed_post(c, *p->phCommandList, p->phSignalEvent, r, ZC_OP_FILL, zc_ze_fill_region(c->api, *p->pptr),
-                     *p->psize, ZC_DIR_NONE);
+                     *p->psize, zc_ze_fill_xf(*p->psize));
 }
 
 /* ---------------------------------------------------------------- appended command lists */

@@ -270,6 +270,12 @@ static void parse_config(void) {
     if (c->ndev > ZS_MAX_DEVICES) c->ndev = ZS_MAX_DEVICES;
     c->ncompute = (int)env_u64("ZESIM_COMPUTE_ENGINES", 4);
     c->ncopy = (int)env_u64("ZESIM_COPY_ENGINES", 2);
+    c->driver_gen = (int)env_u64("ZESIM_DRIVER_GEN", 2026);
+    if (c->driver_gen != 2025 && c->driver_gen != 2026) {
+        fprintf(stderr, "zesim: ignoring ZESIM_DRIVER_GEN=%d (want 2025 or 2026)\n", c->driver_gen);
+        c->driver_gen = 2026;
+    }
+    c->integrated = env_u64("ZESIM_INTEGRATED", 0) != 0;
     if (c->ncompute < 1) c->ncompute = 1;
     if (c->ncompute > ZS_MAX_ENGINES) c->ncompute = ZS_MAX_ENGINES;
     if (c->ncopy < 0) c->ncopy = 0;

@@ -35,7 +35,9 @@ static ze_result_t zs_zeDriverGetProperties(ze_driver_handle_t h, ze_driver_prop
     if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     memset(p->uuid.id, 0, sizeof(p->uuid.id));
     memcpy(p->uuid.id, "zesim-driver", 12);
-    p->driverVersion = 0x01080c00;
+    /* compute-runtime's numbering: 0x01030000 + the build of a release of that generation's rules
+     * (25.48.36300: every fill offloaded; 26.18.38308: fills and local copies up to 8 KiB) */
+    p->driverVersion = 0x01030000u + (zs.cfg.driver_gen == 2025 ? 36300u : 38308u);
     zs_later_driver_properties(p);
     return ZE_RESULT_SUCCESS;
 }
@@ -98,7 +100,7 @@ static ze_result_t zs_zeDeviceGetProperties(ze_device_handle_t d, ze_device_prop
     p->type = ZE_DEVICE_TYPE_GPU;
     p->vendorId = 0x8086;
     p->deviceId = 0x0bd5;
-    p->flags = 0;
+    p->flags = zs.cfg.integrated ? ZE_DEVICE_PROPERTY_FLAG_INTEGRATED : 0;
     p->subdeviceId = 0;
     p->coreClockRate = 1600;
     p->maxMemAllocSize = UINT64_C(4) << 30;

@@ -127,23 +127,39 @@ void zs_stream_release_locked(struct zs_stream *s) {
 /* Copy offload: a copy or fill appended to an in-order compute list created with the hint runs on
  * a copy engine (zesim: the device's copy engine 0; a real driver picks one), still in its list's
  * order (it stays on the list's stream: it starts after the list's previous command and the next
- * one after it), and after whatever that copy engine ran before (its free_ns). As compute-runtime
- * does: not a copy whose both sides are the device's local memory (device USM, images). */
+ * one after it), and after whatever that copy engine ran before (its free_ns). Which ones, by the
+ * driver's generation (ZESIM_DRIVER_GEN), as compute-runtime decides:
+ * - a copy with a side outside the device's local memory: always;
+ * - a copy whose both sides are in local memory (device USM, shared USM, whose GPU pages live
+ *   there, images; nothing on an integrated device, ZESIM_INTEGRATED=1): 2025 never, 2026 up to
+ *   8 KiB; never an image copy;
+ * - a fill: 2025 every one, 2026 up to 8 KiB. */
 struct zs_engine *zs_offload_engine_locked(ze_device_handle_t dev) {
     return zs.cfg.ncopy > 0 ? engine_get_locked(dev, ZS_GROUP_COPY, 0) : NULL;
 }
 
-static bool local_mem(const void *p) { return zs_alloc_type(p, NULL) == ZE_MEMORY_TYPE_DEVICE; }
+#define ZS_OFFLOAD_SMALL 8192u
+static size_t cmd_bytes(const struct zs_cmd *c);
+
+static bool local_mem(const void *p) {
+    ze_memory_type_t t = zs_alloc_type(p, NULL);
+    return !zs.cfg.integrated && (t == ZE_MEMORY_TYPE_DEVICE || t == ZE_MEMORY_TYPE_SHARED);
+}
 
 bool zs_cmd_offloaded(const struct zs_cmd *c) {
+    bool gen26 = zs.cfg.driver_gen >= 2026, image_local = !zs.cfg.integrated;
     switch (c->kind) {
     case ZS_K_COPY:
     case ZS_K_COPY_REGION:
-    case ZS_K_COPY_FROM_CONTEXT: return !(local_mem(c->src) && local_mem(c->dst));
-    case ZS_K_IMAGE_TO_MEM: return !local_mem(c->dst);
-    case ZS_K_IMAGE_FROM_MEM: return !local_mem(c->src);
-    case ZS_K_FILL: return true;
-    default: return false; /* kernels, barriers, image to image */
+    case ZS_K_COPY_FROM_CONTEXT:
+        if (!local_mem(c->src) || !local_mem(c->dst)) return true;
+        return gen26 && cmd_bytes(c) <= ZS_OFFLOAD_SMALL;
+    case ZS_K_IMAGE_TO_MEM: return !(image_local && local_mem(c->dst));
+    case ZS_K_IMAGE_FROM_MEM: return !(image_local && local_mem(c->src));
+    case ZS_K_IMAGE_COPY:
+    case ZS_K_IMAGE_COPY_REGION: return !image_local;
+    case ZS_K_FILL: return !gen26 || cmd_bytes(c) <= ZS_OFFLOAD_SMALL;
+    default: return false; /* kernels, barriers */
     }
 }
 

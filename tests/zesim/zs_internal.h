@@ -52,6 +52,10 @@ struct zs_fault {
 
 struct zs_config {
     int ndev, ncompute, ncopy;
+    /* the driver's generation (ZESIM_DRIVER_GEN): whose copy-offload rules it follows, and the
+     * version it reports (compute-runtime's numbering: 0x01030000 + the release's build) */
+    int driver_gen;
+    bool integrated; /* ZESIM_INTEGRATED=1: the devices have no local memory */
     uint64_t hz;
     int ts_bits, kts_bits;
     double drift_ppm[ZS_MAX_DEVICES];
