@@ -138,6 +138,7 @@ struct agg_defs {
      * the archive has no ZECOLL::L0_SPEC_KNOWN (no Level Zero use, or an older collector) */
     char l0_known[16], l0_asked[64], l0_untraced[1024]; /* l0_untraced: "name n, name n, ..." */
     uint64_t l0_untraced_calls;
+    char l0_uncounted[1024]; /* ZECOLL::L0_UNTRACED_UNCOUNTED: "name, name, ..." */
 };
 
 /* MPI groups (zc_agg_comm.c): a COMM_LOCATIONS group lists locations, a communicator's group the

@@ -654,7 +654,8 @@ static void l0_properties(OTF2_Reader *rd, struct agg_defs *d) {
         size_t off, cap;
     } p[] = {{"ZECOLL::L0_SPEC_KNOWN", offsetof(struct agg_defs, l0_known), sizeof(d->l0_known)},
              {"ZECOLL::L0_SPEC_ASKED", offsetof(struct agg_defs, l0_asked), sizeof(d->l0_asked)},
-             {"ZECOLL::L0_UNTRACED", offsetof(struct agg_defs, l0_untraced), sizeof(d->l0_untraced)}};
+             {"ZECOLL::L0_UNTRACED", offsetof(struct agg_defs, l0_untraced), sizeof(d->l0_untraced)},
+             {"ZECOLL::L0_UNTRACED_UNCOUNTED", offsetof(struct agg_defs, l0_uncounted), sizeof(d->l0_uncounted)}};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         char *v = NULL;
         if (OTF2_Reader_GetProperty(rd, p[i].name, &v) == OTF2_SUCCESS && v)

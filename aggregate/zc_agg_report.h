@@ -90,6 +90,7 @@ struct r_strag {
 struct r_untraced {
     char name[128];
     uint64_t calls;
+    bool uncounted; /* handed out by name, calls not counted (ZECOLL::L0_UNTRACED_UNCOUNTED): after the counted */
 };
 
 struct r_loc {

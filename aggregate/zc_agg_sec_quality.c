@@ -96,22 +96,36 @@ static int build_ranks(struct agg_report *r, const struct agg_stats *s) {
     return 0;
 }
 
-/* A21: ZECOLL::L0_UNTRACED, "name n, name n, ..." (most calls first), as rows */
-static int build_untraced(struct agg_report *r) {
-    const char *p = r->d->l0_untraced;
+/* A21: ZECOLL::L0_UNTRACED, "name n, name n, ..." (most calls first), as rows, then the names of
+ * ZECOLL::L0_UNTRACED_UNCOUNTED, "name, name, ...", as rows whose calls are not known */
+static uint32_t items(const char *p) {
     uint32_t n = *p != 0;
     for (const char *q = p; *q; q++) n += *q == ',';
-    if (!n) return 0;
-    if (!REP_ALLOC(r, r->unt, n)) return -1;
+    return n;
+}
+static int build_untraced(struct agg_report *r) {
+    const char *p = r->d->l0_untraced, *u = r->d->l0_uncounted;
+    uint32_t n = items(p), nu = items(u);
+    if (!n && !nu) return 0;
+    if (!REP_ALLOC(r, r->unt, n + nu)) return -1;
     while (*p && r->nunt < n) {
-        struct r_untraced *u = &r->unt[r->nunt];
+        struct r_untraced *x = &r->unt[r->nunt];
         unsigned long long calls;
         int used = 0;
         while (*p == ' ' || *p == ',') p++;
-        if (sscanf(p, "%127s %llu%n", u->name, &calls, &used) != 2) break; /* a cut list ends: "..." */
-        u->calls = calls;
+        if (sscanf(p, "%127s %llu%n", x->name, &calls, &used) != 2) break; /* a cut list ends: "..." */
+        x->calls = calls;
         r->nunt++;
         p += used;
+    }
+    for (uint32_t i = 0; i < nu; i++) {
+        struct r_untraced *x = &r->unt[r->nunt];
+        int used = 0;
+        while (*u == ' ' || *u == ',') u++;
+        if (sscanf(u, "%127[^,]%n", x->name, &used) != 1) break;
+        x->uncounted = true;
+        r->nunt++;
+        u += used;
     }
     return 0;
 }
@@ -121,11 +135,31 @@ static int build(struct agg_report *r, const struct agg_stats *s) {
     return build_locations(r, s) || build_ranks(r, s) || build_untraced(r) ? -1 : 0;
 }
 
-/* the untraced entries as "name n, ..." (at most `max`) */
-static void untraced_list(FILE *f, const struct agg_report *r, uint32_t max) {
-    for (uint32_t i = 0; i < r->nunt && i < max; i++) fprintf(f, "%s%s %llu", i ? ", " : "", r->unt[i].name, LLU(r->unt[i].calls));
-    if (r->nunt > max) fputs(", ...", f);
+/* the counted untraced entries (the first rows) */
+static uint32_t counted(const struct agg_report *r) {
+    uint32_t n = 0;
+    while (n < r->nunt && !r->unt[n].uncounted) n++;
+    return n;
 }
+
+/* the counted untraced entries as "name n, ..." (at most `max`) */
+static void untraced_list(FILE *f, const struct agg_report *r, uint32_t max) {
+    uint32_t nc = counted(r);
+    for (uint32_t i = 0; i < nc && i < max; i++) fprintf(f, "%s%s %llu", i ? ", " : "", r->unt[i].name, LLU(r->unt[i].calls));
+    if (nc > max) fputs(", ...", f);
+}
+
+/* the functions handed out by name whose calls zecoll could not count, "name, ..." (all: the
+ * collector names only those past its counters or off x86-64) */
+static void uncounted_list(FILE *f, const struct agg_report *r, bool html) {
+    for (uint32_t i = counted(r), k = 0; i < r->nunt; i++, k++) {
+        if (k) fputs(", ", f);
+        if (html) html_esc(f, r->unt[i].name);
+        else fputs(r->unt[i].name, f);
+    }
+}
+#define UNCOUNTED_TEXT "functions handed out by name that it passes through untraced and could not count: "
+
 
 /* ---------------------------------------------------------------- text */
 static uint64_t end_since_first(const struct agg_report *r, const struct r_rankq *x) {
@@ -181,9 +215,14 @@ static void text(const struct agg_report *r, struct agg_text *t) {
     if (d->l0_known[0]) {
         fprintf(f, "Level Zero: spec %s asked by the loader, %s known to zecoll; %llu call(s) to entries it passes through "
                    "untraced%s",
-                d->l0_asked[0] ? d->l0_asked : "(none)", d->l0_known, LLU(d->l0_untraced_calls), r->nunt ? ": " : "");
+                d->l0_asked[0] ? d->l0_asked : "(none)", d->l0_known, LLU(d->l0_untraced_calls), counted(r) ? ": " : "");
         untraced_list(f, r, 8);
         fputc('\n', f);
+        if (counted(r) < r->nunt) {
+            fputs("Level Zero: " UNCOUNTED_TEXT, f);
+            uncounted_list(f, r, false);
+            fputc('\n', f);
+        }
     } else fprintf(f, "Level Zero: spec versions and untraced calls unknown (the archive has no ZECOLL::L0_ properties)\n");
     fprintf(f, "unmatched: %llu regions never left, %llu Leaves without their Enter; %llu Appends without a device record, "
                "%llu device records without an Append; %llu re-executions of recorded lists\n",
@@ -221,7 +260,8 @@ static void csv_untraced(FILE *f, const struct agg_report *r, const void *row) {
     (void)r;
     const struct r_untraced *x = row;
     csv_str(f, x->name);
-    fprintf(f, ",%llu\n", LLU(x->calls));
+    if (x->uncounted) fputs(",\n", f); /* not known: the collector could not count them */
+    else fprintf(f, ",%llu\n", LLU(x->calls));
 }
 
 static int csv(const struct agg_report *r, struct agg_csv *c) {
@@ -255,10 +295,16 @@ static void json_totals(const struct agg_report *r, FILE *f) {
         if (d->l0_asked[0]) json_kv(f, "spec_asked", d->l0_asked, true);
         else fputs("\"spec_asked\":null,", f);
         fprintf(f, "\"untraced_calls\":%llu,\"untraced\":[", LLU(d->l0_untraced_calls));
-        for (uint32_t i = 0; i < r->nunt; i++) {
+        uint32_t nc = counted(r);
+        for (uint32_t i = 0; i < nc; i++) {
             fputs(i ? ",{" : "{", f);
             json_kv(f, "entry", r->unt[i].name, true);
             fprintf(f, "\"calls\":%llu}", LLU(r->unt[i].calls));
+        }
+        fputs("],\"untraced_uncounted\":[", f);
+        for (uint32_t i = nc; i < r->nunt; i++) {
+            if (i > nc) fputc(',', f);
+            agg_json_str(f, r->unt[i].name);
         }
         fputs("]},", f);
     } else fputs("\"level_zero\":null,", f);
@@ -348,12 +394,18 @@ static void html(const struct agg_report *r, FILE *f) {
         fputs(" asked by the loader, ", f);
         html_esc(f, d->l0_known);
         fprintf(f, " known to zecoll; %llu call(s) to entries it passes through untraced", LLU(d->l0_untraced_calls));
-        for (uint32_t i = 0; i < r->nunt; i++) {
+        uint32_t nc = counted(r);
+        for (uint32_t i = 0; i < nc; i++) {
             fputs(i ? ", " : ": ", f);
             html_esc(f, r->unt[i].name);
             fprintf(f, " %llu", LLU(r->unt[i].calls));
         }
         fputs("</li>", f);
+        if (nc < r->nunt) {
+            fputs("<li>Level Zero: " UNCOUNTED_TEXT, f);
+            uncounted_list(f, r, true);
+            fputs("</li>", f);
+        }
     } else fputs("<li>Level Zero: spec versions and untraced calls unknown (no ZECOLL::L0_ properties)</li>", f);
     if (r->dq_props) fprintf(f, "<li>collector: %llu records clamped, %llu dropped</li>", LLU(r->dq_clamped), LLU(r->dq_dropped));
     else fputs("<li>collector counts unknown (no zecoll:: location properties)</li>", f);

@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BYNAME_MAX 32 /* distinct functions handed out by name: compute-runtime has about 70 */
+#define BYNAME_MAX 32 /* distinct functions counted (trampolines) */
+#define BYNAME_NAMES 128 /* distinct functions named (compute-runtime has about 70) */
 #define BYNAME_LEN 96
 
 /* read and written by the trampolines (hidden: reached PC-relative) */
@@ -54,7 +55,7 @@ static struct {
     void *fn;     /* the driver's function */
     bool counted; /* through trampoline `slot` */
     unsigned slot;
-} names[BYNAME_MAX];
+} names[BYNAME_NAMES];
 static unsigned nnames, nslots;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -65,7 +66,8 @@ void *zc_ze_untraced_by_name(const char *name, void *fn) {
     pthread_mutex_lock(&lock);
     unsigned i = 0;
     while (i < nnames && names[i].fn != fn) i++; /* one function, one count, whatever name it was asked by */
-    if (i == nnames && nnames < BYNAME_MAX) { /* a new one */
+    bool no_slot = false;
+    if (i == nnames && nnames < BYNAME_NAMES) { /* a new one */
         snprintf(names[i].name, BYNAME_LEN, "%s", name);
         for (char *q = names[i].name; *q; q++) /* the notes list "name calls, ...": a C identifier only */
             if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_')) *q = '_';
@@ -75,7 +77,7 @@ void *zc_ze_untraced_by_name(const char *name, void *fn) {
             /* the target before the trampoline is handed out (x86-64 keeps stores in order) */
             __atomic_store_n(&zc_ze_byname_real[names[i].slot], fn, __ATOMIC_RELEASE);
             names[i].counted = true;
-        }
+        } else no_slot = BYNAME_TRAMPOLINES > 0;
         memcpy(shown, names[i].name, sizeof(shown));
         nnames++;
         warn = true;
@@ -87,11 +89,15 @@ void *zc_ze_untraced_by_name(const char *name, void *fn) {
         counted = true;
     }
     pthread_mutex_unlock(&lock);
-    static atomic_bool full_said;
-    if (i == BYNAME_MAX && !atomic_exchange(&full_said, true))
+    static atomic_bool full_said, names_said;
+    if (no_slot && !atomic_exchange(&full_said, true))
+        ZC_WARN("more than %d functions handed out by zeDriverGetExtensionFunctionAddress: %.64s and those after it "
+                "pass through untraced and uncounted (named in the archive's ZECOLL::L0_UNTRACED_UNCOUNTED)",
+                BYNAME_MAX, name);
+    if (i == BYNAME_NAMES && !atomic_exchange(&names_said, true))
         ZC_WARN("more than %d functions handed out by zeDriverGetExtensionFunctionAddress: %.64s and those after it "
                 "pass through untraced, uncounted and not named in the archive",
-                BYNAME_MAX, name);
+                BYNAME_NAMES, name);
     if (warn)
         ZC_WARN("%s (handed out by zeDriverGetExtensionFunctionAddress) passes through untraced: its calls are %s, "
                 "the device work it submits or changes is not in the archive",

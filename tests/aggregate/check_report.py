@@ -751,7 +751,8 @@ def check_level_zero(C, archive, R):
     C.eq("data_quality.level_zero", R["data_quality"].get("level_zero"),
          {"spec_known": P["ZECOLL::L0_SPEC_KNOWN"], "spec_asked": P.get("ZECOLL::L0_SPEC_ASKED"),
           "untraced_calls": int(P.get("ZECOLL::L0_UNTRACED_CALLS", "0")),
-          "untraced": [{"entry": e, "calls": int(n)} for e, n in pairs]})
+          "untraced": [{"entry": e, "calls": int(n)} for e, n in pairs],
+          "untraced_uncounted": [e for e in P.get("ZECOLL::L0_UNTRACED_UNCOUNTED", "").split(", ") if e]})
 
 
 def main():

@@ -8,6 +8,8 @@
  *   zc_ldr_harness MINOR [N]  MINOR = 4, 10 or 17: the spec version 1.MINOR asked for; N (1.17):
  *                             calls to zeCommandListUpdateMutableCommandWaitEventsExp, an entry
  *                             zecoll passes through untraced (default 1)
+ *   ZC_LDR_BY_NAME_MANY=K     also look up zesim's zexSimCounter00 .. K-1 by name and call each once
+ *                             (more distinct functions than zecoll can count: the rest are uncounted)
  *
  * Checks (TAP): each getter succeeds and writes nothing past the loader's table; with zecoll, every
  * entry the real driver (ZECOLL_REAL_DRIVERS) fills for that version is there and wrapped, nothing
@@ -199,6 +201,21 @@ static void by_name(ze_driver_handle_t drv, ze_command_list_handle_t imm) {
     ok(host_function_runs == 2, "the host function ran %d time(s), as appended", host_function_runs);
 }
 
+/* Many functions of no table handed out by name (zesim's zexSimCounterNN), each called once. */
+static void by_name_many(ze_driver_handle_t drv) {
+    const char *e = getenv("ZC_LDR_BY_NAME_MANY");
+    int k = e ? atoi(e) : 0;
+    ze_pfnDriverGetExtensionFunctionAddress_t addr = H(T_DRIVER, ze_driver_dditable_t, pfnGetExtensionFunctionAddress);
+    for (int i = 0; i < k && i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "zexSimCounter%02d", i);
+        ze_result_t (*fn)(ze_driver_handle_t) = NULL;
+        ze_result_t r = addr(drv, name, (void **)&fn);
+        ok(r == ZE_RESULT_SUCCESS && fn, "zeDriverGetExtensionFunctionAddress(%s) returns 0x%x", name, (unsigned)r);
+        if (fn) CALL(name, fn(drv));
+    }
+}
+
 static void app(int traced) {
     ze_driver_handle_t drv;
     uint32_t n = 1;
@@ -248,6 +265,7 @@ static void app(int traced) {
     ze_pfnCommandListAppendLaunchKernel_t launch = H(T_LIST, ze_command_list_dditable_t, pfnAppendLaunchKernel);
     CALL("zeCommandListAppendLaunchKernel", launch(imm, k[0], &g, NULL, 0, NULL));
     by_name(drv, imm);
+    by_name_many(drv);
     if (minor >= 14) {
         group_size_t gs = {1, 1, 1};
         CALL("zeCommandListAppendLaunchKernelWithArguments",
