@@ -452,7 +452,7 @@ void zc_ze_clock_report(struct zc_dev *d);
 /* ---------------------------------------------------------------- zc_ze_objects.c */
 struct zc_dev *zc_ze_dev(ze_device_handle_t h); /* registers on first use; NULL on failure */
 void zc_ze_devices_enumerate(void);
-/* The copy-offload rules of a driver's release (ZC_OFFLOAD_*; ze.offload_rules forces them). */
+/* The copy-offload rules of a driver's release (ZC_OFFLOAD_*; ZECOLL_OFFLOAD_RULES forces them). */
 uint8_t zc_ze_offload_rules(ze_driver_handle_t drv);
 /* A completion query of ours on device d (call) answered r, neither success nor NOT_READY (or
  * waiting timed out: r = ZE_RESULT_NOT_READY with timeout): device timing stops on d, with one

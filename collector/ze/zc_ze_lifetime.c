@@ -124,7 +124,8 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
 static void list_offload(struct zc_list *l, bool hint) {
     l->offload = 0;
     if (!hint || !l->in_order || l->copy_only || !l->dev || l->dev->copy_ordinal < 0) return;
-    uint8_t rules = l->dev->offload_rules, on = (uint8_t)(1u << ZC_OFC_COPY | 1u << ZC_OFC_FILL_SMALL);
+    uint8_t rules = __atomic_load_n(&l->dev->offload_rules, __ATOMIC_RELAXED);
+    uint8_t on = (uint8_t)(1u << ZC_OFC_COPY | 1u << ZC_OFC_FILL_SMALL);
     if (!(rules & ZC_OFFLOAD_FILL_SMALL_ONLY)) on |= 1u << ZC_OFC_FILL_LARGE;
     if (l->dev->integrated) on |= 1u << ZC_OFC_LL_SMALL | 1u << ZC_OFC_LL_LARGE | 1u << ZC_OFC_LL_IMAGE;
     else if (rules & ZC_OFFLOAD_LL_SMALL) on |= 1u << ZC_OFC_LL_SMALL;
@@ -135,7 +136,7 @@ static void list_offload(struct zc_list *l, bool hint) {
  * number (release 26.09.37435.x: 37435), which grows from release to release: fills up to 8 KiB
  * only from 26.09.37435 on (OverrideFillCopyOffloadThresholdKb's default), local-to-local copies
  * up to 8 KiB (BlitterConstants::maxD2DBcsCopySize) from 26.18.38308 on. Another numbering (not
- * compute-runtime, or a driver that does not say): the newest rules. ze.offload_rules forces
+ * compute-runtime, or a driver that does not say): the newest rules. ZECOLL_OFFLOAD_RULES forces
  * the rules of 2025 (neither) or 2026 (both). */
 #define ZC_CR_VERSION_BASE 0x01030000u
 #define ZC_CR_BUILD_FILL_SMALL 37435u

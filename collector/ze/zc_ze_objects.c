@@ -109,10 +109,8 @@ void zc_ze_devices_enumerate(void) {
         uint8_t rules = zc_ze_offload_rules(drv[i]);
         for (uint32_t k = 0; k < n; k++) {
             struct zc_dev *d = zc_ze_dev(devs[k]);
-            if (!d) continue;
-            pthread_mutex_lock(&zc_ze.devs_lock);
-            d->offload_rules = rules;
-            pthread_mutex_unlock(&zc_ze.devs_lock);
+            /* a list may be created on another thread meanwhile: it reads the old or the new rules */
+            if (d) __atomic_store_n(&d->offload_rules, rules, __ATOMIC_RELAXED);
         }
     }
 }

@@ -5,6 +5,7 @@
  * collector/ze/ze_ddi_later.spec. */
 #include "zs_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,58 +227,31 @@ static ze_result_t sim_counter(int i, ze_driver_handle_t h) {
 }
 #define ZS_SIM_COUNTER(i) \
     static ze_result_t zs_sim_counter_##i(ze_driver_handle_t h) { return sim_counter(i, h); }
-ZS_SIM_COUNTER(0)
-ZS_SIM_COUNTER(1)
-ZS_SIM_COUNTER(2)
-ZS_SIM_COUNTER(3)
-ZS_SIM_COUNTER(4)
-ZS_SIM_COUNTER(5)
-ZS_SIM_COUNTER(6)
-ZS_SIM_COUNTER(7)
-ZS_SIM_COUNTER(8)
-ZS_SIM_COUNTER(9)
-ZS_SIM_COUNTER(10)
-ZS_SIM_COUNTER(11)
-ZS_SIM_COUNTER(12)
-ZS_SIM_COUNTER(13)
-ZS_SIM_COUNTER(14)
-ZS_SIM_COUNTER(15)
-ZS_SIM_COUNTER(16)
-ZS_SIM_COUNTER(17)
-ZS_SIM_COUNTER(18)
-ZS_SIM_COUNTER(19)
-ZS_SIM_COUNTER(20)
-ZS_SIM_COUNTER(21)
-ZS_SIM_COUNTER(22)
-ZS_SIM_COUNTER(23)
-ZS_SIM_COUNTER(24)
-ZS_SIM_COUNTER(25)
-ZS_SIM_COUNTER(26)
-ZS_SIM_COUNTER(27)
-ZS_SIM_COUNTER(28)
-ZS_SIM_COUNTER(29)
-ZS_SIM_COUNTER(30)
-ZS_SIM_COUNTER(31)
-ZS_SIM_COUNTER(32)
-ZS_SIM_COUNTER(33)
-ZS_SIM_COUNTER(34)
-ZS_SIM_COUNTER(35)
-ZS_SIM_COUNTER(36)
-ZS_SIM_COUNTER(37)
-ZS_SIM_COUNTER(38)
-ZS_SIM_COUNTER(39)
+ZS_SIM_COUNTER(0) ZS_SIM_COUNTER(1) ZS_SIM_COUNTER(2) ZS_SIM_COUNTER(3) ZS_SIM_COUNTER(4) ZS_SIM_COUNTER(5)
+ZS_SIM_COUNTER(6) ZS_SIM_COUNTER(7) ZS_SIM_COUNTER(8) ZS_SIM_COUNTER(9) ZS_SIM_COUNTER(10) ZS_SIM_COUNTER(11)
+ZS_SIM_COUNTER(12) ZS_SIM_COUNTER(13) ZS_SIM_COUNTER(14) ZS_SIM_COUNTER(15) ZS_SIM_COUNTER(16) ZS_SIM_COUNTER(17)
+ZS_SIM_COUNTER(18) ZS_SIM_COUNTER(19) ZS_SIM_COUNTER(20) ZS_SIM_COUNTER(21) ZS_SIM_COUNTER(22) ZS_SIM_COUNTER(23)
+ZS_SIM_COUNTER(24) ZS_SIM_COUNTER(25) ZS_SIM_COUNTER(26) ZS_SIM_COUNTER(27) ZS_SIM_COUNTER(28) ZS_SIM_COUNTER(29)
+ZS_SIM_COUNTER(30) ZS_SIM_COUNTER(31) ZS_SIM_COUNTER(32) ZS_SIM_COUNTER(33) ZS_SIM_COUNTER(34) ZS_SIM_COUNTER(35)
+ZS_SIM_COUNTER(36) ZS_SIM_COUNTER(37) ZS_SIM_COUNTER(38) ZS_SIM_COUNTER(39)
 typedef ze_result_t (*zs_sim_counter_t)(ze_driver_handle_t);
-static const zs_sim_counter_t sim_counters[] = {zs_sim_counter_0, zs_sim_counter_1, zs_sim_counter_2, zs_sim_counter_3, zs_sim_counter_4, zs_sim_counter_5, zs_sim_counter_6, zs_sim_counter_7, zs_sim_counter_8, zs_sim_counter_9, zs_sim_counter_10, zs_sim_counter_11, zs_sim_counter_12, zs_sim_counter_13, zs_sim_counter_14, zs_sim_counter_15, zs_sim_counter_16, zs_sim_counter_17, zs_sim_counter_18, zs_sim_counter_19, zs_sim_counter_20, zs_sim_counter_21, zs_sim_counter_22, zs_sim_counter_23, zs_sim_counter_24, zs_sim_counter_25, zs_sim_counter_26, zs_sim_counter_27, zs_sim_counter_28, zs_sim_counter_29, zs_sim_counter_30, zs_sim_counter_31, zs_sim_counter_32, zs_sim_counter_33, zs_sim_counter_34, zs_sim_counter_35, zs_sim_counter_36, zs_sim_counter_37, zs_sim_counter_38, zs_sim_counter_39};
+static const zs_sim_counter_t sim_counters[] = {
+    zs_sim_counter_0, zs_sim_counter_1, zs_sim_counter_2, zs_sim_counter_3, zs_sim_counter_4, zs_sim_counter_5,
+    zs_sim_counter_6, zs_sim_counter_7, zs_sim_counter_8, zs_sim_counter_9, zs_sim_counter_10, zs_sim_counter_11,
+    zs_sim_counter_12, zs_sim_counter_13, zs_sim_counter_14, zs_sim_counter_15, zs_sim_counter_16, zs_sim_counter_17,
+    zs_sim_counter_18, zs_sim_counter_19, zs_sim_counter_20, zs_sim_counter_21, zs_sim_counter_22, zs_sim_counter_23,
+    zs_sim_counter_24, zs_sim_counter_25, zs_sim_counter_26, zs_sim_counter_27, zs_sim_counter_28, zs_sim_counter_29,
+    zs_sim_counter_30, zs_sim_counter_31, zs_sim_counter_32, zs_sim_counter_33, zs_sim_counter_34, zs_sim_counter_35,
+    zs_sim_counter_36, zs_sim_counter_37, zs_sim_counter_38, zs_sim_counter_39};
 
 static void *ext_function(const char *name) {
     if (strcmp(name, "zeIntelGetDriverVersionString") == 0) return (void *)(uintptr_t)zs_zeIntelGetDriverVersionString;
     if (strcmp(name, "zeCommandListAppendHostFunction") == 0) return (void *)(uintptr_t)zs_zeCommandListAppendHostFunction;
-    unsigned i;
-    char end;
-    if (sscanf(name, "zexSimCounter%2u%c", &i, &end) == 1 && strlen(name) == 15 &&
-        i < sizeof(sim_counters) / sizeof(sim_counters[0]))
-        return (void *)(uintptr_t)sim_counters[i];
-    return NULL;
+    if (strncmp(name, "zexSimCounter", 13) != 0 || !isdigit((unsigned char)name[13]) ||
+        !isdigit((unsigned char)name[14]) || name[15])
+        return NULL;
+    unsigned i = (unsigned)(name[13] - '0') * 10u + (unsigned)(name[14] - '0');
+    return i < sizeof(sim_counters) / sizeof(sim_counters[0]) ? (void *)(uintptr_t)sim_counters[i] : NULL;
 }
 
 /* Each lookup that finds one of these is in the truth too ("lookup": true), in order: which names a
