@@ -214,6 +214,11 @@ def check(path, mode, verbose):
                 if calls != sorted(calls, reverse=True) or (entries[-1:] != ["..."] and sum(calls) != int(total)):
                     R.bad("A21", f"ZECOLL::L0_UNTRACED {props.get('ZECOLL::L0_UNTRACED')!r} does not add up to "
                                  f"ZECOLL::L0_UNTRACED_CALLS {total}, most first")
+            uncounted = props.get("ZECOLL::L0_UNTRACED_UNCOUNTED")
+            counted = {p[0] for p in pairs}
+            if uncounted is not None and (not re.match(r"^ze\w+(, ze\w+)*$", uncounted)
+                                          or counted & set(uncounted.split(", "))):
+                R.bad("A21", f"ZECOLL::L0_UNTRACED_UNCOUNTED is {uncounted!r} (names, none of them counted)")
             R.note["A21"].append(f"Level Zero spec {props.get('ZECOLL::L0_SPEC_ASKED', '(none)')} asked, "
                                  f"{props['ZECOLL::L0_SPEC_KNOWN']} known, {total} untraced call(s)")
         else:

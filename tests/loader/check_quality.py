@@ -113,6 +113,9 @@ def judge(c, a):
     for k in want:
         if got[k] != want[k]:
             c.fail(f"archive property ZECOLL::L0_{k} is {got[k]!r}, want {want[k]!r}")
+    if uncounted:  # the archive checker's rule A21 on the same archive
+        for f in check_archive.check(os.path.join(a.work, "trace"), None, False).fail["A21"]:
+            c.fail(f"check_archive.py A21: {f}")
     # the report
     out = os.path.join(a.work, "report")
     p = subprocess.run([a.aggregate, os.path.join(a.work, "trace"), "-q", "--output", out], capture_output=True,
