@@ -65,7 +65,7 @@ struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l)
     return ib;
 }
 
-static void stream_drain(struct zc_stream *s, unsigned give_up_after);
+static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after);
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc);
 
 void zc_ze_stream_inbox_close(struct zc_inbox *ib) {
@@ -456,9 +456,10 @@ static void await_poll(struct zc_stream *s) {
  * position stays valid meanwhile because only drainers (serialised by drain_lock) unlink. */
 #define ZC_DRAIN_CHUNK 128
 
-/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
-static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
-    if (!s) return;
+/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything).
+ * Returns how many operations it collected. */
+static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after) {
+    if (!s) return 0;
     pthread_mutex_lock(&s->drain_lock);
     pthread_mutex_lock(&s->lock);
     bool work = s->head != NULL || !inboxes_empty_locked(s);
@@ -466,6 +467,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     /* a fresh anchor (when due) before converting: records between anchors interpolate */
     if (work) zc_ze_clock_anchor(s->dev, false);
     pthread_mutex_lock(&s->lock);
+    uint64_t harvested = s->harvested;
     if (s->inboxes) {
         struct zc_tickconv tc;
         zc_tickconv_begin(&tc);
@@ -489,6 +491,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             if (give_up_after && ++misses >= give_up_after) break;
         } else {
             misses = 0;
+            s->harvested++;
             if (r->prev) r->prev->next = r->next;
             else s->head = r->next;
             if (r->next) r->next->prev = r->prev;
@@ -511,9 +514,11 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     }
     held_release(s, false);
     emit_locked(s);
+    harvested = s->harvested - harvested;
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->drain_lock);
     zc_ze_rec_release_flush();
+    return harvested;
 }
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
@@ -538,6 +543,38 @@ static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 /* Parked, the drainer still looks once in this long (an idle process: one wake-up a second). */
 #define ZC_BG_PARK_MS 1000u
 _Alignas(64) atomic_uint zc_ze_bg_parked;
+/* Raised by a producer whose inbox piles up (zc_ze_bg_hurry), lowered by the drainer's next pass;
+ * a line of its own (the Append path reads zc_ze_bg_parked's). */
+static _Alignas(64) atomic_uint bg_hurried;
+
+/* The pace while streams are busy. Each pass over work that keeps the device busy reads lines
+ * the appending thread and the driver have just written and hands back events the next Appends
+ * reuse: every pass costs the appending thread misses, whatever it collects. So while operations
+ * keep completing, passes are spaced so that each collects about ZC_BG_BATCH of them: a pass
+ * that collected fewer than half that doubles the interval, one that collected more than twice
+ * that halves it, between DRAIN_INTERVAL_US and the ceiling below. An inbox that piles up past
+ * ZC_INBOX_HURRY_ABOVE entries anyway (a burst after a quiet time) hurries the drainer back to
+ * its shortest interval. Synchronisation points never wait for the drainer: they collect what
+ * completed themselves (zc_ze_sync.c), as does finalize. */
+#define ZC_BG_BATCH 2048u
+/* The ceiling: ZC_BG_STRETCH intervals, and never more than a 16th of the salvage journal's
+ * flush interval, so that what completed reaches the journal as it did (docs/salvage.md: a
+ * crash loses one flush interval of records, plus the drainer's delay). */
+#define ZC_BG_STRETCH 16u
+
+uint64_t zc_ze_bg_ceiling_ns(uint64_t base_ns, uint64_t flush_ms) {
+    uint64_t c = base_ns * ZC_BG_STRETCH;
+    if (flush_ms && c > flush_ms * UINT64_C(1000000) / 16) c = flush_ms * UINT64_C(1000000) / 16;
+    return c > base_ns ? c : base_ns;
+}
+
+uint64_t zc_ze_bg_pace(uint64_t cur_ns, uint64_t collected, bool hurried, uint64_t base_ns, uint64_t ceiling_ns) {
+    if (hurried) return base_ns;
+    if (collected > 2 * ZC_BG_BATCH) cur_ns /= 2;
+    else if (collected < ZC_BG_BATCH / 2) cur_ns *= 2;
+    if (cur_ns > ceiling_ns) cur_ns = ceiling_ns;
+    return cur_ns < base_ns ? base_ns : cur_ns;
+}
 
 static bool streams_idle(void) {
     for (struct zc_stream *s = streams_first(); s; s = s->next_all) {
@@ -558,8 +595,9 @@ static void bg_wait_locked(uint64_t ns) {
     pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
 }
 
-/* Every DRAIN_INTERVAL_US while some stream holds records (completed or not); parked while none
- * does, until a record is queued (zc_ze_bg_wake): an idle process pays no wake-ups.
+/* While some stream holds records (completed or not): a pass every interval, DRAIN_INTERVAL_US
+ * stretched while busy (zc_ze_bg_pace); parked while none does, until a record is queued
+ * (zc_ze_bg_wake): an idle process pays no wake-ups.
  * Parking raises zc_ze_bg_parked and makes one more pass an interval later before the long
  * sleep: a record queued as the flag went up may have missed it (the Append path loads the flag
  * with no fence after its store), and that pass collects it; once the flag has been up for a
@@ -567,29 +605,37 @@ static void bg_wait_locked(uint64_t ns) {
 static void *bg_main(void *arg) {
     (void)arg;
     pthread_setname_np(pthread_self(), "zc-drain"); /* in top -H, perf, /proc/PID/task/TID/comm */
+    const uint64_t base = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
+    const uint64_t ceiling = zc_ze_bg_ceiling_ns(base, zc_knobs.FLUSH_INTERVAL_MS);
+    uint64_t interval = base;
     bool idle = false;
     pthread_mutex_lock(&bg_lock);
     while (!atomic_load(&bg_stop)) {
-        uint64_t wait_ns = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
+        uint64_t wait_ns = interval;
         if (idle) {
+            wait_ns = base;
             if (atomic_load(&zc_ze_bg_parked)) wait_ns = ZC_BG_PARK_MS * UINT64_C(1000000); /* up a whole pass */
             else atomic_store(&zc_ze_bg_parked, 1u); /* (bg_lock held: a waker signals only once we wait) */
         }
-        bg_wait_locked(wait_ns);
+        /* (bg_lock held: a producer raises the flag, then signals under the lock) */
+        if (!atomic_load(&bg_hurried)) bg_wait_locked(wait_ns);
         if (atomic_load(&bg_stop)) break;
         pthread_mutex_unlock(&bg_lock);
+        bool hurried = atomic_exchange(&bg_hurried, 0u) != 0;
         idle = true;
+        uint64_t collected = 0;
         struct zc_stream *first = streams_first();
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
             bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
             pthread_mutex_unlock(&s->lock);
             /* only what has completed: stop at the first run of incomplete records */
-            if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+            if (work) collected += stream_drain(s, ZC_PUSH_POLL_LIMIT);
             idle &= !work;
         }
         /* what that pass left (incomplete records) keeps the interval */
         if (!idle) idle = streams_idle();
+        interval = idle ? base : zc_ze_bg_pace(interval, collected, hurried, base, ceiling);
         /* busy: producers need not wake us (stored only on a change: the Append path reads the line) */
         if (!idle && atomic_load_explicit(&zc_ze_bg_parked, memory_order_relaxed)) atomic_store(&zc_ze_bg_parked, 0u);
         pthread_mutex_lock(&bg_lock);
@@ -601,6 +647,15 @@ static void *bg_main(void *arg) {
 /* A record was queued while the drainer was parked: the first to see the flag wakes it. */
 void zc_ze_bg_wake(void) {
     if (!atomic_exchange(&zc_ze_bg_parked, 0u)) return;
+    pthread_mutex_lock(&bg_lock);
+    pthread_cond_signal(&bg_cv);
+    pthread_mutex_unlock(&bg_lock);
+}
+
+/* The first producer to see the flag down raises it and wakes the drainer; the rest pay a load.
+ * Without a drainer (DRAIN_INTERVAL_US=0) the flag stays up and nobody waits on the signal. */
+void zc_ze_bg_hurry(void) {
+    if (atomic_load_explicit(&bg_hurried, memory_order_relaxed) || atomic_exchange(&bg_hurried, 1u)) return;
     pthread_mutex_lock(&bg_lock);
     pthread_cond_signal(&bg_cv);
     pthread_mutex_unlock(&bg_lock);
