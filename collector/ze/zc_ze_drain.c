@@ -18,6 +18,7 @@
  * goes back through zc_ze_records.c (its event to its list, its execution and the execution's
  * slot, the record itself). */
 #include "zc_ze_inbox.h"
+#include "zc_ze_pace.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -547,34 +548,10 @@ _Alignas(64) atomic_uint zc_ze_bg_parked;
  * a line of its own (the Append path reads zc_ze_bg_parked's). */
 static _Alignas(64) atomic_uint bg_hurried;
 
-/* The pace while streams are busy. Each pass over work that keeps the device busy reads lines
- * the appending thread and the driver have just written and hands back events the next Appends
- * reuse: every pass costs the appending thread misses, whatever it collects. So while operations
- * keep completing, passes are spaced so that each collects about ZC_BG_BATCH of them: a pass
- * that collected fewer than half that doubles the interval, one that collected more than twice
- * that halves it, between DRAIN_INTERVAL_US and the ceiling below. An inbox that piles up past
- * ZC_INBOX_HURRY_ABOVE entries anyway (a burst after a quiet time) hurries the drainer back to
- * its shortest interval. Synchronisation points never wait for the drainer: they collect what
- * completed themselves (zc_ze_sync.c), as does finalize. */
-#define ZC_BG_BATCH 2048u
-/* The ceiling: ZC_BG_STRETCH intervals, and never more than a 16th of the salvage journal's
- * flush interval, so that what completed reaches the journal as it did (docs/salvage.md: a
- * crash loses one flush interval of records, plus the drainer's delay). */
-#define ZC_BG_STRETCH 16u
-
-uint64_t zc_ze_bg_ceiling_ns(uint64_t base_ns, uint64_t flush_ms) {
-    uint64_t c = base_ns * ZC_BG_STRETCH;
-    if (flush_ms && c > flush_ms * UINT64_C(1000000) / 16) c = flush_ms * UINT64_C(1000000) / 16;
-    return c > base_ns ? c : base_ns;
-}
-
-uint64_t zc_ze_bg_pace(uint64_t cur_ns, uint64_t collected, bool hurried, uint64_t base_ns, uint64_t ceiling_ns) {
-    if (hurried) return base_ns;
-    if (collected > 2 * ZC_BG_BATCH) cur_ns /= 2;
-    else if (collected < ZC_BG_BATCH / 2) cur_ns *= 2;
-    if (cur_ns > ceiling_ns) cur_ns = ceiling_ns;
-    return cur_ns < base_ns ? base_ns : cur_ns;
-}
+/* While busy, the interval stretches (zc_ze_pace.h); an inbox that piles up past
+ * ZC_INBOX_HURRY_ABOVE entries hurries the drainer back to its shortest. Synchronisation points
+ * never wait for the drainer: they collect what completed themselves (zc_ze_sync.c), as does
+ * finalize. */
 
 static bool streams_idle(void) {
     for (struct zc_stream *s = streams_first(); s; s = s->next_all) {

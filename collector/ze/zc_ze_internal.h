@@ -566,11 +566,6 @@ void zc_ze_bg_stop(void);
 /* Operations pile up (an inbox's backlog): the drainer passes now and goes back to its shortest
  * interval (one wake-up per pile; a slow path's call). */
 void zc_ze_bg_hurry(void);
-/* The drainer's pace (pure, for the tests): its longest interval while busy, from its shortest
- * and the journal's flush interval; and the next interval after a pass that collected that many
- * operations (hurried: an inbox piled up meanwhile). */
-uint64_t zc_ze_bg_ceiling_ns(uint64_t base_ns, uint64_t flush_ms);
-uint64_t zc_ze_bg_pace(uint64_t cur_ns, uint64_t collected, bool hurried, uint64_t base_ns, uint64_t ceiling_ns);
 
 /* ---------------------------------------------------------------- zc_ze_exec.c */
 /* A list about to be reset or destroyed: waits (bounded) for the harvests of its executions. */
