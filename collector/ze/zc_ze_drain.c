@@ -201,18 +201,30 @@ static uint64_t inbox_entries_locked(struct zc_stream *s) {
 #define ZC_PUSH_POLL_LIMIT 16
 
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
-    r->stream = s;
-    r->state = ZC_REC_PENDING;
-    pthread_mutex_lock(&s->lock);
     r->next = NULL;
-    r->prev = s->tail;
-    if (s->tail) s->tail->next = r;
-    else s->head = r;
-    s->tail = r;
-    s->npending++;
-    pend_enter(s, r);
-    bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
-    if (drain) s->pushes_since_drain = 0;
+    zc_ze_stream_push_chain(s, r, 1);
+}
+
+/* One lock for an Execute's records, however many (a drainer polls the stream meanwhile). */
+void zc_ze_stream_push_chain(struct zc_stream *s, struct zc_rec *first, uint64_t n) {
+    pthread_mutex_lock(&s->lock);
+    for (struct zc_rec *r = first, *next; r; r = next) {
+        next = r->next;
+        r->stream = s;
+        r->state = ZC_REC_PENDING;
+        r->next = NULL;
+        r->prev = s->tail;
+        if (s->tail) s->tail->next = r;
+        else s->head = r;
+        s->tail = r;
+        s->npending++;
+        pend_enter(s, r);
+    }
+    bool drain = false;
+    if (s->npending > ZC_PUSH_DRAIN_ABOVE && (s->pushes_since_drain += n) >= ZC_PUSH_DRAIN_EVERY) {
+        drain = true;
+        s->pushes_since_drain = 0;
+    }
     pthread_mutex_unlock(&s->lock);
     zc_ze_bg_poke();
     if (drain) stream_drain(s, ZC_PUSH_POLL_LIMIT);

@@ -544,6 +544,8 @@ struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l)
 void zc_ze_stream_inbox_close(struct zc_inbox *ib);
 /* Queues a submitted record on its stream. */
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
+/* The same for n records linked by ->next, in submission order, under one lock. */
+void zc_ze_stream_push_chain(struct zc_stream *s, struct zc_rec *first, uint64_t n);
 /* Drains what has completed on s and writes what can be written. */
 void zc_ze_stream_drain(struct zc_stream *s);
 /* The same, stopping after give_up_after consecutive incomplete records (0: scans everything). */
