@@ -237,7 +237,9 @@ static inline bool answered(struct zc_rec *r, const char *call, ze_result_t q) {
     return q == ZE_RESULT_SUCCESS || q == ZE_RESULT_NOT_READY || !zc_ze_device_off(r->stream->dev, call, q);
 }
 
-static bool rec_poll(struct zc_rec *r) {
+/* cv: the drain's converter, begun here at the first conversion (*cv_on) and ended by the drain
+ * at each chunk's end (it holds the device's clock lock: one lock and one rate per chunk). */
+static bool rec_poll(struct zc_rec *r, struct zc_ze_clockconv *cv, bool *cv_on) {
     ze_kernel_timestamp_result_t ts;
     ze_result_t q;
     if (r->exec && r->exec->slot) {
@@ -294,7 +296,11 @@ static bool rec_poll(struct zc_rec *r) {
         r->end_ns = dur; /* ticks until placed */
         return true;
     }
-    zc_ze_clock_convert(d, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
+    if (!*cv_on) {
+        zc_ze_clockconv_begin(cv, d);
+        *cv_on = true;
+    }
+    zc_ze_clockconv(cv, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
     return true;
 }
 
@@ -490,13 +496,17 @@ static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after) {
     await_poll(s);
     struct zc_rec *r = s->head;
     unsigned misses = 0, polled = 0;
+    struct zc_ze_clockconv cv;
+    bool cv_on = false;
     while (r) {
         if (++polled % ZC_DRAIN_CHUNK == 0) {
+            if (cv_on) zc_ze_clockconv_end(&cv);
+            cv_on = false;
             pthread_mutex_unlock(&s->lock);
             pthread_mutex_lock(&s->lock);
         }
         struct zc_rec *next = r->next;
-        if (!rec_poll(r)) {
+        if (!rec_poll(r, &cv, &cv_on)) {
             if (!zc_ze_dev_on(s->dev)) { /* a query failed: nothing more will be read here */
                 drop_pending_locked(s);
                 break;
@@ -525,6 +535,7 @@ static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after) {
         }
         r = next;
     }
+    if (cv_on) zc_ze_clockconv_end(&cv);
     held_release(s, false);
     emit_locked(s);
     harvested = s->harvested - harvested;
