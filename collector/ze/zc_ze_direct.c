@@ -148,6 +148,7 @@ static enum zc_direct direct_chunk(struct zc_stream *s, struct zc_inbox *ib, str
     zc_ze_clockconv_end(&cv);
     zc_ze_inbox_take_end(ib, &t);
     l->done_end = end_max; /* the floor of what the list runs next (pending_floor) */
+    s->harvested += n;
     if (n) zc_ze_list_events_done(l, done, n, t.head);
     return how;
 }

@@ -18,6 +18,7 @@
  * goes back through zc_ze_records.c (its event to its list, its execution and the execution's
  * slot, the record itself). */
 #include "zc_ze_inbox.h"
+#include "zc_ze_pace.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l)
     return ib;
 }
 
-static void stream_drain(struct zc_stream *s, unsigned give_up_after);
+static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after);
 static void inbox_pull_locked(struct zc_stream *s, struct zc_tickconv *tc);
 
 void zc_ze_stream_inbox_close(struct zc_inbox *ib) {
@@ -200,18 +201,30 @@ static uint64_t inbox_entries_locked(struct zc_stream *s) {
 #define ZC_PUSH_POLL_LIMIT 16
 
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r) {
-    r->stream = s;
-    r->state = ZC_REC_PENDING;
-    pthread_mutex_lock(&s->lock);
     r->next = NULL;
-    r->prev = s->tail;
-    if (s->tail) s->tail->next = r;
-    else s->head = r;
-    s->tail = r;
-    s->npending++;
-    pend_enter(s, r);
-    bool drain = s->npending > ZC_PUSH_DRAIN_ABOVE && ++s->pushes_since_drain >= ZC_PUSH_DRAIN_EVERY;
-    if (drain) s->pushes_since_drain = 0;
+    zc_ze_stream_push_chain(s, r, 1);
+}
+
+/* One lock for an Execute's records, however many (a drainer polls the stream meanwhile). */
+void zc_ze_stream_push_chain(struct zc_stream *s, struct zc_rec *first, uint64_t n) {
+    pthread_mutex_lock(&s->lock);
+    for (struct zc_rec *r = first, *next; r; r = next) {
+        next = r->next;
+        r->stream = s;
+        r->state = ZC_REC_PENDING;
+        r->next = NULL;
+        r->prev = s->tail;
+        if (s->tail) s->tail->next = r;
+        else s->head = r;
+        s->tail = r;
+        s->npending++;
+        pend_enter(s, r);
+    }
+    bool drain = false;
+    if (s->npending > ZC_PUSH_DRAIN_ABOVE && (s->pushes_since_drain += n) >= ZC_PUSH_DRAIN_EVERY) {
+        drain = true;
+        s->pushes_since_drain = 0;
+    }
     pthread_mutex_unlock(&s->lock);
     zc_ze_bg_poke();
     if (drain) stream_drain(s, ZC_PUSH_POLL_LIMIT);
@@ -224,7 +237,9 @@ static inline bool answered(struct zc_rec *r, const char *call, ze_result_t q) {
     return q == ZE_RESULT_SUCCESS || q == ZE_RESULT_NOT_READY || !zc_ze_device_off(r->stream->dev, call, q);
 }
 
-static bool rec_poll(struct zc_rec *r) {
+/* cv: the drain's converter, begun here at the first conversion (*cv_on) and ended by the drain
+ * at each chunk's end (it holds the device's clock lock: one lock and one rate per chunk). */
+static bool rec_poll(struct zc_rec *r, struct zc_ze_clockconv *cv, bool *cv_on) {
     ze_kernel_timestamp_result_t ts;
     ze_result_t q;
     if (r->exec && r->exec->slot) {
@@ -281,7 +296,11 @@ static bool rec_poll(struct zc_rec *r) {
         r->end_ns = dur; /* ticks until placed */
         return true;
     }
-    zc_ze_clock_convert(d, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
+    if (!*cv_on) {
+        zc_ze_clockconv_begin(cv, d);
+        *cv_on = true;
+    }
+    zc_ze_clockconv(cv, r->ts_start, r->ts_end, r->submit_ns, &r->start_ns, &r->end_ns);
     return true;
 }
 
@@ -456,9 +475,10 @@ static void await_poll(struct zc_stream *s) {
  * position stays valid meanwhile because only drainers (serialised by drain_lock) unlink. */
 #define ZC_DRAIN_CHUNK 128
 
-/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything). */
-static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
-    if (!s) return;
+/* give_up_after: stop after that many consecutive incomplete records (0 = scan everything).
+ * Returns how many operations it collected. */
+static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after) {
+    if (!s) return 0;
     pthread_mutex_lock(&s->drain_lock);
     pthread_mutex_lock(&s->lock);
     bool work = s->head != NULL || !inboxes_empty_locked(s);
@@ -466,6 +486,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     /* a fresh anchor (when due) before converting: records between anchors interpolate */
     if (work) zc_ze_clock_anchor(s->dev, false);
     pthread_mutex_lock(&s->lock);
+    uint64_t harvested = s->harvested;
     if (s->inboxes) {
         struct zc_tickconv tc;
         zc_tickconv_begin(&tc);
@@ -475,13 +496,17 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
     await_poll(s);
     struct zc_rec *r = s->head;
     unsigned misses = 0, polled = 0;
+    struct zc_ze_clockconv cv;
+    bool cv_on = false;
     while (r) {
         if (++polled % ZC_DRAIN_CHUNK == 0) {
+            if (cv_on) zc_ze_clockconv_end(&cv);
+            cv_on = false;
             pthread_mutex_unlock(&s->lock);
             pthread_mutex_lock(&s->lock);
         }
         struct zc_rec *next = r->next;
-        if (!rec_poll(r)) {
+        if (!rec_poll(r, &cv, &cv_on)) {
             if (!zc_ze_dev_on(s->dev)) { /* a query failed: nothing more will be read here */
                 drop_pending_locked(s);
                 break;
@@ -489,6 +514,7 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
             if (give_up_after && ++misses >= give_up_after) break;
         } else {
             misses = 0;
+            s->harvested++;
             if (r->prev) r->prev->next = r->next;
             else s->head = r->next;
             if (r->next) r->next->prev = r->prev;
@@ -509,11 +535,14 @@ static void stream_drain(struct zc_stream *s, unsigned give_up_after) {
         }
         r = next;
     }
+    if (cv_on) zc_ze_clockconv_end(&cv);
     held_release(s, false);
     emit_locked(s);
+    harvested = s->harvested - harvested;
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_unlock(&s->drain_lock);
     zc_ze_rec_release_flush();
+    return harvested;
 }
 
 void zc_ze_stream_drain(struct zc_stream *s) { stream_drain(s, 0); }
@@ -538,6 +567,14 @@ static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 /* Parked, the drainer still looks once in this long (an idle process: one wake-up a second). */
 #define ZC_BG_PARK_MS 1000u
 _Alignas(64) atomic_uint zc_ze_bg_parked;
+/* Raised by a producer whose inbox piles up (zc_ze_bg_hurry), lowered by the drainer's next pass;
+ * a line of its own (the Append path reads zc_ze_bg_parked's). */
+static _Alignas(64) atomic_uint bg_hurried;
+
+/* While busy, the interval stretches (zc_ze_pace.h); an inbox that piles up past
+ * ZC_INBOX_HURRY_ABOVE entries hurries the drainer back to its shortest. Synchronisation points
+ * never wait for the drainer: they collect what completed themselves (zc_ze_sync.c), as does
+ * finalize. */
 
 static bool streams_idle(void) {
     for (struct zc_stream *s = streams_first(); s; s = s->next_all) {
@@ -558,8 +595,9 @@ static void bg_wait_locked(uint64_t ns) {
     pthread_cond_timedwait(&bg_cv, &bg_lock, &dl);
 }
 
-/* Every DRAIN_INTERVAL_US while some stream holds records (completed or not); parked while none
- * does, until a record is queued (zc_ze_bg_wake): an idle process pays no wake-ups.
+/* While some stream holds records (completed or not): a pass every interval, DRAIN_INTERVAL_US
+ * stretched while busy (zc_ze_bg_pace); parked while none does, until a record is queued
+ * (zc_ze_bg_wake): an idle process pays no wake-ups.
  * Parking raises zc_ze_bg_parked and makes one more pass an interval later before the long
  * sleep: a record queued as the flag went up may have missed it (the Append path loads the flag
  * with no fence after its store), and that pass collects it; once the flag has been up for a
@@ -567,29 +605,37 @@ static void bg_wait_locked(uint64_t ns) {
 static void *bg_main(void *arg) {
     (void)arg;
     pthread_setname_np(pthread_self(), "zc-drain"); /* in top -H, perf, /proc/PID/task/TID/comm */
+    const uint64_t base = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
+    const uint64_t ceiling = zc_ze_bg_ceiling_ns(base, zc_knobs.FLUSH_INTERVAL_MS);
+    uint64_t interval = base;
     bool idle = false;
     pthread_mutex_lock(&bg_lock);
     while (!atomic_load(&bg_stop)) {
-        uint64_t wait_ns = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
+        uint64_t wait_ns = interval;
         if (idle) {
+            wait_ns = base;
             if (atomic_load(&zc_ze_bg_parked)) wait_ns = ZC_BG_PARK_MS * UINT64_C(1000000); /* up a whole pass */
             else atomic_store(&zc_ze_bg_parked, 1u); /* (bg_lock held: a waker signals only once we wait) */
         }
-        bg_wait_locked(wait_ns);
+        /* (bg_lock held: a producer raises the flag, then signals under the lock) */
+        if (!atomic_load(&bg_hurried)) bg_wait_locked(wait_ns);
         if (atomic_load(&bg_stop)) break;
         pthread_mutex_unlock(&bg_lock);
+        bool hurried = atomic_exchange(&bg_hurried, 0u) != 0;
         idle = true;
+        uint64_t collected = 0;
         struct zc_stream *first = streams_first();
         for (struct zc_stream *s = first; s && !atomic_load(&bg_stop); s = s->next_all) {
             pthread_mutex_lock(&s->lock);
             bool work = s->head || s->nawait || s->held || !inboxes_empty_locked(s);
             pthread_mutex_unlock(&s->lock);
             /* only what has completed: stop at the first run of incomplete records */
-            if (work) stream_drain(s, ZC_PUSH_POLL_LIMIT);
+            if (work) collected += stream_drain(s, ZC_PUSH_POLL_LIMIT);
             idle &= !work;
         }
         /* what that pass left (incomplete records) keeps the interval */
         if (!idle) idle = streams_idle();
+        interval = idle ? base : zc_ze_bg_pace(interval, collected, hurried, base, ceiling);
         /* busy: producers need not wake us (stored only on a change: the Append path reads the line) */
         if (!idle && atomic_load_explicit(&zc_ze_bg_parked, memory_order_relaxed)) atomic_store(&zc_ze_bg_parked, 0u);
         pthread_mutex_lock(&bg_lock);
@@ -601,6 +647,15 @@ static void *bg_main(void *arg) {
 /* A record was queued while the drainer was parked: the first to see the flag wakes it. */
 void zc_ze_bg_wake(void) {
     if (!atomic_exchange(&zc_ze_bg_parked, 0u)) return;
+    pthread_mutex_lock(&bg_lock);
+    pthread_cond_signal(&bg_cv);
+    pthread_mutex_unlock(&bg_lock);
+}
+
+/* The first producer to see the flag down raises it and wakes the drainer; the rest pay a load.
+ * Without a drainer (DRAIN_INTERVAL_US=0) the flag stays up and nobody waits on the signal. */
+void zc_ze_bg_hurry(void) {
+    if (atomic_load_explicit(&bg_hurried, memory_order_relaxed) || atomic_exchange(&bg_hurried, 1u)) return;
     pthread_mutex_lock(&bg_lock);
     pthread_cond_signal(&bg_cv);
     pthread_mutex_unlock(&bg_lock);

@@ -626,12 +626,9 @@ static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *
         zc_ze_exec_free(x);
         return;
     }
-    while (recs) {
-        struct zc_rec *rec = recs;
-        recs = rec->next;
+    for (struct zc_rec *rec = recs; rec; rec = rec->next)
         if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
-        zc_ze_stream_push(q->stream, rec);
-    }
+    zc_ze_stream_push_chain(q->stream, recs, count);
 }
 
 void zc_ze_post_zeCommandQueueExecuteCommandLists(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r,

@@ -37,10 +37,13 @@ void zc_ze_inbox_destroy(struct zc_inbox *ib) {
 
 bool zc_ze_inbox_backlog(struct zc_inbox *ib) {
     uint64_t tail = atomic_load_explicit(&ib->tail, memory_order_relaxed);
-    if (ib->pi != ZC_INBOX_BLOCK || tail - ib->head_seen <= ZC_INBOX_DRAIN_ABOVE) return false;
+    if (ib->pi != ZC_INBOX_BLOCK || tail - ib->head_seen <= ZC_INBOX_HURRY_ABOVE) return false;
     ib->head_seen = atomic_load_explicit(&ib->head, memory_order_acquire);
+    uint64_t backlog = tail - ib->head_seen;
+    /* the drainer's interval stretched over a burst: it passes now (its events come back) */
+    if (backlog > ZC_INBOX_HURRY_ABOVE) zc_ze_bg_hurry();
     /* keep memory bounded at an amortised cost; the app synchronising never gets here */
-    return tail - ib->head_seen > ZC_INBOX_DRAIN_ABOVE;
+    return backlog > ZC_INBOX_DRAIN_ABOVE;
 }
 
 bool zc_ze_inbox_push_slow(struct zc_inbox *ib, const struct zc_inbox_entry *e) {

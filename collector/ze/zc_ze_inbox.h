@@ -16,6 +16,9 @@
  * drainer), and drains only when a list nobody synchronises holds ZC_INBOX_DRAIN_ABOVE entries. */
 #define ZC_INBOX_BLOCK 63u
 #define ZC_INBOX_DRAIN_ABOVE 65536u
+/* Past this many entries not yet taken, the producer hurries the drainer (zc_ze_bg_hurry): one
+ * check per block, so each list holds at most about this many of our events in flight. */
+#define ZC_INBOX_HURRY_ABOVE 8192u
 struct zc_inbox_entry {
     ze_event_handle_t inj;
     uint64_t submit;     /* zc_tick() of the Append */

@@ -254,6 +254,7 @@ struct zc_stream {
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
     size_t nawait, cap_await;
     struct zc_inbox *inboxes;   /* immediate lists appending to this stream */
+    uint64_t harvested;         /* operations collected so far (the drainer's pace) */
     /* where its records are written, per engine (ZC_ENG_*): the stream's own locations, and
      * those of the copies its lists offloaded to a copy engine */
     struct zc_lanes {
@@ -566,6 +567,8 @@ struct zc_inbox *zc_ze_stream_inbox_open(struct zc_stream *s, struct zc_list *l)
 void zc_ze_stream_inbox_close(struct zc_inbox *ib);
 /* Queues a submitted record on its stream. */
 void zc_ze_stream_push(struct zc_stream *s, struct zc_rec *r);
+/* The same for n records linked by ->next, in submission order, under one lock. */
+void zc_ze_stream_push_chain(struct zc_stream *s, struct zc_rec *first, uint64_t n);
 /* Drains what has completed on s and writes what can be written. */
 void zc_ze_stream_drain(struct zc_stream *s);
 /* The same, stopping after give_up_after consecutive incomplete records (0: scans everything). */
@@ -585,6 +588,9 @@ void zc_ze_stream_await(struct zc_stream *s, struct zc_exec *x);
 /* The background drainer: started with the first stream, stopped (joined) at finalize. */
 void zc_ze_bg_start(void);
 void zc_ze_bg_stop(void);
+/* Operations pile up (an inbox's backlog): the drainer passes now and goes back to its shortest
+ * interval (one wake-up per pile; a slow path's call). */
+void zc_ze_bg_hurry(void);
 
 /* ---------------------------------------------------------------- zc_ze_exec.c */
 /* A list about to be reset or destroyed: waits (bounded) for the harvests of its executions. */

@@ -34,13 +34,18 @@ struct zc_rec *zc_ze_rec_new(void) {
         tls_recs = r = first;
         tls_nrecs = k;
     }
-    if (r) {
-        tls_recs = r->next;
-        tls_nrecs--;
-    } else {
-        r = malloc(sizeof(*r));
+    if (!r) { /* a batch at once (an Execute of 500,000 kernels makes as many records): records
+               * are never freed to malloc, only kept in the free lists */
+        struct zc_rec *slab = malloc(ZC_REC_BATCH * sizeof(*slab));
+        if (!slab) return NULL;
+        for (unsigned i = 0; i + 1 < ZC_REC_BATCH; i++) slab[i].next = &slab[i + 1];
+        slab[ZC_REC_BATCH - 1].next = NULL;
+        tls_recs = r = slab;
+        tls_nrecs = ZC_REC_BATCH;
     }
-    if (r) memset(r, 0, sizeof(*r));
+    tls_recs = r->next;
+    tls_nrecs--;
+    memset(r, 0, sizeof(*r));
     return r;
 }
 
