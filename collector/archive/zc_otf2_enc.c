@@ -159,13 +159,23 @@ static inline uint8_t *put_req(uint8_t *p, uint8_t type, uint64_t id) {
     return put_u64(p + 1, id);
 }
 
-static inline uint8_t *put_param(uint8_t *p, uint32_t param, uint64_t v) {
+/* ParameterUnsignedInt: the parameter's id as encoded once per batch (pre: its compressed bytes
+ * in the low end of a word, pn: how many), then the value */
+static inline uint8_t *put_param(uint8_t *p, uint64_t pre, unsigned pn, uint64_t v) {
     uint8_t *s = p;
     p = LEN_BEGIN(p, T_PARAMETER_UNSIGNED_INT);
-    p = put_u32(p, param);
-    p = put_u64(p, v);
+    memcpy(p, &pre, 8);
+    p = put_u64(p + pn, v);
     LEN_END(s, p);
     return p;
+}
+
+/* A parameter id's compressed bytes as one word (put_param) */
+static unsigned param_pre(uint32_t param, uint64_t *pre) {
+    uint8_t b[16] = {0};
+    unsigned n = (unsigned)(put_u32(b, param) - b);
+    memcpy(pre, b, 8);
+    return n;
 }
 
 /* The encoder's state while it writes a batch, in locals: the byte stores through p could
@@ -178,6 +188,9 @@ struct st {
     const struct zc_ev *call;
     const struct zc_ev *last; /* the batch's last record */
     size_t n;                 /* its records */
+    uint32_t cs;              /* the callsite parameter's id */
+    unsigned cs_n;            /* and its encoding (put_param) */
+    uint64_t cs_pre;
 };
 
 /* An event at time t of at most est bytes: refused (false) before the last time, as by OTF2;
@@ -245,8 +258,7 @@ enum { STEP_MAX = 192, ROOM_MAX = 192 };
  * by record; without, the time range is kept where zc_enc_write's end cannot see it (records
  * not written, a refusal). */
 static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct st *s, const struct zc_ev **xp,
-                                                       uint32_t param_callsite, const uint8_t *metric_types,
-                                                       bool room) {
+                                                       const uint8_t *metric_types, bool room) {
     const struct zc_ev *x = *xp;
     if ((uintptr_t)x > s->leave_after) { /* the end of a call's events (as zc_evt_write) */
         if (!open_ev(e, s, s->call->b, EST_ENTER, room)) return false;
@@ -265,15 +277,15 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
         p = s->p;                                                                                                      \
     } while (0)
 #define DONE(q) (s->p = (q))
-    switch (x->type) {
-    case ZC_EV_MPI_NOP: break;
-    case ZC_EV_CALL:
+    /* a call first: the commonest record of a thread (an MPI call's, a Level Zero call's), and a
+     * compare is cheaper than the jump table */
+    if (x->type == ZC_EV_CALL) {
         if (room && x->b > s->hi) s->hi = x->b;
         OPEN(t, EST_ENTER);
         DONE(put_id(p, T_ENTER, x->a));
         if (x->c) {
             open_same(e, s, t, EST_PARAM, room);
-            DONE(put_param(s->p, param_callsite, x->c));
+            DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
         }
         if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
             s->leave_after = (uintptr_t)(x + x->d);
@@ -282,10 +294,20 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
             OPEN(x->b, EST_ENTER);
             DONE(put_id(p, T_LEAVE, x->a));
         }
-        break;
+        return true;
+    }
+    switch (x->type) {
+    case ZC_EV_MPI_NOP: break;
     case ZC_EV_ENTER: OPEN(t, EST_ENTER); DONE(put_id(p, T_ENTER, x->a)); break;
     case ZC_EV_LEAVE: OPEN(t, EST_ENTER); DONE(put_id(p, T_LEAVE, x->a)); break;
-    case ZC_EV_PARAM_U64: OPEN(t, EST_PARAM); DONE(put_param(p, x->a, x->b)); break;
+    case ZC_EV_PARAM_U64: {
+        OPEN(t, EST_PARAM);
+        uint64_t pre = s->cs_pre;
+        unsigned pn = s->cs_n;
+        if (x->a != s->cs) pn = param_pre(x->a, &pre); /* a parameter other than the callsite */
+        DONE(put_param(p, pre, pn, x->b));
+        break;
+    }
     case ZC_EV_MPI_SEND: OPEN(t, EST_P2P); DONE(put_p2p(p, x, T_MPI_SEND, false)); break;
     case ZC_EV_MPI_RECV: OPEN(t, EST_P2P); DONE(put_p2p(p, x, T_MPI_RECV, false)); break;
     case ZC_EV_MPI_ISEND: OPEN(t, EST_P2P_REQ); DONE(put_p2p(p, x, T_MPI_ISEND, true)); break;
@@ -407,7 +429,8 @@ refused: /* the record counts in the time range up to here, a call with its Leav
 int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
                  const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max) {
     if (n == 0) return 0;
-    struct st s = {e->pos, e->time, e->events, *ts_min, *ts_max, UINTPTR_MAX, NULL, ev + n - 1, n};
+    struct st s = {e->pos, e->time, e->events, *ts_min, *ts_max, UINTPTR_MAX, NULL, ev + n - 1, n, param_callsite, 0, 0};
+    s.cs_n = param_pre(param_callsite, &s.cs_pre);
     int rc = 0;
     const struct zc_ev *x = ev, *const stop = ev + n;
     while (x < stop) {
@@ -416,9 +439,9 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
         if (k && s.events) {
             const struct zc_ev *lim = (size_t)(stop - x) > k ? x + k : stop;
             for (; x < lim; x++)
-                if (!step(e, &s, &x, param_callsite, metric_types, false)) goto refused;
+                if (!step(e, &s, &x, metric_types, false)) goto refused;
         } else {
-            if (!step(e, &s, &x, param_callsite, metric_types, true)) goto refused;
+            if (!step(e, &s, &x, metric_types, true)) goto refused;
             x++;
         }
     }
