@@ -65,7 +65,7 @@ static inline uint8_t *put_u32(uint8_t *p, uint32_t v) {
         *p = (uint8_t)v;
         return p + 1;
     }
-    unsigned n = (unsigned)(32 - __builtin_clz(v) + 7) >> 3;
+    unsigned n = ((unsigned)(31 ^ __builtin_clz(v)) + 8) >> 3; /* the highest bit's index: bsr */
     *p = (uint8_t)n;
     memcpy(p + 1, &v, 4);
     return p + 1 + n;
@@ -76,7 +76,7 @@ static inline uint8_t *put_u64(uint8_t *p, uint64_t v) {
         *p = (uint8_t)v;
         return p + 1;
     }
-    unsigned n = (unsigned)(64 - __builtin_clzll(v) + 7) >> 3;
+    unsigned n = ((unsigned)(63 ^ __builtin_clzll(v)) + 8) >> 3;
     *p = (uint8_t)n;
     memcpy(p + 1, &v, 8);
     return p + 1 + n;
@@ -159,180 +159,307 @@ static inline uint8_t *put_req(uint8_t *p, uint8_t type, uint64_t id) {
     return put_u64(p + 1, id);
 }
 
-static inline uint8_t *put_param(uint8_t *p, uint32_t param, uint64_t v) {
+/* ParameterUnsignedInt: the parameter's id as encoded once per batch (pre: its compressed bytes
+ * in the low end of a word, pn: how many), then the value */
+static inline uint8_t *put_param(uint8_t *p, uint64_t pre, unsigned pn, uint64_t v) {
     uint8_t *s = p;
     p = LEN_BEGIN(p, T_PARAMETER_UNSIGNED_INT);
-    p = put_u32(p, param);
-    p = put_u64(p, v);
+    memcpy(p, &pre, 8);
+    p = put_u64(p + pn, v);
     LEN_END(s, p);
     return p;
 }
 
-/* Room for a record of at most est bytes at time tt (a new chunk where it would not fit, as OTF2
- * decides), its timestamp where one is due, the event counted. The state lives in locals (p, end,
- * time, events): the byte stores through p could otherwise alias e's fields, which the compiler
- * would reload after each one (a copy of each record for the same reason cost more than it saved). A time before the last one is refused, as by OTF2. */
+/* A parameter id's compressed bytes as one word (put_param) */
+static unsigned param_pre(uint32_t param, uint64_t *pre) {
+    uint8_t b[16] = {0};
+    unsigned n = (unsigned)(put_u32(b, param) - b);
+    memcpy(pre, b, 8);
+    return n;
+}
+
+/* The encoder's state while it writes a batch, in locals: the byte stores through p could
+ * otherwise alias e's fields, which the compiler would reload after each one. */
+struct st {
+    uint8_t *p;
+    uint64_t time, events; /* e->time, e->events */
+    uint64_t lo, hi;       /* the batch's time range (zc_evt_write's) */
+    uintptr_t leave_after; /* the record after which a call's Leave is due (UINTPTR_MAX: none) */
+    const struct zc_ev *call;
+    const struct zc_ev *last; /* the batch's last record */
+    size_t n;                 /* its records */
+    uint32_t cs;              /* the callsite parameter's id */
+    unsigned cs_n;            /* and its encoding (put_param) */
+    uint64_t cs_pre;
+};
+
+/* An event at time t of at most est bytes: refused (false) before the last time, as by OTF2;
+ * else its timestamp where one is due (a later time, or 0 while the last is 0) and the event
+ * counted. `room`: first a new chunk where the event would not fit, as OTF2 decides (est plus a
+ * timestamp not less than the chunk's free bytes); without, the caller knows there is room. */
+static inline __attribute__((always_inline)) bool open_ev(struct zc_enc *e, struct st *s, uint64_t t, unsigned est,
+                                                          bool room) {
+    if (room) {
+        if (t < s->time) return false;
+        if (!((uint64_t)est + EST_TS < (uint64_t)(e->end - s->p))) {
+            e->pos = s->p;
+            e->events = s->events;
+            next_chunk(e, t);
+            s->p = e->pos;
+            s->time = e->time;
+        }
+        if (t > s->time || t == 0) { /* t >= time: t == 0 only while time is 0 */
+            s->p[0] = T_TIMESTAMP;
+            memcpy(s->p + 1, &t, 8);
+            s->p += 9;
+            s->time = t;
+        }
+    } else if (__builtin_expect(t > s->time, 1)) {
+        s->p[0] = T_TIMESTAMP;
+        memcpy(s->p + 1, &t, 8);
+        s->p += 9;
+        s->time = t;
+    } else if (t < s->time) {
+        return false;
+    } else if (t == 0) {
+        s->p[0] = T_TIMESTAMP;
+        memcpy(s->p + 1, &t, 8);
+        s->p += 9;
+    }
+    s->events++;
+    return true;
+}
+
+/* A second event at the time of the one just written (a call's callsite parameter): a timestamp
+ * only at time 0. */
+static inline __attribute__((always_inline)) void open_same(struct zc_enc *e, struct st *s, uint64_t t, unsigned est,
+                                                            bool room) {
+    if (room) {
+        open_ev(e, s, t, est, true); /* t is the last time: never refused */
+        return;
+    }
+    if (t == 0) {
+        s->p[0] = T_TIMESTAMP;
+        memset(s->p + 1, 0, 8);
+        s->p += 9;
+    }
+    s->events++;
+}
+
+/* The most bytes one step of the loop below writes (a call's Leave due before the record, then
+ * the record: a Metric of 16 values, 15 + 173) and the most room OTF2 asks for one event (the
+ * same Metric's 168, plus a timestamp): steps taken with at least both free need no check of
+ * the room. The compressed integers' whole-word stores stay within a field's largest size. */
+enum { STEP_MAX = 192, ROOM_MAX = 192 };
+
+/* One step: the Leave of a call whose records ended, then record *xp (a Metric or a
+ * NonBlockingCollectiveComplete takes the records after it too: *xp moves on). false: refused.
+ * `room`: check the room before each event (near a chunk's end) and keep the time range record
+ * by record; without, the time range is kept where zc_enc_write's end cannot see it (records
+ * not written, a refusal). */
+static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct st *s, const struct zc_ev **xp,
+                                                       const uint8_t *metric_types, bool room) {
+    const struct zc_ev *x = *xp;
+    if ((uintptr_t)x > s->leave_after) { /* the end of a call's events (as zc_evt_write) */
+        if (!open_ev(e, s, s->call->b, EST_ENTER, room)) return false;
+        s->p = put_id(s->p, T_LEAVE, s->call->a);
+        s->leave_after = UINTPTR_MAX;
+    }
+    uint64_t t = x->ts;
+    if (room && x->type != ZC_EV_MPI_NOP) {
+        if (t < s->lo) s->lo = t;
+        if (t > s->hi) s->hi = t;
+    }
+    uint8_t *p;
 #define OPEN(tt, est)                                                                                                  \
     do {                                                                                                               \
-        uint64_t t_ = (tt);                                                                                            \
-        if (t_ < time) goto refused;                                                                                   \
-        if (!((uint64_t)(est) + EST_TS < (uint64_t)(end - p))) {                                                       \
-            e->pos = p;                                                                                                \
-            e->events = events;                                                                                        \
-            next_chunk(e, t_);                                                                                         \
-            p = e->pos;                                                                                                \
-            time = e->time;                                                                                            \
-        }                                                                                                              \
-        if (t_ > time || (t_ == 0 && time == 0)) {                                                                     \
-            *p = T_TIMESTAMP;                                                                                          \
-            memcpy(p + 1, &t_, 8);                                                                                     \
-            p += 9;                                                                                                    \
-            time = t_;                                                                                                 \
-        }                                                                                                              \
-        events++;                                                                                                      \
+        if (!open_ev(e, s, (tt), (est), room)) goto refused;                                                           \
+        p = s->p;                                                                                                      \
     } while (0)
+#define DONE(q) (s->p = (q))
+    /* a call first: the commonest record of a thread (an MPI call's, a Level Zero call's), and a
+     * compare is cheaper than the jump table */
+    if (x->type == ZC_EV_CALL) {
+        if (room && x->b > s->hi) s->hi = x->b;
+        OPEN(t, EST_ENTER);
+        DONE(put_id(p, T_ENTER, x->a));
+        if (x->c) {
+            open_same(e, s, t, EST_PARAM, room);
+            DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
+        }
+        if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
+            s->leave_after = (uintptr_t)(x + x->d);
+            s->call = x;
+        } else {
+            OPEN(x->b, EST_ENTER);
+            DONE(put_id(p, T_LEAVE, x->a));
+        }
+        return true;
+    }
+    switch (x->type) {
+    case ZC_EV_MPI_NOP: break;
+    case ZC_EV_ENTER: OPEN(t, EST_ENTER); DONE(put_id(p, T_ENTER, x->a)); break;
+    case ZC_EV_LEAVE: OPEN(t, EST_ENTER); DONE(put_id(p, T_LEAVE, x->a)); break;
+    case ZC_EV_PARAM_U64: {
+        OPEN(t, EST_PARAM);
+        uint64_t pre = s->cs_pre;
+        unsigned pn = s->cs_n;
+        if (x->a != s->cs) pn = param_pre(x->a, &pre); /* a parameter other than the callsite */
+        DONE(put_param(p, pre, pn, x->b));
+        break;
+    }
+    case ZC_EV_MPI_SEND: OPEN(t, EST_P2P); DONE(put_p2p(p, x, T_MPI_SEND, false)); break;
+    case ZC_EV_MPI_RECV: OPEN(t, EST_P2P); DONE(put_p2p(p, x, T_MPI_RECV, false)); break;
+    case ZC_EV_MPI_ISEND: OPEN(t, EST_P2P_REQ); DONE(put_p2p(p, x, T_MPI_ISEND, true)); break;
+    case ZC_EV_MPI_IRECV: OPEN(t, EST_P2P_REQ); DONE(put_p2p(p, x, T_MPI_IRECV, true)); break;
+    case ZC_EV_MPI_ISEND_COMPLETE: OPEN(t, EST_REQ); DONE(put_req(p, T_MPI_ISEND_COMPLETE, x->d)); break;
+    case ZC_EV_MPI_IRECV_REQUEST: OPEN(t, EST_REQ); DONE(put_req(p, T_MPI_IRECV_REQUEST, x->d)); break;
+    case ZC_EV_MPI_REQUEST_TEST: OPEN(t, EST_REQ); DONE(put_req(p, T_MPI_REQUEST_TEST, x->d)); break;
+    case ZC_EV_MPI_REQUEST_CANCELLED: OPEN(t, EST_REQ); DONE(put_req(p, T_MPI_REQUEST_CANCELLED, x->d)); break;
+    case ZC_EV_RMA_GET:
+    case ZC_EV_RMA_PUT: {
+        OPEN(t, EST_RMA);
+        uint8_t *s0 = p;
+        p = LEN_BEGIN(p, x->type == ZC_EV_RMA_GET ? T_RMA_GET : T_RMA_PUT);
+        p = put_u32(p, x->a);
+        p = put_u32(p, (uint32_t)(x->c >> 32));
+        p = put_u64(p, x->b);
+        p = put_u64(p, x->c & 0xffffffffu);
+        LEN_END(s0, p);
+        DONE(p);
+        break;
+    }
+    case ZC_EV_RMA_COMPLETE: {
+        OPEN(t, EST_RMA_DONE);
+        uint8_t *s0 = p;
+        p = LEN_BEGIN(p, T_RMA_OP_COMPLETE_BLOCKING);
+        p = put_u32(p, x->a);
+        p = put_u64(p, x->c);
+        LEN_END(s0, p);
+        DONE(p);
+        break;
+    }
+    case ZC_EV_BUFFER_FLUSH:
+        OPEN(t, EST_FLUSH);
+        p[0] = T_BUFFER_FLUSH;
+        p[1] = 8;
+        memcpy(p + 2, &x->b, 8);
+        DONE(p + 10);
+        break;
+    case ZC_EV_MEASUREMENT:
+        OPEN(t, EST_ONOFF);
+        p[0] = T_MEASUREMENT_ON_OFF;
+        p[1] = 1;
+        p[2] = x->a ? 1 : 2; /* OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF */
+        DONE(p + 3);
+        break;
+    case ZC_EV_MPI_COLL_BEGIN:
+        OPEN(t, EST_COLL_BEGIN);
+        p[0] = T_MPI_COLLECTIVE_BEGIN;
+        p[1] = 0;
+        DONE(p + 2);
+        break;
+    case ZC_EV_MPI_COLL_END: OPEN(t, EST_COLL_END); DONE(put_coll(p, x, T_MPI_COLLECTIVE_END, NULL)); break;
+    case ZC_EV_MPI_NBC_REQUEST: {
+        OPEN(t, EST_NBC_REQ);
+        uint8_t *s0 = p;
+        p = LEN_BEGIN(p, T_NBC_REQUEST);
+        p = put_u64(p, x->d);
+        LEN_END(s0, p);
+        DONE(p);
+        break;
+    }
+    case ZC_EV_MPI_NBC_COMPLETE:
+        if (x < s->last && x[1].type == ZC_EV_MPI_NBC_REQID) {
+            OPEN(t, EST_NBC_COMPLETE);
+            DONE(put_coll(p, x, T_NBC_COMPLETE, &x[1].d));
+            *xp = x + 1;
+        } else {
+            goto unwritten;
+        }
+        break;
+    case ZC_EV_METRIC: {
+        /* values in b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_ev.h);
+         * each written as its 64 bits compressed, whatever its type (as OTF2 3.0 does) */
+        uint32_t nv = x->a;
+        size_t more = nv ? (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1 : 0;
+        if (!metric_types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || more > (size_t)(s->last - x))
+            goto unwritten; /* cannot happen */
+        OPEN(t, 1 + 1 + 5 + 1 + 10 * nv); /* metric, count, a type byte and a value each */
+        uint8_t *s0 = p;
+        p = LEN_BEGIN(p, T_METRIC);
+        *p++ = 0; /* the process's metric class: local id 0 */
+        *p++ = (uint8_t)nv;
+        for (uint32_t j = 0; j < nv; j++) {
+            const struct zc_ev *r = &x[j / ZC_PAPI_PER_REC];
+            uint32_t k = j % ZC_PAPI_PER_REC;
+            *p++ = metric_types[j];
+            p = put_u64(p, k == 0 ? r->b : k == 1 ? r->c : r->d);
+        }
+        LEN_END(s0, p);
+        DONE(p);
+        *xp = x + more;
+        break;
+    }
+    default: goto unwritten;
+    }
+#undef OPEN
+#undef DONE
+    return true;
+unwritten: /* a record that makes no event still counts in the time range (as zc_evt_write) */
+    if (!room) {
+        if (t < s->lo) s->lo = t;
+        if (t > s->hi) s->hi = t;
+    }
+    return true;
+refused: /* the record counts in the time range up to here, a call with its Leave */
+    if (!room) {
+        if (t < s->lo) s->lo = t;
+        if (x->type == ZC_EV_CALL && x->b > s->hi) s->hi = x->b;
+    }
+    return false;
+}
 
+/* A batch: where the chunk has room for a run of steps (STEP_MAX each, ROOM_MAX left after the
+ * last), the run goes without a room check; near the chunk's end, step by step with one. The
+ * time range: written events lie between the last time before the batch and the last one
+ * after it (OTF2 refuses a time before the last), so a location that has written an event
+ * keeps it only at the batch's end and where zc_evt_write counts a record that writes nothing
+ * (a refusal, a record of no event); before its first event, record by record. */
 int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t param_callsite,
                  const uint8_t *metric_types, uint64_t *ts_min, uint64_t *ts_max) {
-    size_t leave_at = SIZE_MAX;
-    const struct zc_ev *call = NULL;
-    uint64_t lo = *ts_min, hi = *ts_max;
-    uint8_t *p = e->pos, *const end = e->end;
-    uint64_t time = e->time, events = e->events;
+    if (n == 0) return 0;
+    struct st s = {e->pos, e->time, e->events, *ts_min, *ts_max, UINTPTR_MAX, NULL, ev + n - 1, n, param_callsite, 0, 0};
+    s.cs_n = param_pre(param_callsite, &s.cs_pre);
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i > leave_at) { /* the end of a call's events (as zc_evt_write) */
-            OPEN(call->b, EST_ENTER);
-            p = put_id(p, T_LEAVE, call->a);
-            leave_at = SIZE_MAX;
-        }
-        const struct zc_ev *x = &ev[i];
-        if (x->type == ZC_EV_MPI_NOP) continue;
-        uint64_t t = x->ts;
-        if (t < lo) lo = t;
-        if (t > hi) hi = t;
-        switch (x->type) {
-        case ZC_EV_ENTER: OPEN(t, EST_ENTER); p = put_id(p, T_ENTER, x->a); break;
-        case ZC_EV_LEAVE: OPEN(t, EST_ENTER); p = put_id(p, T_LEAVE, x->a); break;
-        case ZC_EV_PARAM_U64: OPEN(t, EST_PARAM); p = put_param(p, x->a, x->b); break;
-        case ZC_EV_RMA_GET:
-        case ZC_EV_RMA_PUT: {
-            OPEN(t, EST_RMA);
-            uint8_t *s = p;
-            p = LEN_BEGIN(p, x->type == ZC_EV_RMA_GET ? T_RMA_GET : T_RMA_PUT);
-            p = put_u32(p, x->a);
-            p = put_u32(p, (uint32_t)(x->c >> 32));
-            p = put_u64(p, x->b);
-            p = put_u64(p, x->c & 0xffffffffu);
-            LEN_END(s, p);
-            break;
-        }
-        case ZC_EV_RMA_COMPLETE: {
-            OPEN(t, EST_RMA_DONE);
-            uint8_t *s = p;
-            p = LEN_BEGIN(p, T_RMA_OP_COMPLETE_BLOCKING);
-            p = put_u32(p, x->a);
-            p = put_u64(p, x->c);
-            LEN_END(s, p);
-            break;
-        }
-        case ZC_EV_BUFFER_FLUSH:
-            OPEN(t, EST_FLUSH);
-            p[0] = T_BUFFER_FLUSH;
-            p[1] = 8;
-            memcpy(p + 2, &x->b, 8);
-            p += 10;
-            break;
-        case ZC_EV_MEASUREMENT:
-            OPEN(t, EST_ONOFF);
-            p[0] = T_MEASUREMENT_ON_OFF;
-            p[1] = 1;
-            p[2] = x->a ? 1 : 2; /* OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF */
-            p += 3;
-            break;
-        case ZC_EV_CALL:
-            OPEN(t, EST_ENTER);
-            p = put_id(p, T_ENTER, x->a);
-            if (x->c) {
-                OPEN(t, EST_PARAM);
-                p = put_param(p, param_callsite, x->c);
-            }
-            if (x->d && i + x->d < n) {
-                leave_at = i + x->d;
-                call = x;
-            } else {
-                OPEN(x->b, EST_ENTER);
-                p = put_id(p, T_LEAVE, x->a);
-            }
-            if (x->b > hi) hi = x->b;
-            break;
-        case ZC_EV_MPI_SEND: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_SEND, false); break;
-        case ZC_EV_MPI_RECV: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_RECV, false); break;
-        case ZC_EV_MPI_ISEND: OPEN(t, EST_P2P_REQ); p = put_p2p(p, x, T_MPI_ISEND, true); break;
-        case ZC_EV_MPI_IRECV: OPEN(t, EST_P2P_REQ); p = put_p2p(p, x, T_MPI_IRECV, true); break;
-        case ZC_EV_MPI_ISEND_COMPLETE: OPEN(t, EST_REQ); p = put_req(p, T_MPI_ISEND_COMPLETE, x->d); break;
-        case ZC_EV_MPI_IRECV_REQUEST: OPEN(t, EST_REQ); p = put_req(p, T_MPI_IRECV_REQUEST, x->d); break;
-        case ZC_EV_MPI_REQUEST_TEST: OPEN(t, EST_REQ); p = put_req(p, T_MPI_REQUEST_TEST, x->d); break;
-        case ZC_EV_MPI_REQUEST_CANCELLED: OPEN(t, EST_REQ); p = put_req(p, T_MPI_REQUEST_CANCELLED, x->d); break;
-        case ZC_EV_MPI_COLL_BEGIN:
-            OPEN(t, EST_COLL_BEGIN);
-            p[0] = T_MPI_COLLECTIVE_BEGIN;
-            p[1] = 0;
-            p += 2;
-            break;
-        case ZC_EV_MPI_COLL_END: OPEN(t, EST_COLL_END); p = put_coll(p, x, T_MPI_COLLECTIVE_END, NULL); break;
-        case ZC_EV_MPI_NBC_REQUEST: {
-            OPEN(t, EST_NBC_REQ);
-            uint8_t *s = p;
-            p = LEN_BEGIN(p, T_NBC_REQUEST);
-            p = put_u64(p, x->d);
-            LEN_END(s, p);
-            break;
-        }
-        case ZC_EV_MPI_NBC_COMPLETE:
-            if (i + 1 < n && ev[i + 1].type == ZC_EV_MPI_NBC_REQID) {
-                OPEN(t, EST_NBC_COMPLETE);
-                p = put_coll(p, x, T_NBC_COMPLETE, &ev[i + 1].d);
-                i++;
-            }
-            break;
-        case ZC_EV_METRIC: {
-            /* values in b, c, d here and in the ZC_EV_METRIC_MORE records after it (zc_ev.h);
-             * each written as its 64 bits compressed, whatever its type (as OTF2 3.0 does) */
-            uint32_t nv = x->a;
-            size_t more = nv ? (nv + ZC_PAPI_PER_REC - 1) / ZC_PAPI_PER_REC - 1 : 0;
-            if (!metric_types || nv == 0 || nv > ZC_PAPI_MAX_EVENTS || i + more >= n) break; /* cannot happen */
-            OPEN(t, 1 + 1 + 5 + 1 + 10 * nv); /* metric, count, a type byte and a value each */
-            uint8_t *s = p;
-            p = LEN_BEGIN(p, T_METRIC);
-            *p++ = 0; /* the process's metric class: local id 0 */
-            *p++ = (uint8_t)nv;
-            for (uint32_t j = 0; j < nv; j++) {
-                const struct zc_ev *r = &ev[i + j / ZC_PAPI_PER_REC];
-                uint32_t k = j % ZC_PAPI_PER_REC;
-                *p++ = metric_types[j];
-                p = put_u64(p, k == 0 ? r->b : k == 1 ? r->c : r->d);
-            }
-            LEN_END(s, p);
-            i += more;
-            break;
-        }
-        default: break;
+    const struct zc_ev *x = ev, *const stop = ev + n;
+    while (x < stop) {
+        size_t free_ = (size_t)(e->end - s.p);
+        size_t k = free_ > ROOM_MAX ? (free_ - ROOM_MAX - 1) / STEP_MAX : 0;
+        if (k && s.events) {
+            const struct zc_ev *lim = (size_t)(stop - x) > k ? x + k : stop;
+            for (; x < lim; x++)
+                if (!step(e, &s, &x, metric_types, false)) goto refused;
+        } else {
+            if (!step(e, &s, &x, metric_types, true)) goto refused;
+            x++;
         }
     }
-    if (leave_at != SIZE_MAX) {
-        OPEN(call->b, EST_ENTER);
-        p = put_id(p, T_LEAVE, call->a);
+    if (s.leave_after != UINTPTR_MAX) {
+        if (!open_ev(e, &s, s.call->b, EST_ENTER, true)) goto refused;
+        s.p = put_id(s.p, T_LEAVE, s.call->a);
     }
     goto done;
 refused:
     rc = -1;
+    if (s.leave_after != UINTPTR_MAX && s.call->b > s.hi) s.hi = s.call->b; /* counted at its call */
 done:
-    e->pos = p;
-    e->time = time;
-    e->events = events;
-    *ts_min = lo;
-    *ts_max = hi;
+    if (s.time > s.hi && s.events) s.hi = s.time;
+    e->pos = s.p;
+    e->time = s.time;
+    e->events = s.events;
+    *ts_min = s.lo;
+    *ts_max = s.hi;
     return rc;
 }
 

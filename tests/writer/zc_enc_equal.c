@@ -73,6 +73,10 @@ static const uint8_t metric_types[ZC_PAPI_MAX_EVENTS] = {OTF2_TYPE_UINT64, OTF2_
                                                          OTF2_TYPE_UINT64, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE,
                                                          OTF2_TYPE_UINT64};
 
+/* The callsite parameter's id of the location being written (its encoding is kept per batch):
+ * one of every compressed length. */
+static uint32_t callsite;
+
 /* One random put at time *t (the records a location buffer would hold, normalised). */
 static size_t gen_put(struct zc_ev *ev, uint64_t *t) {
     size_t n = 0;
@@ -86,6 +90,7 @@ static size_t gen_put(struct zc_ev *ev, uint64_t *t) {
                                           ZC_EV_MPI_SEND, ZC_EV_MPI_ISEND_COMPLETE, ZC_EV_MPI_REQUEST_CANCELLED};
         x.type = simple[k];
         if (x.type == ZC_EV_MPI_COLL_END) x.d = (uint64_t)(rnd() % 20) << 32 | val32();
+        if (x.type == ZC_EV_PARAM_U64 && rnd() % 2) x.a = callsite; /* a device operation's callsite */
         ev[n++] = x;
     } else if (k < 16) { /* NonBlockingCollectiveComplete and its request id */
         x.type = ZC_EV_MPI_NBC_COMPLETE;
@@ -122,8 +127,9 @@ static size_t gen_put(struct zc_ev *ev, uint64_t *t) {
 }
 
 /* Writes nput random puts to location loc both ways, in batches of whole puts; the own bytes go
- * to DIR/traces/<loc>.evt.own. Returns the events written. `back`: one put goes back in time. */
-static uint64_t one_location(OTF2_Archive *ar, const char *dir, uint64_t loc, size_t nput, bool back) {
+ * to DIR/traces/<loc>.evt.own. Returns the events written. `back`: one put goes back in time,
+ * 1: by 10 ns, 2: before the location's first event (the time range then starts there). */
+static uint64_t one_location(OTF2_Archive *ar, const char *dir, uint64_t loc, size_t nput, int back) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/traces/%llu.evt.own", dir, (unsigned long long)loc);
     own_file = fopen(path, "wb");
@@ -133,17 +139,18 @@ static uint64_t one_location(OTF2_Archive *ar, const char *dir, uint64_t loc, si
     struct zc_enc e;
     CHECK(zc_enc_open(&e, CHUNK, sink, NULL) == 0, "zc_enc_open");
     static struct zc_ev batch[4096];
-    uint64_t t = rnd() % 2 ? 0 : 1000000, lo1 = UINT64_MAX, hi1 = 0, lo2 = UINT64_MAX, hi2 = 0;
+    uint64_t t = rnd() % 2 && back != 2 ? 0 : 1000000, lo1 = UINT64_MAX, hi1 = 0, lo2 = UINT64_MAX, hi2 = 0;
     size_t done = 0;
     while (done < nput) {
         size_t n = 0, want = 1 + rnd() % 200;
         for (; done < nput && want-- && n + 64 < sizeof(batch) / sizeof(*batch); done++) {
             size_t k = gen_put(batch + n, &t);
-            if (back && done == nput / 2 && t > 10) batch[n].ts = t - 10, t -= 10; /* refused by both */
+            if (back == 1 && done == nput / 2 && t > 10) batch[n].ts = t - 10, t -= 10; /* refused by both */
+            if (back == 2 && done == nput / 2) batch[n].ts = 1;
             n += k;
         }
-        OTF2_ErrorCode r1 = zc_evt_write(w, batch, n, 7, metric_types, &lo1, &hi1);
-        int r2 = zc_enc_write(&e, batch, n, 7, metric_types, &lo2, &hi2);
+        OTF2_ErrorCode r1 = zc_evt_write(w, batch, n, callsite, metric_types, &lo1, &hi1);
+        int r2 = zc_enc_write(&e, batch, n, callsite, metric_types, &lo2, &hi2);
         CHECK((r1 == OTF2_SUCCESS) == (r2 == 0), "location %llu: library %d, own %d", (unsigned long long)loc, r1, r2);
         CHECK(lo1 == lo2 && hi1 == hi2, "location %llu: time range", (unsigned long long)loc);
     }
@@ -201,11 +208,15 @@ int main(int argc, char **argv) {
     struct {
         uint64_t loc;
         size_t puts;
-        bool back;
-    } locs[] = {{0, 0, false}, {1, 1, false}, {2, 3000, false}, {3, 400, true}, {4, 100000, false}};
+        int back;
+    } locs[] = {{0, 0, 0}, {1, 1, 0}, {2, 3000, 0}, {3, 400, 1}, {4, 100000, 0}, {5, 400, 2}};
     size_t nl = sizeof(locs) / sizeof(*locs);
     uint64_t events[8];
-    for (size_t i = 0; i < nl; i++) events[i] = one_location(ar, dir, locs[i].loc, locs[i].puts, locs[i].back);
+    static const uint32_t callsites[] = {7, 0, UINT32_MAX, 0x12345, 0x89abcdef, 7};
+    for (size_t i = 0; i < nl; i++) {
+        callsite = callsites[i];
+        events[i] = one_location(ar, dir, locs[i].loc, locs[i].puts, locs[i].back);
+    }
     OTF2_Archive_CloseEvtFiles(ar);
     /* the definitions a reader needs: one location per file, one region, a string */
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
