@@ -97,7 +97,6 @@ _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the 
 #define ZC_JRN_ENC_SLACK 8 /* the encoder stores 8 bytes at a time: room it needs past the last record */
 #define ZC_JRN_CODE_CALLSITE 62
 #define ZC_JRN_CODE_ANY 63
-#define ZC_JRN_MISFIT (UINT32_C(1) << 16) /* the encoder's flag: the record takes the general form */
 /* The layout codes are the record types' numbers: renumbering zc_ev.h's types is a new format. */
 _Static_assert(ZC_EV_BUFFER_FLUSH == 7 && ZC_EV_MPI_NBC_REQID == 20 && ZC_EV_MPI_NOP == 26 && ZC_EV_CALL == 27 &&
                    ZC_EV_MEASUREMENT == 28 && ZC_EV_METRIC_MORE == 30,
@@ -129,8 +128,10 @@ enum { ZC_JRN_S_T, ZC_JRN_S_A, ZC_JRN_S_P, ZC_JRN_S_C, ZC_JRN_S_W, ZC_JRN_NSETS,
      : ZC_JRN_CK(bits, s, 7) ? 7u                                                                                      \
                              : 8u)
 /* Tables by bit length (the encoder's index: bits 0..63, 63 for 63 and 64): the class shifted to
- * its place in the header (ZC_JRN_MISFIT where none holds the value), and the bytes. */
-#define ZC_JRN_CTAB_E(bits, s, pos) (ZC_JRN_CLS(bits, s) > 7u ? ZC_JRN_MISFIT : ZC_JRN_CLS(bits, s) << (pos))
+ * its place in the header (ZC_JRN_MISFIT, the top bit, where none holds the value), and the
+ * bytes. One array for all, so that the encoder reaches each from one base register. */
+#define ZC_JRN_MISFIT (UINT64_C(1) << 63)
+#define ZC_JRN_CTAB_E(bits, s, pos) (ZC_JRN_CLS(bits, s) > 7u ? ZC_JRN_MISFIT : (uint64_t)ZC_JRN_CLS(bits, s) << (pos))
 #define ZC_JRN_LTAB_E(bits, s, pos) (ZC_JRN_CLS(bits, s) > 7u ? 0u : ZC_JRN_SET_LEN(s, ZC_JRN_CLS(bits, s)))
 #define ZC_JRN_R8(F, b, s, pos)                                                                                        \
     F((b) + 0u, s, pos), F((b) + 1u, s, pos), F((b) + 2u, s, pos), F((b) + 3u, s, pos), F((b) + 4u, s, pos),           \
@@ -143,20 +144,14 @@ static const uint8_t zc_jrn_ltab[ZC_JRN_NSETS][64] = {
     {ZC_JRN_R64(ZC_JRN_LTAB_E, ZC_JRN_S_P, 0)}, {ZC_JRN_R64(ZC_JRN_LTAB_E, ZC_JRN_S_C, 0)},
     {ZC_JRN_R64(ZC_JRN_LTAB_E, ZC_JRN_S_W, 0)}};
 /* the (set, place) pairs the layouts below use */
-#define ZC_JRN_CTAB(s, pos) static const uint32_t zc_jrn_c_##s##_##pos[64] = {ZC_JRN_R64(ZC_JRN_CTAB_E, ZC_JRN_S_##s, pos)}
-ZC_JRN_CTAB(T, 6);
-ZC_JRN_CTAB(T, 10);
-ZC_JRN_CTAB(T, 14);
-ZC_JRN_CTAB(A, 8);
-ZC_JRN_CTAB(A, 9);
-ZC_JRN_CTAB(A, 10);
-ZC_JRN_CTAB(A, 12);
-ZC_JRN_CTAB(A, 14);
-ZC_JRN_CTAB(P, 12);
-ZC_JRN_CTAB(C, 14);
-ZC_JRN_CTAB(W, 6);
-ZC_JRN_CTAB(W, 11);
-ZC_JRN_CTAB(W, 12);
+#define ZC_JRN_CTABS(X)                                                                                                \
+    X(T, 6) X(T, 10) X(T, 14) X(A, 8) X(A, 9) X(A, 10) X(A, 12) X(A, 14) X(P, 12) X(C, 14) X(W, 6) X(W, 11) X(W, 12)
+#define ZC_JRN_CT_ENUM(s, pos) ZC_JRN_CT_##s##_##pos,
+#define ZC_JRN_CT_TAB(s, pos) {ZC_JRN_R64(ZC_JRN_CTAB_E, ZC_JRN_S_##s, pos)},
+enum { ZC_JRN_CTABS(ZC_JRN_CT_ENUM) ZC_JRN_NCTABS };
+static const uint64_t zc_jrn_ctab[ZC_JRN_NCTABS][64] = {ZC_JRN_CTABS(ZC_JRN_CT_TAB)};
+#undef ZC_JRN_CT_ENUM
+#undef ZC_JRN_CT_TAB
 
 /* The layouts, by code: the record type, whether b is a time (stored from ts), the set of each
  * field (ts, a, b, c, d; NONE: the field is 0). The encoder below spells each out. */
@@ -221,14 +216,23 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
 }
 
 /* A field: its class into the header (tag), its bytes stored, p past them. The index is its bit
- * length, from 2v + 1 (0 for 0); a value of 64 bits would read as a short one there, so its top
- * bit goes into mis, which sends the record to the general form. */
+ * length, from 2v + 1 (0 for 0); a value of 64 bits would read as a shorter one there, so its
+ * top bit goes into mis, which sends the record to the general form as a misfit class does. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ZC_JRN_BITLEN(v) __builtin_ia32_bsrdi((long long)((v) + (v) + 1)) /* long: no widening */
+#else
+#define ZC_JRN_BITLEN(v) (63 ^ __builtin_clzll((v) + (v) + 1))
+#endif
+#define ZC_JRN_ZERO(v)                                                                                                 \
+    do {                                                                                                               \
+        if (__builtin_expect((v) != 0, 0)) goto any;                                                                   \
+    } while (0)
 #define ZC_JRN_F(v, S, POS)                                                                                            \
     do {                                                                                                               \
         uint64_t v_ = (v);                                                                                             \
-        unsigned i_ = 63u ^ (unsigned)__builtin_clzll(v_ + v_ + 1);                                                    \
+        long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
         mis |= v_;                                                                                                     \
-        tag |= zc_jrn_c_##S##_##POS[i_];                                                                               \
+        tag |= zc_jrn_ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                 \
         memcpy(p, &v_, 8);                                                                                             \
         p += zc_jrn_ltab[ZC_JRN_S_##S][i_];                                                                            \
     } while (0)
@@ -238,13 +242,11 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
 static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *restrict ev, size_t n) {
     uint8_t *p = out;
     uint64_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct zc_ev *e = &ev[i];
-        const uint64_t ts = e->ts, a = e->a, b = e->b, c = e->c, d = e->d, dt = ts - prev;
+    for (const struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
+        const uint64_t ts = e->ts, dt = ts - prev;
         const uint32_t type = e->type;
         uint8_t *q = p;
-        uint64_t mis = 0;
-        uint32_t tag = type;
+        uint64_t mis = 0, tag = type;
         p += 2;
         prev = ts;
         switch (type) {
@@ -253,40 +255,40 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         case ZC_EV_MPI_COLL_BEGIN:
         case ZC_EV_MPI_NOP:
         case ZC_EV_MEASUREMENT:
-            if (b | c | d) goto any;
+            ZC_JRN_ZERO(e->b | e->c | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(a, A, 9);
+            ZC_JRN_F(e->a, A, 9);
             break;
         case ZC_EV_PARAM_U64:
         case ZC_EV_BUFFER_FLUSH:
-            if (c | d) goto any;
+            ZC_JRN_ZERO(e->c | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(a, A, 9);
-            ZC_JRN_F(type == ZC_EV_BUFFER_FLUSH ? b - ts : b, W, 11);
+            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_F(type == ZC_EV_BUFFER_FLUSH ? e->b - ts : e->b, W, 11);
             break;
         case ZC_EV_RMA_GET:
         case ZC_EV_RMA_PUT:
-            if (d) goto any;
+            ZC_JRN_ZERO(e->d);
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(a, A, 8);
-            ZC_JRN_F(b, A, 10);
-            ZC_JRN_F(c, W, 12);
+            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_F(e->b, A, 10);
+            ZC_JRN_F(e->c, W, 12);
             break;
         case ZC_EV_RMA_COMPLETE:
-            if (b | d) goto any;
+            ZC_JRN_ZERO(e->b | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(a, A, 9);
-            ZC_JRN_F(c, W, 11);
+            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_F(e->c, W, 11);
             break;
         case ZC_EV_MPI_SEND:
         case ZC_EV_MPI_ISEND:
         case ZC_EV_MPI_RECV:
         case ZC_EV_MPI_IRECV:
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(a, A, 8);
-            ZC_JRN_F(b, A, 10);
-            ZC_JRN_F(c, P, 12);
-            ZC_JRN_F(d, T, 14);
+            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_F(e->b, A, 10);
+            ZC_JRN_F(e->c, P, 12);
+            ZC_JRN_F(e->d, T, 14);
             break;
         case ZC_EV_MPI_ISEND_COMPLETE:
         case ZC_EV_MPI_IRECV_REQUEST:
@@ -294,37 +296,38 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         case ZC_EV_MPI_REQUEST_CANCELLED:
         case ZC_EV_MPI_NBC_REQUEST:
         case ZC_EV_MPI_NBC_REQID:
-            if (b | c) goto any;
+            ZC_JRN_ZERO(e->b | e->c);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(a, A, 9);
-            ZC_JRN_F(d, W, 11);
+            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_F(e->d, W, 11);
             break;
         case ZC_EV_MPI_COLL_END:
         case ZC_EV_MPI_NBC_COMPLETE:
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(a, A, 8);
-            ZC_JRN_F(b, A, 10);
-            ZC_JRN_F(c, A, 12);
-            ZC_JRN_F(d, C, 14);
+            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_F(e->b, A, 10);
+            ZC_JRN_F(e->c, A, 12);
+            ZC_JRN_F(e->d, C, 14);
             break;
         case ZC_EV_CALL:
-            if (c) {
+            if (e->c) {
                 tag = ZC_JRN_CODE_CALLSITE;
                 ZC_JRN_F(dt, T, 6);
-                ZC_JRN_F(a, A, 8);
-                ZC_JRN_F(b - ts, T, 10);
-                ZC_JRN_F(c, P, 12);
-                ZC_JRN_F(d, T, 14);
+                ZC_JRN_F(e->a, A, 8);
+                ZC_JRN_F(e->b - ts, T, 10);
+                ZC_JRN_F(e->c, P, 12);
+                ZC_JRN_F(e->d, T, 14);
             } else {
                 ZC_JRN_F(dt, W, 6);
-                ZC_JRN_F(a, A, 9);
-                ZC_JRN_F(b - ts, W, 11);
-                ZC_JRN_F(d, A, 14);
+                ZC_JRN_F(e->a, A, 9);
+                ZC_JRN_F(e->b - ts, W, 11);
+                ZC_JRN_F(e->d, A, 14);
             }
             break;
-        default: goto any;
+        default: tag = ZC_JRN_MISFIT;
         }
-        if (__builtin_expect(!((tag & ZC_JRN_MISFIT) | (mis >> 63)), 1)) {
+        /* a misfit class, a 64-bit value or a field the layout lacks not 0: the general form */
+        if (__builtin_expect((int64_t)(tag | mis) >= 0, 1)) {
             uint16_t h = (uint16_t)tag;
             memcpy(q, &h, 2);
             continue;
@@ -335,6 +338,7 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
     return (size_t)(p - out);
 }
 #undef ZC_JRN_F
+#undef ZC_JRN_ZERO
 
 /* Decoding, bounds-checked: returns 0 and leaves *i past the record, or -1 when the bytes end
  * inside it or it cannot be a record (an unknown code, header bits no layout has, a out of 32 bits). */
