@@ -237,6 +237,16 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
         p += zc_jrn_ltab[ZC_JRN_S_##S][i_];                                                                            \
     } while (0)
 
+/* a: 32 bits, never a misfit */
+#define ZC_JRN_FA(v, POS)                                                                                              \
+    do {                                                                                                               \
+        uint64_t v_ = (v);                                                                                             \
+        long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
+        tag |= zc_jrn_ctab[ZC_JRN_CT_A_##POS][i_];                                                                     \
+        memcpy(p, &v_, 8);                                                                                             \
+        p += zc_jrn_ltab[ZC_JRN_S_A][i_];                                                                              \
+    } while (0)
+
 /* Encodes n records into out (room for n * ZC_JRN_EV_MAX + ZC_JRN_ENC_SLACK bytes); returns the
  * bytes written. */
 static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *restrict ev, size_t n) {
@@ -257,27 +267,27 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         case ZC_EV_MEASUREMENT:
             ZC_JRN_ZERO(e->b | e->c | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_FA(e->a, 9);
             break;
         case ZC_EV_PARAM_U64:
         case ZC_EV_BUFFER_FLUSH:
             ZC_JRN_ZERO(e->c | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_FA(e->a, 9);
             ZC_JRN_F(type == ZC_EV_BUFFER_FLUSH ? e->b - ts : e->b, W, 11);
             break;
         case ZC_EV_RMA_GET:
         case ZC_EV_RMA_PUT:
             ZC_JRN_ZERO(e->d);
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_FA(e->a, 8);
             ZC_JRN_F(e->b, A, 10);
             ZC_JRN_F(e->c, W, 12);
             break;
         case ZC_EV_RMA_COMPLETE:
             ZC_JRN_ZERO(e->b | e->d);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_FA(e->a, 9);
             ZC_JRN_F(e->c, W, 11);
             break;
         case ZC_EV_MPI_SEND:
@@ -285,7 +295,7 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         case ZC_EV_MPI_RECV:
         case ZC_EV_MPI_IRECV:
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_FA(e->a, 8);
             ZC_JRN_F(e->b, A, 10);
             ZC_JRN_F(e->c, P, 12);
             ZC_JRN_F(e->d, T, 14);
@@ -298,13 +308,13 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         case ZC_EV_MPI_NBC_REQID:
             ZC_JRN_ZERO(e->b | e->c);
             ZC_JRN_F(dt, W, 6);
-            ZC_JRN_F(e->a, A, 9);
+            ZC_JRN_FA(e->a, 9);
             ZC_JRN_F(e->d, W, 11);
             break;
         case ZC_EV_MPI_COLL_END:
         case ZC_EV_MPI_NBC_COMPLETE:
             ZC_JRN_F(dt, T, 6);
-            ZC_JRN_F(e->a, A, 8);
+            ZC_JRN_FA(e->a, 8);
             ZC_JRN_F(e->b, A, 10);
             ZC_JRN_F(e->c, A, 12);
             ZC_JRN_F(e->d, C, 14);
@@ -313,13 +323,13 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
             if (e->c) {
                 tag = ZC_JRN_CODE_CALLSITE;
                 ZC_JRN_F(dt, T, 6);
-                ZC_JRN_F(e->a, A, 8);
+                ZC_JRN_FA(e->a, 8);
                 ZC_JRN_F(e->b - ts, T, 10);
                 ZC_JRN_F(e->c, P, 12);
                 ZC_JRN_F(e->d, T, 14);
             } else {
                 ZC_JRN_F(dt, W, 6);
-                ZC_JRN_F(e->a, A, 9);
+                ZC_JRN_FA(e->a, 9);
                 ZC_JRN_F(e->b - ts, W, 11);
                 ZC_JRN_F(e->d, A, 14);
             }
@@ -338,6 +348,7 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
     return (size_t)(p - out);
 }
 #undef ZC_JRN_F
+#undef ZC_JRN_FA
 #undef ZC_JRN_ZERO
 
 /* Decoding, bounds-checked: returns 0 and leaves *i past the record, or -1 when the bytes end
