@@ -89,7 +89,9 @@ static void read_records(struct zc_salv_rank *j) {
             snprintf(j->damage, sizeof(j->damage), "torn record at byte %zu (the process died writing it)", pos * 8);
             break;
         }
-        if (zc_jrn_hash(h.type, h.nwords, w + pos + 3) != h.hash) {
+        uint64_t sum = j->version == 1 ? zc_jrn1_hash(h.type, h.nwords, w + pos + 3)
+                                       : zc_jrn_hash(h.type, h.nwords, w + pos + 3); /* their formats' */
+        if (sum != h.hash) {
             snprintf(j->damage, sizeof(j->damage), "record at byte %zu fails its checksum", pos * 8);
             break;
         }

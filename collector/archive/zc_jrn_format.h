@@ -112,7 +112,7 @@ enum { ZC_JRN_S_T, ZC_JRN_S_A, ZC_JRN_S_P, ZC_JRN_S_C, ZC_JRN_S_W, ZC_JRN_NSETS,
      : (s) == ZC_JRN_S_P ? 0x6510u                                                                                     \
      : (s) == ZC_JRN_S_C ? 0x8540u                                                                                     \
                          : 0x86543210u)
-#define ZC_JRN_SET_LEN(s, k) ((ZC_JRN_SETS(s) >> (4 * (k))) & 15u)
+#define ZC_JRN_SET_LEN(s, k) ((ZC_JRN_SETS(s) >> (4 * ((k) & 7u))) & 15u) /* k: 0..7 */
 #define ZC_JRN_SET_BITS(s) ((s) == ZC_JRN_S_W ? 3u : 2u)
 /* the class of a value of `bits` bits (0..64) in set s, or 8: none holds it */
 #define ZC_JRN_NB(bits) (((bits) + 7u) / 8u)
@@ -190,13 +190,28 @@ static const struct zc_jrn_layout zc_jrn_layout[ZC_JRN_CODE_ANY] = {
 };
 #undef ZC_JRN_L
 
+/* 8 bytes of v at p, little-endian (the fields are; a field's bytes are its first ones) */
+static inline void zc_jrn_st8(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+static inline void zc_jrn_st2(uint8_t *p, uint16_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap16(v);
+#endif
+    memcpy(p, &v, 2);
+}
+
 /* the record at q in the general form (its fields: dt the time difference, unsigned); returns its end */
 __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const struct zc_ev *e, uint64_t dt) {
     uint64_t f[5] = {(dt << 1) ^ (uint64_t)((int64_t)dt >> 63), e->a, e->b, e->c, e->d};
     uint8_t *p = q + 2, *cwp;
     uint32_t t = e->type < 1023 ? e->type : 1023;
     if (t == 1023) {
-        memcpy(p, &e->type, 4);
+        zc_jrn_st8(p, e->type);
         p += 4;
     }
     cwp = p;
@@ -205,20 +220,19 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
     for (int k = 0; k < 5; k++) {
         unsigned bits = f[k] ? 64u - (unsigned)__builtin_clzll(f[k]) : 0u, nb = ZC_JRN_NB(bits);
         unsigned cls = nb <= 6 ? nb : 7u;
-        memcpy(p, &f[k], 8);
+        zc_jrn_st8(p, f[k]);
         p += cls < 7 ? cls : 8u;
         cw |= cls << (3 * k);
     }
-    uint16_t h = (uint16_t)(ZC_JRN_CODE_ANY | t << 6), w = (uint16_t)cw;
-    memcpy(q, &h, 2);
-    memcpy(cwp, &w, 2);
+    zc_jrn_st2(q, (uint16_t)(ZC_JRN_CODE_ANY | t << 6));
+    zc_jrn_st2(cwp, (uint16_t)cw);
     return p;
 }
 
 /* A field: its class into the header (tag), its bytes stored, p past them. The index is its bit
  * length, from 2v + 1 (0 for 0); a value of 64 bits would read as a shorter one there, so its
  * top bit goes into mis, which sends the record to the general form as a misfit class does. */
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ZC_JRN_BITLEN(v) __builtin_ia32_bsrdi((long long)((v) + (v) + 1)) /* long: no widening */
 #else
 #define ZC_JRN_BITLEN(v) (63 ^ __builtin_clzll((v) + (v) + 1))
@@ -233,7 +247,7 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
         mis |= v_;                                                                                                     \
         tag |= zc_jrn_ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                 \
-        memcpy(p, &v_, 8);                                                                                             \
+        zc_jrn_st8(p, v_);                                                                                             \
         p += zc_jrn_ltab[ZC_JRN_S_##S][i_];                                                                            \
     } while (0)
 
@@ -243,7 +257,7 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
         uint64_t v_ = (v);                                                                                             \
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
         tag |= zc_jrn_ctab[ZC_JRN_CT_A_##POS][i_];                                                                     \
-        memcpy(p, &v_, 8);                                                                                             \
+        zc_jrn_st8(p, v_);                                                                                             \
         p += zc_jrn_ltab[ZC_JRN_S_A][i_];                                                                              \
     } while (0)
 
@@ -338,8 +352,7 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         }
         /* a misfit class, a 64-bit value or a field the layout lacks not 0: the general form */
         if (__builtin_expect((int64_t)(tag | mis) >= 0, 1)) {
-            uint16_t h = (uint16_t)tag;
-            memcpy(q, &h, 2);
+            zc_jrn_st2(q, (uint16_t)tag);
             continue;
         }
     any:
@@ -439,17 +452,17 @@ static inline int zc_jrn1_decode_one(const uint8_t *p, size_t len, size_t *i, ui
     return 0;
 }
 
-/* A 64-bit checksum, four independent lanes so it runs at memory speed (~1 ns per 40-byte
- * record); it detects torn and garbled records, it is not cryptographic. */
+/* ---------------------------------------------------------------- checksums
+ * Format 1's: a 64-bit hash in four lanes of multiplications (~6 instructions a word). */
 static inline uint64_t zc_jrn_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-static inline uint64_t zc_jrn_round(uint64_t acc, uint64_t w) {
+static inline uint64_t zc_jrn1_round(uint64_t acc, uint64_t w) {
     return zc_jrn_rotl(acc + w * UINT64_C(0xC2B2AE3D27D4EB4F), 31) * UINT64_C(0x9E3779B185EBCA87);
 }
-struct zc_jrn_hs {
+struct zc_jrn1_hs {
     uint64_t v[4], buf[4];
     size_t nbuf;
 };
-static inline void zc_jrn_hash_init(struct zc_jrn_hs *s, uint32_t type, uint64_t nwords) {
+static inline void zc_jrn1_hash_init(struct zc_jrn1_hs *s, uint32_t type, uint64_t nwords) {
     uint64_t seed = ((uint64_t)type << 56) ^ nwords;
     s->v[0] = seed + UINT64_C(0x60EA27EEADC0B5D6);
     s->v[1] = seed + UINT64_C(0xC2B2AE3D27D4EB4F);
@@ -458,35 +471,140 @@ static inline void zc_jrn_hash_init(struct zc_jrn_hs *s, uint32_t type, uint64_t
     s->nbuf = 0;
 }
 /* Words may come in pieces (a record's header words, then its events): the result is the same. */
-static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const uint64_t *w, size_t n) {
+static inline void zc_jrn1_hash_update(struct zc_jrn1_hs *s, const uint64_t *w, size_t n) {
     size_t i = 0;
     while (s->nbuf && i < n) {
         s->buf[s->nbuf++] = w[i++];
         if (s->nbuf == 4) {
-            for (int k = 0; k < 4; k++) s->v[k] = zc_jrn_round(s->v[k], s->buf[k]);
+            for (int k = 0; k < 4; k++) s->v[k] = zc_jrn1_round(s->v[k], s->buf[k]);
             s->nbuf = 0;
         }
     }
     for (; i + 4 <= n; i += 4) {
-        s->v[0] = zc_jrn_round(s->v[0], w[i]);
-        s->v[1] = zc_jrn_round(s->v[1], w[i + 1]);
-        s->v[2] = zc_jrn_round(s->v[2], w[i + 2]);
-        s->v[3] = zc_jrn_round(s->v[3], w[i + 3]);
+        s->v[0] = zc_jrn1_round(s->v[0], w[i]);
+        s->v[1] = zc_jrn1_round(s->v[1], w[i + 1]);
+        s->v[2] = zc_jrn1_round(s->v[2], w[i + 2]);
+        s->v[3] = zc_jrn1_round(s->v[3], w[i + 3]);
     }
     for (; i < n; i++) s->buf[s->nbuf++] = w[i];
 }
-static inline uint64_t zc_jrn_hash_final(const struct zc_jrn_hs *s) {
+static inline uint64_t zc_jrn1_hash_final(const struct zc_jrn1_hs *s) {
     uint64_t h = zc_jrn_rotl(s->v[0], 1) + zc_jrn_rotl(s->v[1], 7) + zc_jrn_rotl(s->v[2], 12) +
                  zc_jrn_rotl(s->v[3], 18);
     for (size_t i = 0; i < s->nbuf; i++)
-        h = zc_jrn_rotl(h ^ zc_jrn_round(0, s->buf[i]), 27) * UINT64_C(0x9E3779B185EBCA87);
+        h = zc_jrn_rotl(h ^ zc_jrn1_round(0, s->buf[i]), 27) * UINT64_C(0x9E3779B185EBCA87);
     h ^= h >> 33;
     h *= UINT64_C(0xC2B2AE3D27D4EB4F);
     h ^= h >> 29;
     h *= UINT64_C(0x165667B19E3779F9);
     return h ^ (h >> 32);
 }
-static inline uint64_t zc_jrn_hash(uint32_t type, uint64_t nwords, const uint64_t *w) {
+static inline uint64_t zc_jrn1_hash(uint32_t type, uint64_t nwords, const uint64_t *w) {
+    struct zc_jrn1_hs s;
+    zc_jrn1_hash_init(&s, type, nwords);
+    zc_jrn1_hash_update(&s, w, nwords);
+    return zc_jrn1_hash_final(&s);
+}
+
+
+/* Format 3's: CRC-32C (Castagnoli, reflected polynomial 0x82F63B78, no pre or post inversion) in
+ * four lanes, word i into lane i mod 4 (each word's bytes in memory order), the lanes, the
+ * record's type and length and the words after the last group of four mixed into 64 bits at the
+ * end. It detects torn and garbled records (a CRC finds every error burst up to 32 bits long); it
+ * is not cryptographic. Where the CPU has SSE 4.2 a word is one instruction (a run-time test per
+ * record); elsewhere a table of 16 entries, a nibble at a time. */
+static const uint32_t zc_jrn_crc_nib[16] = {
+    0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1, 0x417b1dbc, 0x5125dad3, 0x61c69362, 0x7198540d,
+    0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9, 0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75};
+static inline uint64_t zc_jrn_crc_sw(uint64_t crc, uint64_t w) {
+    uint32_t c = (uint32_t)crc;
+    for (int i = 0; i < 8; i++) {
+        c ^= (uint8_t)(w >> (8 * i));
+        c = (c >> 4) ^ zc_jrn_crc_nib[c & 15];
+        c = (c >> 4) ^ zc_jrn_crc_nib[c & 15];
+    }
+    return c;
+}
+static inline uint64_t zc_jrn_word(const void *p, size_t i) {
+    uint64_t w;
+    memcpy(&w, (const char *)p + 8 * i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* the bytes in memory order */
+#endif
+    return w;
+}
+static inline void zc_jrn_lanes_sw(uint64_t *v, const void *w, size_t groups) {
+    for (size_t i = 0; i < groups; i++)
+        for (int k = 0; k < 4; k++) v[k] = zc_jrn_crc_sw(v[k], zc_jrn_word(w, 4 * i + (size_t)k));
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ZC_JRN_CRC_HW 1
+__attribute__((target("sse4.2"))) static inline void zc_jrn_lanes_hw(uint64_t *v, const void *w, size_t groups) {
+    unsigned long long a = v[0], b = v[1], c = v[2], d = v[3];
+    for (size_t i = 0; i < groups; i++) {
+        a = __builtin_ia32_crc32di(a, zc_jrn_word(w, 4 * i));
+        b = __builtin_ia32_crc32di(b, zc_jrn_word(w, 4 * i + 1));
+        c = __builtin_ia32_crc32di(c, zc_jrn_word(w, 4 * i + 2));
+        d = __builtin_ia32_crc32di(d, zc_jrn_word(w, 4 * i + 3));
+    }
+    v[0] = a, v[1] = b, v[2] = c, v[3] = d;
+}
+#endif
+/* whole groups of four words into the lanes; hw: the CPU's instruction where it has one, 0 the
+ * table (the tests compare the two) */
+static inline void zc_jrn_lanes(uint64_t *v, const void *w, size_t groups, int hw) {
+#ifdef ZC_JRN_CRC_HW
+    if (hw) {
+        zc_jrn_lanes_hw(v, w, groups);
+        return;
+    }
+#endif
+    (void)hw;
+    zc_jrn_lanes_sw(v, w, groups);
+}
+#define ZC_JRN_P1 UINT64_C(0x9E3779B185EBCA87)
+#define ZC_JRN_P2 UINT64_C(0xC2B2AE3D27D4EB4F)
+#define ZC_JRN_P3 UINT64_C(0x165667B19E3779F9)
+struct zc_jrn_hs {
+    uint64_t seed, v[4], buf[4];
+    size_t nbuf;
+    int hw;
+};
+static inline void zc_jrn_hash_init(struct zc_jrn_hs *s, uint32_t type, uint64_t nwords) {
+    s->seed = ((uint64_t)type << 56) ^ nwords;
+    s->v[0] = 0x60EA27EE, s->v[1] = 0xC2B2AE3D, s->v[2] = 0x27D4EB4F, s->v[3] = 0x9E3779B1;
+    s->nbuf = 0;
+#ifdef ZC_JRN_CRC_HW
+    s->hw = __builtin_cpu_supports("sse4.2");
+#else
+    s->hw = 0;
+#endif
+}
+/* Words may come in pieces (a record's header words, then its events): the result is the same. */
+static inline void zc_jrn_hash_update(struct zc_jrn_hs *s, const void *w, size_t n) {
+    size_t i = 0;
+    while (s->nbuf && i < n) {
+        s->buf[s->nbuf++] = zc_jrn_word(w, i++);
+        if (s->nbuf == 4) {
+            zc_jrn_lanes(s->v, s->buf, 1, s->hw);
+            s->nbuf = 0;
+        }
+    }
+    size_t groups = (n - i) / 4;
+    if (groups) zc_jrn_lanes(s->v, (const char *)w + 8 * i, groups, s->hw);
+    for (i += 4 * groups; i < n; i++) s->buf[s->nbuf++] = zc_jrn_word(w, i);
+}
+static inline uint64_t zc_jrn_hash_final(const struct zc_jrn_hs *s) {
+    uint64_t h = s->seed ^ (s->v[0] << 32 | s->v[1]);
+    h = zc_jrn_rotl(h, 27) * ZC_JRN_P1 ^ (s->v[2] << 32 | s->v[3]);
+    for (size_t i = 0; i < s->nbuf; i++) h = zc_jrn_rotl(h ^ s->buf[i] * ZC_JRN_P2, 31) * ZC_JRN_P1;
+    h ^= h >> 33;
+    h *= ZC_JRN_P2;
+    h ^= h >> 29;
+    h *= ZC_JRN_P3;
+    return h ^ (h >> 32);
+}
+static inline uint64_t zc_jrn_hash(uint32_t type, uint64_t nwords, const void *w) {
     struct zc_jrn_hs s;
     zc_jrn_hash_init(&s, type, nwords);
     zc_jrn_hash_update(&s, w, nwords);

@@ -6,6 +6,8 @@
  *     within n * ZC_JRN_EV_MAX bytes, nothing stored past ZC_JRN_ENC_SLACK beyond them; a record
  *     cut short anywhere is damage (-1), never read past the cut; random bytes never read past
  *     their end; the records of the benchmarks' loops take the bytes the layouts promise;
+ *   - format 3's checksum: the CRC-32C table a nibble at a time and the CPU's instruction agree
+ *     with a bitwise reference; a record's words hashed in pieces give the whole's checksum;
  *   - format 1 (older zecolls'; salvage reads it): its encoder as it was (below, the journals'
  *     writer until format 3) makes LEB128 varints (known byte vectors) and records that format 1's
  *     decoder reads back, cut ones as damage.
@@ -157,7 +159,46 @@ static size_t bytes_of(struct zc_ev e, uint64_t prev_ts) {
     return all - encode3(1);
 }
 
+static uint32_t crc_ref(uint32_t c, uint64_t w) { /* bit by bit, from the polynomial */
+    for (int i = 0; i < 8; i++) {
+        c ^= (uint8_t)(w >> (8 * i));
+        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return c;
+}
+
+static void check_checksum(void) {
+    for (int i = 0; i < 100000; i++) {
+        uint32_t c = (uint32_t)next();
+        uint64_t w = next();
+        if (zc_jrn_crc_sw(c, w) != crc_ref(c, w)) FAIL("CRC-32C table: %#x after %#" PRIx64 "\n", c, w);
+    }
+    static uint64_t w[1000];
+    for (size_t i = 0; i < 1000; i++) w[i] = next();
+#ifdef ZC_JRN_CRC_HW
+    if (__builtin_cpu_supports("sse4.2")) {
+        uint64_t a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4};
+        zc_jrn_lanes(a, w, 250, 1);
+        zc_jrn_lanes(b, w, 250, 0);
+        if (memcmp(a, b, sizeof(a))) FAIL("CRC-32C: the instruction's lanes differ from the table's\n");
+    } else {
+        printf("# no SSE 4.2 here: the instruction's lanes not compared\n");
+    }
+#endif
+    for (int round = 0; round < 2000; round++) { /* in pieces as the writer gives them: the same */
+        size_t n = (size_t)(next() % 1000), cut1 = n ? (size_t)(next() % (n + 1)) : 0;
+        size_t cut2 = cut1 + (n - cut1 ? (size_t)(next() % (n - cut1 + 1)) : 0);
+        struct zc_jrn_hs hs;
+        zc_jrn_hash_init(&hs, 8, n);
+        zc_jrn_hash_update(&hs, w, cut1);
+        zc_jrn_hash_update(&hs, w + cut1, cut2 - cut1);
+        zc_jrn_hash_update(&hs, w + cut2, n - cut2);
+        if (zc_jrn_hash_final(&hs) != zc_jrn_hash(8, n, w)) FAIL("checksum of %zu words in pieces differs\n", n);
+    }
+}
+
 int main(void) {
+    check_checksum();
     /* format 1 */
     check_bytes(0, "\x00", 1);
     check_bytes(127, "\x7f", 1);

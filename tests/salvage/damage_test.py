@@ -42,7 +42,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import jrn_format as jf  # noqa: E402
-from jrn_hash import jrn_hash  # noqa: E402
+from jrn_hash import jrn_hash3  # noqa: E402
 from salv_common import absolute, add_run_args, collector_env  # noqa: E402
 PY = "/usr/bin/python3"
 REC_MAGIC = 0x524A435A
@@ -159,7 +159,7 @@ def main():
         if b[i + 1] > len(data):
             break
         _m, typ, nw, h = struct.unpack_from("<IIQQ", data, b[i])
-        t.check(jrn_hash(typ, nw, data[b[i] + 24:b[i] + 24 + 8 * nw]) == h, f"record at {b[i]}: checksum as documented")
+        t.check(jrn_hash3(typ, nw, data[b[i] + 24:b[i] + 24 + 8 * nw]) == h, f"record at {b[i]}: checksum as documented")
 
     # the whole journal
     rc, out = salvage(a, variant(a, base, "whole", data), "--keep-journal")
@@ -283,7 +283,7 @@ def main():
     struct.pack_into("<QQ", other, off + 8, 1, 2)
     hdr = struct.unpack_from("<IIQQ", other, b[0])
     payload = other[off:off + 8 * hdr[2]]
-    struct.pack_into("<Q", other, b[0] + 16, jrn_hash(hdr[1], hdr[2], payload))
+    struct.pack_into("<Q", other, b[0] + 16, jrn_hash3(hdr[1], hdr[2], payload))
     with open(os.path.join(d, "zecoll-journal", "1.zcj"), "wb") as f:
         f.write(other)
     bad("journals of two jobs", d, ".zcj")
