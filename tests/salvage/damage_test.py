@@ -194,7 +194,7 @@ def main():
     for k, c in enumerate(sorted(x for x in cuts1 if x < len(old))):
         rc, out = salvage(a, variant(a, base, f"f1cut{k}", old[:c]))
         n = records_of(out)
-        t.check(rc == 0 and (c in b1 or "torn record" in out) and n is not None and prev1 <= n <= full,
+        t.check(rc == 0 and (c in b1 or "torn record" in out) and None not in (n, full) and prev1 <= n <= full,
                 f"format 1 cut at {c}: exit {rc}, {n} records after {prev1}: {out[-300:]}")
         prev1 = n if n is not None else prev1
     for k in range(3):
