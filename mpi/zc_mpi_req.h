@@ -535,10 +535,15 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
         uint64_t s;
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[n];
-            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
-            /* a request starts with the call that starts it (zr_activate) */
-            e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
-            zc_loc_publish(l, n + 2);
+            if (send) {
+                e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
+                /* a request starts with the call that starts it (zr_activate) */
+                e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
+                zc_loc_publish(l, n + 2);
+            } else { /* the call and its request in one record (zc_ev.h): one record fewer downstream */
+                e[0] = (struct zc_ev){t0, ZC_EV_CALL_IRECV, region, t1, zc_mpi_tls.last_comm.id, (uint64_t)(uintptr_t)h};
+                zc_loc_publish(l, n + 1);
+            }
             zc_mpi_tls.raw_pending++;
         }
         zc_own_end_seq(l, s);

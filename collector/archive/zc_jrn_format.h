@@ -86,7 +86,7 @@ static inline size_t zc_jrn_put_u(uint8_t *p, uint64_t v) {
 }
 static inline uint64_t zc_jrn_zz(uint64_t d) { return (d << 1) ^ (uint64_t)((int64_t)d >> 63); }
 static inline uint64_t zc_jrn_unzz(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
-static inline int zc_jrn_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || type == ZC_EV_CALL; }
+static inline int zc_jrn_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || zc_ev_is_call(type); }
 
 /* Encodes n records into out (room for n * ZC_JRN_EV_MAX); returns the bytes written. The field
  * mask is gathered by the tests that write the fields, not computed apart (the writer encodes

@@ -266,6 +266,19 @@ int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t pa
             }
             if (x->b > hi) hi = x->b;
             break;
+        case ZC_EV_CALL_IRECV: /* an MPI_Irecv and its request (zc_ev.h), as zc_evt_write */
+            OPEN(t, EST_ENTER);
+            p = put_id(p, T_ENTER, x->a);
+            if (x->c) {
+                OPEN(t, EST_PARAM);
+                p = put_param(p, param_callsite, x->c);
+            }
+            OPEN(t, EST_REQ);
+            p = put_req(p, T_MPI_IRECV_REQUEST, x->d);
+            OPEN(x->b, EST_ENTER);
+            p = put_id(p, T_LEAVE, x->a);
+            if (x->b > hi) hi = x->b;
+            break;
         case ZC_EV_MPI_SEND: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_SEND, false); break;
         case ZC_EV_MPI_RECV: OPEN(t, EST_P2P); p = put_p2p(p, x, T_MPI_RECV, false); break;
         case ZC_EV_MPI_ISEND: OPEN(t, EST_P2P_REQ); p = put_p2p(p, x, T_MPI_ISEND, true); break;
