@@ -495,8 +495,8 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 /* ---------------------------------------------------------------- fast paths */
 /* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
  * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests) take a path of their own, generated beside the general one
- * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
- * writer's request events), written with what the general path tests once per call settled in
+ * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same events (a ZC_EV_CALL, then the
+ * writer's request events; MPI_Irecv's call and request in one ZC_EV_CALL_IRECV), written with what the general path tests once per call settled in
  * two global flags, set when MPI becomes ready (zc_mpi_call.c: fast_update): the writer matches
  * requests, the TSC ticks, owners do not lock, MPI recording is on and PAPI off (and, for
  * completions, the request table has never been used). Everything else, before the MPI call,
@@ -520,7 +520,8 @@ void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
                           uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request);
 /* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result; bytes and peer_tag as in
  * ZC_EV_MPI_ISEND_H, taken before the call so that fewer values live across it): the call and
- * its request, as zc_mpi_req_new writes them for the writer to match. */
+ * its request for the writer to match, as zc_mpi_req_new writes them (a send), or in one record
+ * (a receive: ZC_EV_CALL_IRECV, the communicator and the handle in c and d). */
 static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc,
                                                                   bool send, uint64_t bytes, uint64_t peer_tag,
                                                                   MPI_Comm comm, const MPI_Request *request) {
