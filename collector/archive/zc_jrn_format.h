@@ -100,7 +100,7 @@ _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the 
 #define ZC_JRN_CODE_ANY 63
 /* The layout codes are the record types' numbers: renumbering zc_ev.h's types is a new format. */
 _Static_assert(ZC_EV_BUFFER_FLUSH == 7 && ZC_EV_MPI_NBC_REQID == 20 && ZC_EV_MPI_NOP == 26 && ZC_EV_CALL == 27 &&
-                   ZC_EV_MEASUREMENT == 28 && ZC_EV_METRIC_MORE == 30,
+                   ZC_EV_MEASUREMENT == 28 && ZC_EV_METRIC_MORE == 30 && ZC_EV_CALL_IRECV == 31,
                "the journal's layout codes (format 3) are the record types: a new numbering is a new format");
 
 /* Length sets: the bytes of each class. T: time differences, request ids, counts; A: 32-bit
@@ -187,6 +187,7 @@ static const struct zc_jrn_layout zc_jrn_layout[ZC_JRN_CODE_ANY] = {
     ZC_JRN_L(ZC_EV_MPI_COLL_END, 0, T, A, A, A, C),
     ZC_JRN_L(ZC_EV_MPI_NBC_COMPLETE, 0, T, A, A, A, C),
     ZC_JRN_L(ZC_EV_CALL, 1, W, A, W, N, A), /* no callsite: MPI calls, the collector's own */
+    ZC_JRN_L(ZC_EV_CALL_IRECV, 1, W, A, W, N, T), /* without a callsite (with one: the general form) */
     [ZC_JRN_CODE_CALLSITE] = {ZC_EV_CALL, 1, {ZC_JRN_S_T, ZC_JRN_S_A, ZC_JRN_S_T, ZC_JRN_S_P, ZC_JRN_S_T}},
 };
 #undef ZC_JRN_L
@@ -349,6 +350,13 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
                 ZC_JRN_F(e->d, A, 14);
             }
             break;
+        case ZC_EV_CALL_IRECV: /* MPI calls carry no callsite id: one with it takes the general form */
+            ZC_JRN_ZERO(e->c);
+            ZC_JRN_F(dt, W, 6);
+            ZC_JRN_FA(e->a, 9);
+            ZC_JRN_F(e->b - ts, W, 11);
+            ZC_JRN_F(e->d, T, 14);
+            break;
         default: tag = ZC_JRN_MISFIT;
         }
         /* a misfit class, a 64-bit value or a field the layout lacks not 0: the general form */
@@ -421,7 +429,7 @@ static inline int zc_jrn_decode_one(const uint8_t *p, size_t len, size_t *i, uin
  * flush's end). Decoding, bounds-checked: returns 0 and leaves *i past the record, or -1 when the
  * bytes end inside it or a varint is longer than 64 bits. */
 static inline uint64_t zc_jrn_unzz(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
-static inline int zc_jrn1_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || type == ZC_EV_CALL; }
+static inline int zc_jrn1_b_is_time(uint32_t type) { return type == ZC_EV_BUFFER_FLUSH || zc_ev_is_call(type); }
 static inline int zc_jrn1_get_u(const uint8_t *p, size_t len, size_t *i, uint64_t *v) {
     uint64_t x = 0;
     for (int sh = 0; sh < 64; sh += 7) {
