@@ -495,8 +495,8 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 /* ---------------------------------------------------------------- fast paths */
 /* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
  * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests) take a path of their own, generated beside the general one
- * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same records (a ZC_EV_CALL, then the
- * writer's request events), written with what the general path tests once per call settled in
+ * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same events (a ZC_EV_CALL, then the
+ * writer's request events; MPI_Irecv's call and request in one ZC_EV_CALL_IRECV), written with what the general path tests once per call settled in
  * two global flags, set when MPI becomes ready (zc_mpi_call.c: fast_update): the writer matches
  * requests, the TSC ticks, owners do not lock, MPI recording is on and PAPI off (and, for
  * completions, the request table has never been used). Everything else, before the MPI call,
@@ -520,7 +520,8 @@ void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
                           uint64_t peer_tag, MPI_Comm comm, const MPI_Request *request);
 /* After MPI_Isend/Irecv (t0: the Enter tick, rc: the call's result; bytes and peer_tag as in
  * ZC_EV_MPI_ISEND_H, taken before the call so that fewer values live across it): the call and
- * its request, as zc_mpi_req_new writes them for the writer to match. */
+ * its request for the writer to match, as zc_mpi_req_new writes them (a send), or in one record
+ * (a receive: ZC_EV_CALL_IRECV, the communicator and the handle in c and d). */
 static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thread *t, uint32_t fn, uint64_t t0, int rc,
                                                                   bool send, uint64_t bytes, uint64_t peer_tag,
                                                                   MPI_Comm comm, const MPI_Request *request) {
@@ -535,10 +536,15 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
         uint64_t s;
         if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
             struct zc_ev *e = &l->buf[n];
-            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
-            /* a request starts with the call that starts it (zr_activate) */
-            e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
-            zc_loc_publish(l, n + 2);
+            if (send) {
+                e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
+                /* a request starts with the call that starts it (zr_activate) */
+                e[1] = zc_mpi_start_h(t0, send, zc_mpi_tls.last_comm.id, bytes, peer_tag, h);
+                zc_loc_publish(l, n + 2);
+            } else { /* the call and its request in one record (zc_ev.h): one record fewer downstream */
+                e[0] = (struct zc_ev){t0, ZC_EV_CALL_IRECV, region, t1, zc_mpi_tls.last_comm.id, (uint64_t)(uintptr_t)h};
+                zc_loc_publish(l, n + 1);
+            }
             zc_mpi_tls.raw_pending++;
         }
         zc_own_end_seq(l, s);

@@ -172,29 +172,45 @@ static inline __attribute__((always_inline)) void resolve_done(struct rstate *s,
     }
 }
 
+/* The records the writer matches: the ZC_EV_MPI_*_H and the MPI_Irecv calls that carry their
+ * request (ZC_EV_CALL_IRECV), one test of the type for all (every type is below 64). */
+#define RESOLVE_TYPES                                                                                                \
+    ((((UINT64_C(1) << (ZC_EV_MPI_FREE_H + 1)) - 1) & ~((UINT64_C(1) << ZC_EV_MPI_ISEND_H) - 1)) |               \
+     UINT64_C(1) << ZC_EV_CALL_IRECV)
+_Static_assert(ZC_EV_CALL_IRECV < 64, "record types fit the mask");
+_Static_assert(ZC_EV_MPI_IRECV_H == ZC_EV_MPI_ISEND_H + 1 && ZC_EV_MPI_DONE_H == ZC_EV_MPI_IRECV_H + 1 &&
+                   ZC_EV_MPI_TEST_H == ZC_EV_MPI_DONE_H + 1 && ZC_EV_MPI_FREE_H == ZC_EV_MPI_TEST_H + 1,
+               "the order resolve() tests them in");
+
 static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     struct rstate *s = loc->resolve;
     for (struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
         uint32_t type = e->type;
-        if (type - ZC_EV_MPI_ISEND_H > ZC_EV_MPI_FREE_H - ZC_EV_MPI_ISEND_H) continue;
+        if (!(RESOLVE_TYPES >> (type & 63) & 1)) continue;
         if (__builtin_expect(!s, 0) && !(s = state_of(loc))) { /* out of memory: these requests go unrecorded */
-            e->type = ZC_EV_MPI_NOP;
+            if (type == ZC_EV_CALL_IRECV) *e = (struct zc_ev){e->ts, ZC_EV_CALL, e->a, e->b, 0, 0};
+            else e->type = ZC_EV_MPI_NOP;
             continue;
         }
+        /* tests in the order of their frequency (a jump table's bounds check and indirect
+         * branch cost more): completions, then starts */
         struct rreq buf, *x;
-        switch (type) {
-        case ZC_EV_MPI_ISEND_H:
-        case ZC_EV_MPI_IRECV_H: resolve_start(s, e); break;
-        case ZC_EV_MPI_DONE_H: resolve_done(s, e); break;
-        case ZC_EV_MPI_TEST_H:
+        if (__builtin_expect(type == ZC_EV_MPI_DONE_H, 1)) {
+            resolve_done(s, e);
+        } else if (type == ZC_EV_CALL_IRECV) { /* the call stays, its request gets its id (c: the communicator, then no callsite) */
+            uint64_t id = next_id(s);
+            push(s, e->d, ZR_V_IRECV, (uint32_t)e->c, id);
+            e->c = 0;
+            e->d = id;
+        } else if (type <= ZC_EV_MPI_IRECV_H) { /* ZC_EV_MPI_ISEND_H, ZC_EV_MPI_IRECV_H */
+            resolve_start(s, e);
+        } else if (type == ZC_EV_MPI_TEST_H) {
             x = find(s, e->d, false, &buf);
             if (x && x->kind != ZR_V_ISEND_NULL) *e = (struct zc_ev){e->ts, ZC_EV_MPI_REQUEST_TEST, 0, 0, 0, x->id};
             else e->type = ZC_EV_MPI_NOP;
-            break;
-        default: /* ZC_EV_MPI_FREE_H */
+        } else { /* ZC_EV_MPI_FREE_H */
             find(s, e->d, true, &buf);
             e->type = ZC_EV_MPI_NOP;
-            break;
         }
     }
 }

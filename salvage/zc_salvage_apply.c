@@ -38,7 +38,7 @@ static struct zc_salv_loc *find_loc(struct zc_salv_rank *j, uint64_t id) {
 }
 
 static bool apply_job(struct zc_salv_rank *j, struct zc_rbuf *r) {
-    if (j->have_job || zc_rbuf_get(r) != ZC_JRN_VERSION) return false;
+    if (j->have_job || zc_rbuf_get(r) != j->version) return false; /* the file's magic's */
     j->rank = (uint32_t)zc_rbuf_get(r);
     j->size = (uint32_t)zc_rbuf_get(r);
     j->mpi = zc_rbuf_get(r) != 0;
@@ -142,19 +142,22 @@ static bool apply_windows(struct zc_salv_rank *j, struct zc_rbuf *r) {
     return true;
 }
 
-/* A buffer of a location: its records decoded, kept as a segment of the location's stream. */
+/* A buffer of a location: its records decoded (as the file's format encodes them), kept as a
+ * segment of the location's stream. */
 static bool apply_events(struct zc_salv_rank *j, struct zc_rbuf *r) {
     uint64_t id = zc_rbuf_get(r), first = zc_rbuf_get(r), k = zc_rbuf_get(r), bytes = zc_rbuf_get(r);
     struct zc_salv_loc *l = find_loc(j, id);
-    /* every record takes 3 bytes at least; the bytes fill the payload but its padding */
-    if (r->bad || !l || bytes / 3 < k || (bytes + 7) / 8 != r->n - r->i || first > UINT64_MAX - k) return false;
+    /* every record takes 2 bytes at least (format 1: 3); the bytes fill the payload but its padding */
+    if (r->bad || !l || bytes / 2 < k || (bytes + 7) / 8 != r->n - r->i || first > UINT64_MAX - k) return false;
     const uint8_t *bp = (const uint8_t *)(r->w + r->i);
     struct zc_ev *ev = malloc((k ? k : 1) * sizeof(*ev));
     if (!ev) return false;
     size_t at = 0;
     uint64_t prev = 0;
+    int (*decode)(const uint8_t *, size_t, size_t *, uint64_t *, struct zc_ev *) =
+        j->version == 1 ? zc_jrn1_decode_one : zc_jrn_decode_one;
     for (uint64_t i = 0; i < k; i++)
-        if (zc_jrn_decode_one(bp, bytes, &at, &prev, &ev[i]) != 0) {
+        if (decode(bp, bytes, &at, &prev, &ev[i]) != 0) {
             free(ev);
             return false;
         }

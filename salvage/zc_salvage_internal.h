@@ -52,6 +52,7 @@ struct zc_salv_rank {
     void *map;
     size_t map_len;
     bool have_job;
+    unsigned version; /* the file's format (its magic): 3, or 1 (an older zecoll's) */
     uint32_t rank, size;
     bool mpi, final;
     bool missing; /* no journal: a placeholder (one empty thread location) keeps the job whole */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading one rank's journal (format: zc_jrn_format.h, docs/archive.md "The salvage journal"):
+/* Reading one rank's journal (format: zc_jrn_format.h, docs/archive.md "The salvage journal";
+ * format 3, or 1 as older zecolls wrote it, whose EVENTS records differ):
  * the file is mapped, its records verified one by one (header, length, checksum) and applied;
  * reading stops at the first that fails, and the rank says where and why (its `damage`). */
 #include "zc_salvage_internal.h"
@@ -58,7 +59,14 @@ static bool map_journal(struct zc_salv_rank *j, const char *path) {
         fprintf(stderr, "%s: %s: %s\n", zc_salv_prog, path, strerror(errno));
         return false;
     }
-    if (*(const uint64_t *)j->map != ZC_JRN_FILE_MAGIC) {
+    uint64_t magic = *(const uint64_t *)j->map;
+    j->version = magic == ZC_JRN_FILE_MAGIC ? ZC_JRN_VERSION : magic == ZC_JRN_FILE_MAGIC_1 ? 1 : 0;
+    if (magic == ZC_JRN_FILE_MAGIC_2) {
+        fprintf(stderr, "%s: %s: a journal of format 2 (a development build of zecoll's, withdrawn): not read\n",
+                zc_salv_prog, path);
+        return false;
+    }
+    if (!j->version) {
         fprintf(stderr, "%s: %s: not a zecoll journal (wrong magic; written on another architecture?)\n", zc_salv_prog,
                 path);
         return false;
@@ -81,7 +89,9 @@ static void read_records(struct zc_salv_rank *j) {
             snprintf(j->damage, sizeof(j->damage), "torn record at byte %zu (the process died writing it)", pos * 8);
             break;
         }
-        if (zc_jrn_hash(h.type, h.nwords, w + pos + 3) != h.hash) {
+        uint64_t sum = j->version == 1 ? zc_jrn1_hash(h.type, h.nwords, w + pos + 3)
+                                       : zc_jrn_hash(h.type, h.nwords, w + pos + 3); /* their formats' */
+        if (sum != h.hash) {
             snprintf(j->damage, sizeof(j->damage), "record at byte %zu fails its checksum", pos * 8);
             break;
         }

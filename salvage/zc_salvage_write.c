@@ -23,7 +23,8 @@ static bool ev_valid(const struct zc_salv_rank *j, const struct zc_ev *e) {
     switch (e->type) {
     case ZC_EV_ENTER:
     case ZC_EV_LEAVE:
-    case ZC_EV_CALL: return e->a < d->nregions;
+    case ZC_EV_CALL:
+    case ZC_EV_CALL_IRECV: return e->a < d->nregions;
     case ZC_EV_PARAM_U64: return e->a == 0;
     case ZC_EV_RMA_GET:
     case ZC_EV_RMA_PUT:
@@ -118,7 +119,7 @@ static void unlink_orphans(struct zc_salv_rank *j) {
         const struct zc_salv_loc *l = &j->locs[i];
         if (l->kind != ZC_LOC_THREAD) continue;
         for (size_t k = 0; k < l->n; k++)
-            if (l->ev[k].type == ZC_EV_CALL && l->ev[k].c) {
+            if (zc_ev_is_call(l->ev[k].type) && l->ev[k].c) {
                 zc_salv_grow(&cs, &cap, n, sizeof(*cs));
                 cs[n++] = l->ev[k].c;
             }
@@ -217,7 +218,7 @@ static bool write_loc(OTF2_Archive *ar, struct zc_salv_rank *j, struct zc_salv_l
     uint64_t lo = c.lo, hi = c.hi, last = 0; /* last: the latest time, a call's Leave included */
     for (size_t i = 0; i < l->n; i++) {
         if (l->ev[i].ts > last) last = l->ev[i].ts;
-        if (l->ev[i].type == ZC_EV_CALL && l->ev[i].b > last) last = l->ev[i].b;
+        if (zc_ev_is_call(l->ev[i].type) && l->ev[i].b > last) last = l->ev[i].b;
     }
     uint64_t end = hi > j->cut ? hi : j->cut;
     end = last > end ? last : end;

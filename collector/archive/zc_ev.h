@@ -50,12 +50,22 @@ enum zc_ev_type {
      * OTF2 Metric of the process's metric class. */
     ZC_EV_METRIC,
     ZC_EV_METRIC_MORE,
+    /* An MPI_Irecv and its request in one record (thread locations; the fast path, mpi/zc_mpi_req.h):
+     * ts = Enter and the request's time, a = region, b = Leave time, d = request id, c = callsite
+     * id (0 = none). Written as Enter, [ParameterUnsignedInt "callsite id"], MpiIrecvRequest,
+     * Leave: the events of a ZC_EV_CALL followed by a ZC_EV_MPI_IRECV_REQUEST, one record fewer
+     * for every stage after the call (conversion, matching, journal, encoder). As the MPI layer
+     * writes it, before the writer matches it (mpi/zc_mpi_resolve.c): c = communicator, d = the
+     * MPI_Request handle. */
+    ZC_EV_CALL_IRECV,
 };
 
 /* ZC_EV_CALL.d = ZC_CALL_RUN: the call holds the MPI event records that follow it (an MPI call
  * writes its record before it knows how many; the writer counts them, zc_evt_normalize). */
 #define ZC_CALL_RUN UINT64_MAX
 static inline bool zc_ev_in_call(uint32_t type) { return type >= ZC_EV_MPI_SEND && type <= ZC_EV_MPI_NOP; }
+/* A record of a whole call: ZC_EV_CALL or ZC_EV_CALL_IRECV (ts = Enter, b = Leave, a = region) */
+static inline bool zc_ev_is_call(uint32_t type) { return type == ZC_EV_CALL || type == ZC_EV_CALL_IRECV; }
 enum { ZC_DONE_STATUS = 1 }; /* ZC_EV_MPI_DONE_H.a: a status came */
 
 struct zc_ev {

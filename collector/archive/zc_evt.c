@@ -51,6 +51,13 @@ OTF2_ErrorCode zc_evt_write(OTF2_EvtWriter *w, const struct zc_ev *ev, size_t n,
             }
             if (x->b > hi) hi = x->b;
             break;
+        case ZC_EV_CALL_IRECV: /* an MPI_Irecv and its request (zc_ev.h) */
+            e = OTF2_EvtWriter_Enter(w, NULL, x->ts, x->a);
+            if (e == OTF2_SUCCESS && x->c) e = OTF2_EvtWriter_ParameterUnsignedInt(w, NULL, x->ts, param_callsite, x->c);
+            if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, x->ts, x->d);
+            if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_Leave(w, NULL, x->b, x->a);
+            if (x->b > hi) hi = x->b;
+            break;
         case ZC_EV_MPI_SEND:
         case ZC_EV_MPI_ISEND:
         case ZC_EV_MPI_RECV:

@@ -17,6 +17,7 @@
 #define ZC_EVT_PLAIN_TYPES                                                                                           \
     ((((UINT64_C(1) << (ZC_EV_MPI_NOP + 1)) - 1) & ~((UINT64_C(1) << ZC_EV_MPI_SEND) - 1)) &                    \
      ~(UINT64_C(1) << ZC_EV_MPI_NOP) & ~(UINT64_C(1) << ZC_EV_MPI_NBC_REQID))
+_Static_assert(ZC_EV_CALL_IRECV < 32, "every record type is below 32");
 
 /* A record's time converted (conv: NULL when it is ns already) and raised to l, the time before
  * it (counted in *clamped); returns the new last time. */
@@ -86,6 +87,11 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
                     if (e->b < l) e->b = l;
                     l = e->b;
                 }
+            } else if (type == ZC_EV_CALL_IRECV) { /* Enter, [callsite], MpiIrecvRequest, Leave */
+                if (conv) e->b = conv(cv, e->b);
+                events += e->c ? 3 : 2;
+                if (e->b < l) e->b = l;
+                l = e->b;
             } else if (type == ZC_EV_BUFFER_FLUSH && conv) {
                 e->b = conv(cv, e->b);
             } else if (type == ZC_EV_MPI_NBC_REQID || type == ZC_EV_METRIC_MORE) {

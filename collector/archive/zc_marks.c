@@ -120,7 +120,9 @@ void zc_marks_emit(struct zc_marks *m, const struct zc_marks_log *log, const str
         if (e->type == ZC_EV_ENTER) depth++;
         else if (e->type == ZC_EV_LEAVE && depth > 0) depth--;
         if (e->ts > last) last = e->ts;
-        if (e->type == ZC_EV_CALL) {
+        if (e->type == ZC_EV_CALL_IRECV) {
+            if (e->b > last) last = e->b;
+        } else if (e->type == ZC_EV_CALL) {
             if (e->d && i + e->d < n) {
                 leave_at = i + e->d;
                 call = e;

@@ -297,6 +297,19 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
         return true;
     }
     switch (x->type) {
+    case ZC_EV_CALL_IRECV: /* an MPI_Irecv and its request (zc_ev.h), as zc_evt_write */
+        if (room && x->b > s->hi) s->hi = x->b;
+        OPEN(t, EST_ENTER);
+        DONE(put_id(p, T_ENTER, x->a));
+        if (x->c) {
+            open_same(e, s, t, EST_PARAM, room);
+            DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
+        }
+        open_same(e, s, t, EST_REQ, room);
+        DONE(put_req(s->p, T_MPI_IRECV_REQUEST, x->d));
+        OPEN(x->b, EST_ENTER);
+        DONE(put_id(p, T_LEAVE, x->a));
+        break;
     case ZC_EV_MPI_NOP: break;
     case ZC_EV_ENTER: OPEN(t, EST_ENTER); DONE(put_id(p, T_ENTER, x->a)); break;
     case ZC_EV_LEAVE: OPEN(t, EST_ENTER); DONE(put_id(p, T_LEAVE, x->a)); break;
@@ -415,7 +428,7 @@ unwritten: /* a record that makes no event still counts in the time range (as zc
 refused: /* the record counts in the time range up to here, a call with its Leave */
     if (!room) {
         if (t < s->lo) s->lo = t;
-        if (x->type == ZC_EV_CALL && x->b > s->hi) s->hi = x->b;
+        if (zc_ev_is_call(x->type) && x->b > s->hi) s->hi = x->b;
     }
     return false;
 }

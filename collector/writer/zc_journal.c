@@ -321,7 +321,7 @@ void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, s
     }
     stage_write_locked();
     size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0, m = n - skip;
-    size_t words = (m * ZC_JRN_EV_MAX + 7) / 8;
+    size_t words = (m * ZC_JRN_EV_MAX + ZC_JRN_ENC_SLACK + 7) / 8;
     if (words > enc_cap) {
         uint64_t *p = realloc(enc, words * sizeof(*p));
         if (!p) {

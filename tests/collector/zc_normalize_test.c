@@ -2,7 +2,8 @@
 /* zc_evt_normalize (collector/archive/zc_evt.h) against a plain reference of what it must do, on
  * random batches shaped as the collector writes them: calls of ZC_CALL_RUN followed by the MPI
  * records inside them (placeholders and NBC pairs among them, runs cut by the batch's end),
- * calls of d records (PAPI's), the collector's own flush calls, plain records, timestamps that
+ * calls of d records (PAPI's), MPI_Irecv calls with their request (ZC_EV_CALL_IRECV), the
+ * collector's own flush calls, plain records, timestamps that
  * go back now and then (clamped). The reference finds a call's run by a search ahead from the
  * call, as the writer once did; the normalizer counts it in one pass. Every field of every
  * record, the last time, the event and clamp counts must be equal, with and without a
@@ -47,6 +48,11 @@ static void reference(struct zc_ev *ev, size_t n, bool thread, uint32_t flush_re
                     if (e->b < l) e->b = l;
                     l = e->b;
                 }
+            } else if (e->type == ZC_EV_CALL_IRECV) { /* Enter, [callsite], MpiIrecvRequest, Leave */
+                if (conv) e->b = conv_test((void *)7, e->b);
+                events += e->c ? 3 : 2;
+                if (e->b < l) e->b = l;
+                l = e->b;
             } else if (e->type == ZC_EV_BUFFER_FLUSH && conv) {
                 e->b = conv_test((void *)7, e->b);
             } else if (e->type == ZC_EV_MPI_NBC_REQID || e->type == ZC_EV_METRIC_MORE) {
@@ -103,6 +109,9 @@ static size_t make_batch(struct zc_ev *ev, uint64_t *t) {
             ev[n++] = (struct zc_ev){*t, ZC_EV_CALL, 2, *t + rnd(5000), 0, d};
             for (uint64_t k = 0; k < d; k++)
                 ev[n++] = (struct zc_ev){*t + rnd(4000), k ? ZC_EV_METRIC_MORE : ZC_EV_METRIC, 4, 1, 2, 3};
+        } else if (r < 7 && rnd(2)) { /* an MPI_Irecv with its request (zc_ev.h) */
+            ev[n++] = (struct zc_ev){*t, ZC_EV_CALL_IRECV, 1, *t + rnd(5000), rnd(3) == 0 ? 9 : 0, rnd(100)};
+            *t = ev[n - 1].b;
         } else if (r < 7) { /* the collector's own flush */
             ev[n++] = (struct zc_ev){*t, ZC_EV_CALL, 3, *t + rnd(800), 0, 0};
         } else {

@@ -8,6 +8,9 @@ can be trusted.
 
 Makes one journal by killing the program (SIGKILL) under the collector, then runs zecoll salvage on
 copies of its archive directory:
+  * its EVENTS records read by a second decoder (tests/salvage/jrn_format.py) in no more bytes than
+    format 1's encoding of them; the journal rewritten in format 1 (older zecolls') salvages to the
+    same events (otf2-print), cut and flipped ones are found;
   * the journal cut at N seeded random lengths and at every record boundary's neighbours: exit 0
     with "torn record" in the summary (or exit 2 naming the file when not even the job record is
     left); the records recovered never decrease as the cut moves later, and the uncut journal
@@ -38,7 +41,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from jrn_hash import jrn_hash  # noqa: E402
+import jrn_format as jf  # noqa: E402
+from jrn_hash import jrn_hash3  # noqa: E402
 from salv_common import absolute, add_run_args, collector_env  # noqa: E402
 PY = "/usr/bin/python3"
 REC_MAGIC = 0x524A435A
@@ -150,18 +154,56 @@ def main():
     print(f"# journal: {len(data)} bytes, {len(b) - 1} whole records, {len(data) - b[-1]} bytes of torn tail")
     t.check(len(b) > 10 and b[-1] <= len(data), "the journal parses into records")
     # the format as docs/archive.md describes it: every whole record's checksum, recomputed
-    t.check(struct.unpack_from("<Q", data, 0)[0] == 0x314C4E524A435A7F, "the file magic")
+    t.check(struct.unpack_from("<Q", data, 0)[0] == jf.MAGIC[3], "the file magic")
     for i in range(len(b) - 1):
         if b[i + 1] > len(data):
             break
         _m, typ, nw, h = struct.unpack_from("<IIQQ", data, b[i])
-        t.check(jrn_hash(typ, nw, data[b[i] + 24:b[i] + 24 + 8 * nw]) == h, f"record at {b[i]}: checksum as documented")
+        t.check(jrn_hash3(typ, nw, data[b[i] + 24:b[i] + 24 + 8 * nw]) == h, f"record at {b[i]}: checksum as documented")
 
     # the whole journal
     rc, out = salvage(a, variant(a, base, "whole", data), "--keep-journal")
     full = records_of(out)
     t.check(rc == 0 and full, f"whole journal: exit {rc}, {full} records: {out[-400:]}")
     t.check(b[-1] == len(data) or "torn record" in out, f"whole journal with a torn tail: no 'torn record' in {out[-300:]}")
+
+    # format 3's EVENTS records as docs/archive.md describes them (a second decoder), in no more
+    # bytes than format 1 took for the same records
+    nev = 0
+    for pos, typ, p in jf.records(data):
+        if typ == jf.EVENTS:
+            count, nb = struct.unpack_from("<2Q", p, 16)
+            try:
+                nev += len(jf.decode3(p[32:32 + nb], count))
+            except ValueError as e:
+                t.check(False, f"EVENTS record at {pos}: {e}")
+    old, n3, n1 = jf.to_format1(data)
+    print(f"# {nev} event records: {n3} bytes, {n1} in format 1")
+    t.check(nev > 1000 and 0 < n3 <= n1, f"{nev} records in {n3} bytes, format 1: {n1}")
+
+    # the same journal in format 1 (older zecolls'): the same archive, torn and damaged tails found
+    d1 = variant(a, base, "format1", old)
+    rc, out = salvage(a, d1)
+    t.check(rc == 0 and records_of(out) == full, f"format 1: exit {rc}, {records_of(out)} records (want {full}): {out[-300:]}")
+    ev3, ev1 = (subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True, text=True).stdout
+                for d in (os.path.join(a.work, "whole"), d1))
+    t.check(ev1 == ev3 and ev3.count("\n") > 1000, f"format 1: otf2-print differs from format 3's ({len(ev1)}, {len(ev3)} bytes)")
+    b1, _ = boundaries(old)
+    prev1 = -1
+    cuts1 = {b1[i] + off for i in rnd.sample(range(2, len(b1) - 1), min(2, len(b1) - 3)) for off in (0, 5, 27, 40)}
+    for k, c in enumerate(sorted(x for x in cuts1 if x < len(old))):
+        rc, out = salvage(a, variant(a, base, f"f1cut{k}", old[:c]))
+        n = records_of(out)
+        t.check(rc == 0 and (c in b1 or "torn record" in out) and None not in (n, full) and prev1 <= n <= full,
+                f"format 1 cut at {c}: exit {rc}, {n} records after {prev1}: {out[-300:]}")
+        prev1 = n if n is not None else prev1
+    for k in range(3):
+        x = bytearray(old)
+        pos = rnd.randrange(b1[2], len(old))
+        x[pos] ^= 1 << rnd.randrange(8)
+        rc, out = salvage(a, variant(a, base, f"f1flip{k}", bytes(x)))
+        t.check(sane(rc, out) and rc == 0 and re.search(r"checksum|damaged|does not make sense", out),
+                f"format 1 flip at {pos}: exit {rc}: {out[-300:]}")
 
     # cuts: random lengths, and around record boundaries (inside a header, inside a payload)
     cuts = {rnd.randrange(8, len(data)) for _ in range(a.cases)}
@@ -241,7 +283,7 @@ def main():
     struct.pack_into("<QQ", other, off + 8, 1, 2)
     hdr = struct.unpack_from("<IIQQ", other, b[0])
     payload = other[off:off + 8 * hdr[2]]
-    struct.pack_into("<Q", other, b[0] + 16, jrn_hash(hdr[1], hdr[2], payload))
+    struct.pack_into("<Q", other, b[0] + 16, jrn_hash3(hdr[1], hdr[2], payload))
     with open(os.path.join(d, "zecoll-journal", "1.zcj"), "wb") as f:
         f.write(other)
     bad("journals of two jobs", d, ".zcj")

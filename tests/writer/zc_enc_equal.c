@@ -104,6 +104,12 @@ static size_t gen_put(struct zc_ev *ev, uint64_t *t) {
         ev[n++] = x;
         for (uint32_t j = ZC_PAPI_PER_REC; j < nv; j += ZC_PAPI_PER_REC)
             ev[n++] = (struct zc_ev){.ts = *t, .type = ZC_EV_METRIC_MORE, .b = val64(), .c = val64(), .d = val64()};
+    } else if (k < 19) { /* an MPI_Irecv and its request in one record */
+        x.type = ZC_EV_CALL_IRECV;
+        x.c = rnd() % 2 ? val64() : 0;
+        x.b = *t + rnd() % 1000;
+        *t = x.b;
+        ev[n++] = x;
     } else { /* a whole call, alone or with the MPI records inside it */
         x.type = ZC_EV_CALL;
         x.c = rnd() % 2 ? val64() : 0;
