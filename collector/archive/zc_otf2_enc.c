@@ -279,7 +279,7 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
 #define DONE(q) (s->p = (q))
     /* a call first: the commonest record of a thread (an MPI call's, a Level Zero call's), and a
      * compare is cheaper than the jump table */
-    if (x->type == ZC_EV_CALL) {
+    if (zc_ev_is_call(x->type)) {
         if (room && x->b > s->hi) s->hi = x->b;
         OPEN(t, EST_ENTER);
         DONE(put_id(p, T_ENTER, x->a));
@@ -287,29 +287,19 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
             open_same(e, s, t, EST_PARAM, room);
             DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
         }
-        if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
+        if (x->type == ZC_EV_CALL_IRECV) { /* an MPI_Irecv and its request (zc_ev.h), as zc_evt_write */
+            open_same(e, s, t, EST_REQ, room);
+            DONE(put_req(s->p, T_MPI_IRECV_REQUEST, x->d));
+        } else if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
             s->leave_after = (uintptr_t)(x + x->d);
             s->call = x;
-        } else {
-            OPEN(x->b, EST_ENTER);
-            DONE(put_id(p, T_LEAVE, x->a));
+            return true;
         }
+        OPEN(x->b, EST_ENTER);
+        DONE(put_id(p, T_LEAVE, x->a));
         return true;
     }
     switch (x->type) {
-    case ZC_EV_CALL_IRECV: /* an MPI_Irecv and its request (zc_ev.h), as zc_evt_write */
-        if (room && x->b > s->hi) s->hi = x->b;
-        OPEN(t, EST_ENTER);
-        DONE(put_id(p, T_ENTER, x->a));
-        if (x->c) {
-            open_same(e, s, t, EST_PARAM, room);
-            DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
-        }
-        open_same(e, s, t, EST_REQ, room);
-        DONE(put_req(s->p, T_MPI_IRECV_REQUEST, x->d));
-        OPEN(x->b, EST_ENTER);
-        DONE(put_id(p, T_LEAVE, x->a));
-        break;
     case ZC_EV_MPI_NOP: break;
     case ZC_EV_ENTER: OPEN(t, EST_ENTER); DONE(put_id(p, T_ENTER, x->a)); break;
     case ZC_EV_LEAVE: OPEN(t, EST_ENTER); DONE(put_id(p, T_LEAVE, x->a)); break;
