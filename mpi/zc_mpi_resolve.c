@@ -136,12 +136,18 @@ static inline __attribute__((always_inline)) struct rreq *find(struct rstate *s,
 
 /* A send or receive started: its id is given now (a send to MPI_PROC_NULL gets none and is no
  * event: its completion is not one either). */
+/* A receive started under handle h on communicator comm: its request id (out of memory: its
+ * completion is not recorded). */
+static inline __attribute__((always_inline)) uint64_t start_irecv(struct rstate *s, uint64_t h, uint32_t comm) {
+    uint64_t id = next_id(s);
+    push(s, h, ZR_V_IRECV, comm, id);
+    return id;
+}
+
 static inline __attribute__((always_inline)) void resolve_start(struct rstate *s, struct zc_ev *e) {
     uint64_t h = e->d;
     if (e->type == ZC_EV_MPI_IRECV_H) {
-        uint64_t id = next_id(s);
-        push(s, h, ZR_V_IRECV, e->a, id); /* out of memory: its completion is not recorded */
-        *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV_REQUEST, e->a, 0, 0, id};
+        *e = (struct zc_ev){e->ts, ZC_EV_MPI_IRECV_REQUEST, e->a, 0, 0, start_irecv(s, h, e->a)};
     } else if ((uint32_t)(e->c >> 32) == (uint32_t)MPI_PROC_NULL) {
         push(s, h, ZR_V_ISEND_NULL, e->a, 0);
         e->type = ZC_EV_MPI_NOP;
@@ -198,10 +204,8 @@ static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
         if (__builtin_expect(type == ZC_EV_MPI_DONE_H, 1)) {
             resolve_done(s, e);
         } else if (type == ZC_EV_CALL_IRECV) { /* the call stays, its request gets its id (c: the communicator, then no callsite) */
-            uint64_t id = next_id(s);
-            push(s, e->d, ZR_V_IRECV, (uint32_t)e->c, id);
+            e->d = start_irecv(s, e->d, (uint32_t)e->c);
             e->c = 0;
-            e->d = id;
         } else if (type <= ZC_EV_MPI_IRECV_H) { /* ZC_EV_MPI_ISEND_H, ZC_EV_MPI_IRECV_H */
             resolve_start(s, e);
         } else if (type == ZC_EV_MPI_TEST_H) {

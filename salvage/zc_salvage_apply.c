@@ -148,7 +148,7 @@ static bool apply_events(struct zc_salv_rank *j, struct zc_rbuf *r) {
     uint64_t id = zc_rbuf_get(r), first = zc_rbuf_get(r), k = zc_rbuf_get(r), bytes = zc_rbuf_get(r);
     struct zc_salv_loc *l = find_loc(j, id);
     /* every record takes 2 bytes at least (format 1: 3); the bytes fill the payload but its padding */
-    if (r->bad || !l || bytes / 2 < k || (bytes + 7) / 8 != r->n - r->i || first > UINT64_MAX - k) return false;
+    if (r->bad || !l || bytes / (j->version == 1 ? 3 : 2) < k || (bytes + 7) / 8 != r->n - r->i || first > UINT64_MAX - k) return false;
     const uint8_t *bp = (const uint8_t *)(r->w + r->i);
     struct zc_ev *ev = malloc((k ? k : 1) * sizeof(*ev));
     if (!ev) return false;

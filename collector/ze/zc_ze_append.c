@@ -115,8 +115,8 @@ void __attribute__((noinline)) zc_ze_timed_post_rare(struct zc_ze_call *c, ze_co
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
     uint8_t kind = (uint8_t)kd, xf = (uint8_t)(kd >> 8);
-    struct zc_opdesc op = {kind, (uint8_t)(xf & 15u), zc_ze_op_engine(l, kind, (uint8_t)(xf >> 4)), 0, region,
-                           t->comm_rank, bytes, callsite};
+    struct zc_opdesc op = {kind, ZC_XF_DIR(xf), zc_ze_op_engine(l, kind, ZC_XF_CLS(xf)), 0, region, t->comm_rank,
+                           bytes, callsite};
     if (l->immediate) {
         /* only the thread using the list appends to it (spec): the next position is its */
         zc_ze_imm_post_uevent(c, l, &op, zc_ze_inbox_next_seq(l->inbox));

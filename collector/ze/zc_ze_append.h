@@ -118,8 +118,8 @@ static inline void zc_ze_timed_post(struct zc_ze_call *c, ze_command_list_handle
     /* callsite ids are unique per process: thread index in the high bits (zc_thread) */
     uint64_t callsite = ++t->callsite;
     c->callsite = callsite;
-    struct zc_opdesc op = {(uint8_t)kind, (uint8_t)(xf & 15u), zc_ze_op_engine(l, kind, (uint8_t)(xf >> 4)), 0,
-                           region, t->comm_rank, bytes, callsite};
+    struct zc_opdesc op = {(uint8_t)kind, ZC_XF_DIR(xf), zc_ze_op_engine(l, kind, ZC_XF_CLS(xf)), 0, region,
+                           t->comm_rank, bytes, callsite};
     if (l->immediate) {
         struct zc_inbox *ib = l->inbox;
         if (__builtin_expect(zc_ze_inbox_fast(ib), 1)) { /* written in place: one cache line */

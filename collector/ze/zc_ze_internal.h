@@ -185,6 +185,8 @@ enum zc_offload_class {
 #define ZC_OFFLOAD_SMALL 8192u
 /* A transfer's dir and offload class, as one byte on the Append path (dir below 16). */
 #define ZC_XF(dir, cls) ((uint8_t)((unsigned)(dir) | (unsigned)(cls) << 4))
+#define ZC_XF_DIR(xf) ((uint8_t)((xf) & 15u))
+#define ZC_XF_CLS(xf) ((uint8_t)((xf) >> 4))
 /* The rule sets (zc_dev.offload_rules): the driver's releases that changed them. */
 #define ZC_OFFLOAD_FILL_SMALL_ONLY 1u /* compute-runtime 26.09 and newer: only fills up to 8 KiB */
 #define ZC_OFFLOAD_LL_SMALL 2u        /* 26.18 and newer: local-to-local copies up to 8 KiB too */
