@@ -104,18 +104,33 @@ bool zc_marks_end(struct zc_marks *m, const struct zc_marks_log *log, uint64_t l
     return m->m_on;
 }
 
+/* The time from which markers may be due before an item: 0 while an OFF waits (any item may
+ * place it), the next entry's time, or UINT64_MAX when the log has no entry to place. Read once a
+ * batch and again after markers are written, not at every record: an entry the live log gains
+ * meanwhile is placed at the next batch, as when it had come a moment later (zc_marks_end places
+ * what is left). */
+static uint64_t due_from(const struct zc_marks *m, const struct zc_marks_log *log) {
+    uint64_t ns;
+    bool on;
+    if (m->m_pend) return 0;
+    return log->get(log->ud, m->mk, &ns, &on) ? ns : UINT64_MAX;
+}
+
 void zc_marks_emit(struct zc_marks *m, const struct zc_marks_log *log, const struct zc_ev *ev, size_t n,
                    uint64_t last, zc_marks_out_fn out, void *ud) {
     size_t seg = 0, leave_at = SIZE_MAX;
     const struct zc_ev *call = NULL;
     int depth = 0;
-    for (size_t i = 0; i < n; i++) {
+    uint64_t due = due_from(m, log);
+    for (size_t i = 0; i < n && due != UINT64_MAX; i++) {
         const struct zc_ev *e = &ev[i];
         bool after_metric = i > 0 && (ev[i - 1].type == ZC_EV_METRIC || ev[i - 1].type == ZC_EV_METRIC_MORE);
-        if (depth == 0 && leave_at == SIZE_MAX && !after_metric && zc_marks_due(m, log)) {
+        /* an entry still ahead of the item places nothing (marks_before): no cut there */
+        if (e->ts >= due && depth == 0 && leave_at == SIZE_MAX && !after_metric) {
             if (i > seg) out(ud, ev + seg, i - seg, seg);
             seg = i;
             marks_write(m, log, e->ts, UINT64_MAX, &last, out, ud);
+            due = due_from(m, log);
         }
         if (e->type == ZC_EV_ENTER) depth++;
         else if (e->type == ZC_EV_LEAVE && depth > 0) depth--;
@@ -135,5 +150,6 @@ void zc_marks_emit(struct zc_marks *m, const struct zc_marks_log *log, const str
             leave_at = SIZE_MAX;
         }
     }
+    /* nothing more due: the rest in one run */
     if (n > seg) out(ud, ev + seg, n - seg, seg);
 }
