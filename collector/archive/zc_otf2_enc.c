@@ -65,6 +65,11 @@ static inline uint8_t *put_u32(uint8_t *p, uint32_t v) {
         *p = (uint8_t)v;
         return p + 1;
     }
+    if (v < 256) { /* ids, ranks and tags mostly: no bit search */
+        p[0] = 1;
+        p[1] = (uint8_t)v;
+        return p + 2;
+    }
     unsigned n = ((unsigned)(31 ^ __builtin_clz(v)) + 8) >> 3; /* the highest bit's index: bsr */
     *p = (uint8_t)n;
     memcpy(p + 1, &v, 4);
