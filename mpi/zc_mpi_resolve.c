@@ -188,16 +188,29 @@ _Static_assert(ZC_EV_MPI_IRECV_H == ZC_EV_MPI_ISEND_H + 1 && ZC_EV_MPI_DONE_H ==
                    ZC_EV_MPI_TEST_H == ZC_EV_MPI_DONE_H + 1 && ZC_EV_MPI_FREE_H == ZC_EV_MPI_TEST_H + 1,
                "the order resolve() tests them in");
 
+/* Without the location's map (out of memory): its requests go unrecorded. */
+static void resolve_none(struct zc_ev *e, struct zc_ev *end) {
+    for (; e < end; e++) {
+        if (!(RESOLVE_TYPES >> (e->type & 63) & 1)) continue;
+        if (e->type == ZC_EV_CALL_IRECV) *e = (struct zc_ev){e->ts, ZC_EV_CALL, e->a, e->b, 0, 0};
+        else e->type = ZC_EV_MPI_NOP;
+    }
+}
+
 static void resolve(struct zc_loc *loc, struct zc_ev *ev, size_t n) {
     struct rstate *s = loc->resolve;
-    for (struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
+    struct zc_ev *e = ev, *const end = ev + n;
+    if (__builtin_expect(!s, 0)) { /* the map is made with the location's first record to match */
+        while (e < end && !(RESOLVE_TYPES >> (e->type & 63) & 1)) e++;
+        if (e == end) return;
+        if (!(s = state_of(loc))) {
+            resolve_none(e, end);
+            return;
+        }
+    }
+    for (; e < end; e++) {
         uint32_t type = e->type;
         if (!(RESOLVE_TYPES >> (type & 63) & 1)) continue;
-        if (__builtin_expect(!s, 0) && !(s = state_of(loc))) { /* out of memory: these requests go unrecorded */
-            if (type == ZC_EV_CALL_IRECV) *e = (struct zc_ev){e->ts, ZC_EV_CALL, e->a, e->b, 0, 0};
-            else e->type = ZC_EV_MPI_NOP;
-            continue;
-        }
         /* tests in the order of their frequency (a jump table's bounds check and indirect
          * branch cost more): completions, then starts */
         struct rreq buf, *x;
