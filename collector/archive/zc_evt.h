@@ -18,6 +18,12 @@
     ((((UINT64_C(1) << (ZC_EV_MPI_NOP + 1)) - 1) & ~((UINT64_C(1) << ZC_EV_MPI_SEND) - 1)) &                    \
      ~(UINT64_C(1) << ZC_EV_MPI_NOP) & ~(UINT64_C(1) << ZC_EV_MPI_NBC_REQID))
 _Static_assert(ZC_EV_CALL_IRECV < 32, "every record type is below 32");
+/* ... and, outside a call's run, the records of no call: regions, parameters, transfers, markers,
+ * a Metric's first record (a device stream's records, all of them) */
+#define ZC_EVT_SIMPLE_TYPES                                                                                          \
+    (ZC_EVT_PLAIN_TYPES | UINT64_C(1) << ZC_EV_ENTER | UINT64_C(1) << ZC_EV_LEAVE | UINT64_C(1) << ZC_EV_PARAM_U64 |  \
+     UINT64_C(1) << ZC_EV_RMA_GET | UINT64_C(1) << ZC_EV_RMA_PUT | UINT64_C(1) << ZC_EV_RMA_COMPLETE |                \
+     UINT64_C(1) << ZC_EV_MEASUREMENT | UINT64_C(1) << ZC_EV_METRIC)
 
 /* A record's time converted (conv: NULL when it is ns already) and raised to l, the time before
  * it (counted in *clamped); returns the new last time. */
@@ -55,6 +61,12 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
         while (i < stop) {
             struct zc_ev *e = &ev[i++];
             uint32_t type = e->type;
+            /* a device stream's (thread: a constant in each caller): one test for all its records */
+            if (!thread && !run && type < 32 && (ZC_EVT_SIMPLE_TYPES >> type & 1)) {
+                l = zc_evt_stamp(e, conv, cv, l, &clamped);
+                events++;
+                continue;
+            }
             if (__builtin_expect(type < 32 && (ZC_EVT_PLAIN_TYPES >> type & 1), 1)) {
                 l = zc_evt_stamp(e, conv, cv, l, &clamped);
                 events++;
