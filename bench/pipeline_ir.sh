@@ -70,7 +70,7 @@ import glob, os, re, subprocess, sys
 work, loops, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 mpi = case == 'mpi'
 calls = 3 * loops if mpi else loops  # the slope: 2N - N iterations of 3 calls, or N kernels
-records = 7 * loops if mpi else 0    # Irecv, Isend, Waitall: 3 call records, 2 requests, 2 completions
+records = 6 * loops if mpi else 0    # Irecv (its request in the call's record), Isend and its request, Waitall, 2 completions
 PARTS = [
     ('wrappers', r'(^|/)mpi/(gen/)?zc_mpi_(gen|req|internal|call)|:zc_fast_|zc_mpi_bench'),
     ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),

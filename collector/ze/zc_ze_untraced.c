@@ -113,5 +113,14 @@ size_t zc_ze_summary(char *buf, size_t cap) {
                              loader, known, (unsigned long long)total, top)
                   : snprintf(buf, cap, "Level Zero spec %s asked by the loader, %s known to zecoll; no call to untraced entries",
                              loader, known);
+    /* GPU work that reached no archive record: the line's "dropped" counts only records the
+     * writer lost, so an operation that found no free timing event (or whose record could not be
+     * kept) would otherwise leave a summary that says nothing is missing */
+    uint64_t untimed = atomic_load(&zc_ze.untimed), lost = zc_ze_dropped_records();
+    if (n > 0 && (size_t)n < cap && (untimed || lost)) {
+        int k = snprintf(buf + n, cap - (size_t)n, "; %llu untimed GPU operation(s), %llu device record(s) dropped",
+                         (unsigned long long)untimed, (unsigned long long)lost);
+        if (k > 0) n += k;
+    }
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }

@@ -48,6 +48,7 @@ MEASURED_RE = re.compile(r"\d+(\.\d+)? ?(us|ns|ms|ticks)\b")
 MISSING_RE = re.compile(r"the Level Zero driver lacks ")
 OFF_RE = re.compile(r"GPU operations are not timed")
 UNTIMED_RE = re.compile(r"(\d+) untimed operation")
+SUMMARY_UNTIMED_RE = re.compile(r"^zecoll: rank .*; (\d+) untimed GPU operation", re.M)  # the summary line's
 BOUND_RE = re.compile(r"device (\d+): .*starts within \+-(\d+) ns")
 
 
@@ -128,6 +129,10 @@ def one_case(a, name, entries, app, werror):
             else:
                 m = UNTIMED_RE.search(err1)
                 untimed = int(m.group(1)) if m else 0
+                m = SUMMARY_UNTIMED_RE.search(err1)
+                if (int(m.group(1)) if m else 0) != untimed:  # the one line a user reads says it too
+                    fails.append(f"the summary line says {m.group(1) if m else 'no'} untimed GPU operation(s), "
+                                 f"the device report {untimed}")
                 bounds = {int(d): int(b) for d, b in BOUND_RE.findall(err1)}
                 skip = None
                 if re.search(r"operations on immediate command lists are not timed", err1):
