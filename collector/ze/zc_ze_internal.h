@@ -336,6 +336,7 @@ struct zc_list {
     /* no execution since its templates' events were taken, all unsignalled (list lock): the next
      * one runs its slot's pre0 (struct zc_slot) */
     bool fresh;
+    bool pool_used; /* its pool holds its earlier builds' events, maybe signalled (no fresh) */
     /* a regular list the application appends to (zeCommandListCreate): its events may come
      * without the Append reset that keeps an event off compute-runtime's implicit conversion
      * (only Appends on in-order immediate lists convert; zc_ze_objects.c) */
@@ -348,7 +349,8 @@ struct zc_list {
     _Alignas(64) uint32_t npend;
     uint64_t done_end;
     pthread_mutex_t lock;
-    /* events of completed immediate operations, reset and handed back by drainers (lock) */
+    /* events of completed immediate operations, reset and handed back by drainers (lock); a
+     * regular list's: its earlier builds' events, not reset */
     ze_event_handle_t *ret;
     uint32_t nret, cap_ret;
 };

@@ -242,26 +242,25 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
                 l->tmpl[i].user_event = NULL;
             }
         l->shared_inj = false;
-        /* back to the context, not reset: whoever takes them next resets them (or nobody, if
-         * the context goes first), so the list's pool keeps only unsignalled events and the
-         * next build's first execution needs no resets (struct zc_slot) */
-        ze_event_handle_t back[64];
-        uint32_t nb = 0;
+        /* a regular list the app appends to keeps them, not reset (l->ret: taken once its pool
+         * is empty, and then its next execution resets them, pool_used); another list's go back
+         * to the context, reset */
+        bool keep = l->raw_ok && !ctx_dying;
+        if (keep && l->cap_ret - l->nret < l->ntmpl) {
+            ze_event_handle_t *p = realloc(l->ret, (l->nret + l->ntmpl) * sizeof(*p));
+            if (p) l->ret = p, l->cap_ret = l->nret + l->ntmpl;
+            else keep = false; /* out of memory: reset and back to the context */
+        }
         for (uint32_t i = 0; i < l->ntmpl; i++) {
             if (l->tmpl[i].user_event) zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
             if (ctx_dying || !l->tmpl[i].inj) continue;
-            if (!l->raw_ok) {
-                zc_ze_event_put(l->ctx, l->tmpl[i].inj);
-                continue;
-            }
-            back[nb++] = l->tmpl[i].inj;
-            if (nb == 64) zc_ze_event_put_n(l->ctx, back, nb, ZC_EV_USED), nb = 0;
+            if (keep) l->ret[l->nret++] = l->tmpl[i].inj;
+            else zc_ze_event_put(l->ctx, l->tmpl[i].inj);
         }
-        zc_ze_event_put_n(l->ctx, back, nb, ZC_EV_USED);
         l->ntmpl = 0;
         l->nuntimed = 0;
         l->build++;
-        l->fresh = true;
+        l->fresh = !(l->pool_used && l->npool); /* its next Appends take unsignalled events */
     }
     pthread_mutex_unlock(&l->lock);
 }
@@ -311,9 +310,10 @@ void zc_ze_list_release(struct zc_list *l) {
     /* events the list held go back to the context: a regular list's pool as they are
      * (unsignalled, maybe never reset by an Append), the others reset */
     pthread_mutex_lock(&l->lock);
-    if (l->raw_ok) zc_ze_event_put_n(l->ctx, l->pool, l->npool, ZC_EV_RAW);
+    if (l->raw_ok) zc_ze_event_put_n(l->ctx, l->pool, l->npool, l->pool_used ? ZC_EV_USED : ZC_EV_RAW);
+    if (l->raw_ok) zc_ze_event_put_n(l->ctx, l->ret, l->nret, ZC_EV_USED);
     for (uint32_t i = 0; !l->raw_ok && i < l->npool; i++) zc_ze_event_put(l->ctx, l->pool[i]);
-    for (uint32_t i = 0; i < l->nret; i++) zc_ze_event_put(l->ctx, l->ret[i]);
+    for (uint32_t i = 0; !l->raw_ok && i < l->nret; i++) zc_ze_event_put(l->ctx, l->ret[i]);
     l->npool = l->nret = 0;
     pthread_mutex_unlock(&l->lock);
     free(l->pool);
