@@ -43,6 +43,7 @@ void zc_ze_pre_zeCommandQueueDestroy(ze_command_queue_destroy_params_t *p, struc
  * them with the context). */
 static void helpers_free(struct zc_list *l, struct zc_slot *s) {
     if (s->pre && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->pre);
+    if (s->pre0 && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->pre0);
     if (s->post && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->post);
     if (s->harvest && zc_ze_real.ze_command_list.pfnDestroy) zc_ze_real.ze_command_list.pfnDestroy(s->harvest);
     if (s->buf && zc_ze_real.ze_mem.pfnFree) zc_ze_real.ze_mem.pfnFree(l->ctx->h, s->buf);
@@ -76,20 +77,29 @@ void zc_ze_slots_destroy(struct zc_list *l, bool ctx_dying) {
     l->gate = NULL;
 }
 
-/* pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)] */
-static bool slot_build_pre(struct zc_list *l, struct zc_slot *s, const ze_command_list_desc_t *ld,
-                           ze_event_handle_t *inj, uint32_t n) {
+/* pre = [WaitOnEvents(gate), EventReset(gate), EventReset(inj...), SignalEvent(started)], or
+ * pre0 without the resets of our events (resets false: the list's first execution, see struct
+ * zc_slot); built when an execution first needs it. NULL: it could not be built. l locked. */
+static ze_command_list_handle_t slot_pre(struct zc_list *l, struct zc_slot *s, bool resets) {
     struct zc_ze_real *R = &zc_ze_real;
-    if (R->ze_command_list.pfnCreate(l->ctx->h, l->dev->h, ld, &s->pre) != ZE_RESULT_SUCCESS) return false;
+    ze_command_list_handle_t *pre = resets ? &s->pre : &s->pre0;
+    if (*pre) return *pre;
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
+    ze_command_list_handle_t h;
+    if (R->ze_command_list.pfnCreate(l->ctx->h, l->dev->h, &ld, &h) != ZE_RESULT_SUCCESS) return NULL;
     /* wait until the previous execution's post list ran (gate), then clear our events */
-    if (R->ze_command_list.pfnAppendWaitOnEvents(s->pre, 1, &l->gate) != ZE_RESULT_SUCCESS ||
-        R->ze_command_list.pfnAppendEventReset(s->pre, l->gate) != ZE_RESULT_SUCCESS)
-        return false;
-    for (uint32_t i = 0; i < n; i++)
-        if (R->ze_command_list.pfnAppendEventReset(s->pre, inj[i]) != ZE_RESULT_SUCCESS) return false;
+    bool ok = R->ze_command_list.pfnAppendWaitOnEvents(h, 1, &l->gate) == ZE_RESULT_SUCCESS &&
+              R->ze_command_list.pfnAppendEventReset(h, l->gate) == ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; ok && resets && i < l->ntmpl; i++)
+        ok = R->ze_command_list.pfnAppendEventReset(h, l->tmpl[i].inj) == ZE_RESULT_SUCCESS;
     /* from here on our events hold this execution's times (see rec_poll) */
-    return (!s->started || R->ze_command_list.pfnAppendSignalEvent(s->pre, s->started) == ZE_RESULT_SUCCESS) &&
-           R->ze_command_list.pfnClose(s->pre) == ZE_RESULT_SUCCESS;
+    ok = ok && (!s->started || R->ze_command_list.pfnAppendSignalEvent(h, s->started) == ZE_RESULT_SUCCESS) &&
+         R->ze_command_list.pfnClose(h) == ZE_RESULT_SUCCESS;
+    if (!ok) {
+        if (R->ze_command_list.pfnDestroy) R->ze_command_list.pfnDestroy(h);
+        return NULL;
+    }
+    return *pre = h;
 }
 
 /* A driver whose table has zeCommandListAppendQueryKernelTimestamps may still answer
@@ -163,7 +173,8 @@ static bool slot_build_post(struct zc_list *l, struct zc_slot *s, const ze_comma
     return ok && R->ze_command_list.pfnClose(s->post) == ZE_RESULT_SUCCESS;
 }
 
-/* A slot's helper lists and events for the list's current templates; NULL (nothing held) on failure. */
+/* A slot's post (and harvest) list and events for the list's current templates (its pre lists
+ * come when needed: slot_pre); NULL (nothing held) on failure. */
 static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, l->ordinal, 0};
     uint32_t n = l->ntmpl;
@@ -180,8 +191,7 @@ static struct zc_slot *slot_build(struct zc_list *l, struct zc_slot *s) {
     for (uint32_t i = 0; i < n && !want_started; i++) want_started = l->tmpl[i].user_event != NULL;
     s->done = zc_ze_event_get(l->ctx);
     if (want_started) s->started = zc_ze_event_get(l->ctx);
-    bool ok = s->done && (!want_started || s->started) && slot_build_pre(l, s, &ld, inj, n) &&
-              slot_build_post(l, s, &ld, inj, n);
+    bool ok = s->done && (!want_started || s->started) && slot_build_post(l, s, &ld, inj, n);
     free(inj);
     if (ok) return s;
     helpers_free(l, s);
@@ -447,7 +457,12 @@ static void plan_failed(ze_command_list_handle_t *in, uint32_t i, uint32_t n) {
     ZC_FAIL(ZC_F_DEVICE_TIMING, "out of memory preparing an execution");
     for (uint32_t k = i; k < n; k++) {
         struct zc_list *lk = zc_ze_list(in[k]);
-        if (lk && !lk->immediate && lk->ntmpl && lk->mode != ZC_REG_SERIAL) host_reset(lk);
+        if (lk && !lk->immediate && lk->ntmpl && lk->mode != ZC_REG_SERIAL) {
+            pthread_mutex_lock(&lk->lock);
+            lk->fresh = false; /* it runs now, its events signalled */
+            pthread_mutex_unlock(&lk->lock);
+            host_reset(lk);
+        }
     }
 }
 
@@ -481,6 +496,13 @@ static struct zc_slot *exec_slot(struct zc_list *l, uint64_t now, bool dup, stru
         }
         s = slot_take(l);
     }
+    /* The list's first execution since its events were taken skips their resets: every event in
+     * a list's pool is unsignalled (zc_ze_event_refill), and no execution of the list (or of a
+     * clone sharing them) signalled them since. Only while every execution comes through here:
+     * after finalize the entries that run regular lists on immediate ones are no longer hooked. */
+    bool first = l->fresh && zc_active();
+    l->fresh = false;
+    if (s && !(s->run = slot_pre(l, s, !first))) s = NULL;
     if (!s) {
         ZC_FAIL(ZC_F_DEVICE_TIMING, "cannot prepare helper command lists for an execution");
         host_reset(l);
@@ -560,7 +582,7 @@ void zc_ze_exec_pre(struct zc_ze_call *c, struct zc_queue *q, uint32_t *pn, ze_c
             pthread_mutex_unlock(&l->lock);
         }
         if (!out) continue;
-        if (s) out[o++] = s->pre;
+        if (s) out[o++] = s->run;
         out[o++] = in[i];
         if (s && !(dup && x)) out[o++] = s->post; /* a repeated list's comes after its last occurrence */
         plan[i] = (struct exec_plan){s ? l : NULL, x, s};

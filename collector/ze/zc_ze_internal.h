@@ -202,8 +202,12 @@ struct zc_ctx {
     pthread_mutex_t lock;
     ze_event_pool_handle_t *pools;
     uint32_t npools, cap_pools;
-    ze_event_handle_t *free_events;
-    uint32_t nfree, cap_free;
+    /* Our events, by state (zc_ze_objects.c); each array has room for every event the context
+     * owns (cap_free), so each one can always come back. free: unsignalled and reset once by an
+     * Append (defuse_conversion), for any list; raw: unsignalled, never reset by an Append, for
+     * regular lists first; used: back from a regular list, maybe signalled, reset when taken. */
+    ze_event_handle_t *free_events, *raw_events, *used_events;
+    uint32_t nfree, cap_free, nraw, nused;
     uint64_t nevents;
     bool broken; /* pool creation failed: stop injecting in this context */
     bool create_failed; /* zeEventCreate failed for our events here (said once) */
@@ -287,9 +291,14 @@ struct zc_tmpl {
  * regular list with events (bench/README.md). So the device orders the executions and the host
  * never waits for one. A device without a compute engine: post = [SignalEvent(done),
  * SignalEvent(gate)], no buf, and the host reads our events before the next execution (one in
- * flight at a time). */
+ * flight at a time).
+ * The list's first execution after its templates were appended (struct zc_list's `fresh`) runs
+ * pre0 = [WaitOnEvents(gate), EventReset(gate), SignalEvent(started)] instead: its events are
+ * all unsignalled (a list's own pool holds only such events), so it needs none of the resets,
+ * which a list executed once would pay per operation on the host and the device. Each pre list
+ * is built when an execution first needs it; `run` is the one the slot's current execution runs. */
 struct zc_slot {
-    ze_command_list_handle_t pre, post, harvest;
+    ze_command_list_handle_t pre, pre0, run, post, harvest;
     ze_kernel_timestamp_result_t *buf;
     ze_event_handle_t done, started, copied;
     bool busy;
@@ -324,6 +333,14 @@ struct zc_list {
     atomic_uint inflight;      /* ZC_REG_SERIAL: executions not yet read back */
     bool serial_off;           /* ZC_REG_SERIAL: not timed any more (listed twice in one call) */
     bool shared_inj;           /* its templates' events are also another list's (clones): never reused */
+    /* no execution since its templates' events were taken, all unsignalled (list lock): the next
+     * one runs its slot's pre0 (struct zc_slot) */
+    bool fresh;
+    bool pool_used; /* its pool holds its earlier builds' events, maybe signalled (no fresh) */
+    /* a regular list the application appends to (zeCommandListCreate): its events may come
+     * without the Append reset that keeps an event off compute-runtime's implicit conversion
+     * (only Appends on in-order immediate lists convert; zc_ze_objects.c) */
+    bool raw_ok;
     uint64_t executions;
     /* What drainers write as operations complete: on cache lines of their own (the list is
      * allocated aligned), so that the appending thread's loads above do not miss after each.
@@ -332,7 +349,8 @@ struct zc_list {
     _Alignas(64) uint32_t npend;
     uint64_t done_end;
     pthread_mutex_t lock;
-    /* events of completed immediate operations, reset and handed back by drainers (lock) */
+    /* events of completed immediate operations, reset and handed back by drainers (lock); a
+     * regular list's: its earlier builds' events, not reset */
     ze_event_handle_t *ret;
     uint32_t nret, cap_ret;
 };
@@ -473,10 +491,16 @@ ze_result_t zc_ze_event_wait(ze_event_handle_t e, uint64_t timeout_ns);
 struct zc_ctx *zc_ze_ctx(ze_context_handle_t h); /* registers on first use */
 /* An unsignalled KERNEL_TIMESTAMP|HOST_VISIBLE event, or NULL (then the op goes untimed). */
 ze_event_handle_t zc_ze_event_get(struct zc_ctx *c);
-/* Up to n such events into out (one lock); returns how many. */
-uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n);
-/* Returns an event to the pool; resets it first. */
+/* Up to n such events into out (one lock); returns how many. raw: for a list with raw_ok (they
+ * may lack the defusing Append reset). */
+uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n, bool raw);
+/* Returns an event to the pool; resets it first (one that had its defusing reset). */
 void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e);
+/* Returns n events of a raw_ok list, not reset: ZC_EV_RAW unsignalled (its own pool),
+ * ZC_EV_USED maybe signalled (its templates'; reset when taken again, or never if the context
+ * goes first). */
+enum zc_ev_back { ZC_EV_RAW, ZC_EV_USED };
+void zc_ze_event_put_n(struct zc_ctx *c, const ze_event_handle_t *e, uint32_t n, enum zc_ev_back st);
 /* Memory type of a pointer: 'H' host USM, 'D' device, 'S' shared, 'M' anything else. */
 char zc_ze_memtype(const void *p);
 void zc_ze_mem_add(const void *p, size_t size, char type);

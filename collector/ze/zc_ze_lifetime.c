@@ -53,9 +53,13 @@ void zc_ze_pre_zeContextDestroy(ze_context_destroy_params_t *p, struct zc_ze_cal
     /* a driver without these frees them with the context */
     for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nfree; i++)
         zc_ze_real.ze_event.pfnDestroy(x->free_events[i]);
+    for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nraw; i++)
+        zc_ze_real.ze_event.pfnDestroy(x->raw_events[i]);
+    for (uint32_t i = 0; zc_ze_real.ze_event.pfnDestroy && i < x->nused; i++)
+        zc_ze_real.ze_event.pfnDestroy(x->used_events[i]);
     for (uint32_t i = 0; zc_ze_real.ze_event_pool.pfnDestroy && i < x->npools; i++)
         zc_ze_real.ze_event_pool.pfnDestroy(x->pools[i]);
-    x->nfree = x->npools = 0;
+    x->nfree = x->nraw = x->nused = x->npools = 0;
     x->broken = true; /* lists of this context that survive it go untimed */
     pthread_mutex_unlock(&x->lock);
     zc_map_del(&zc_ze.ctxs, *p->phContext);
@@ -111,6 +115,7 @@ static struct zc_list *list_new(ze_command_list_handle_t h, ze_context_handle_t 
     else if (cp->host_read) l->mode = ZC_REG_SERIAL;
     else l->mode = ZC_REG_NONE;
     l->timed = l->mode != ZC_REG_NONE; /* immediate lists: set once they have a stream */
+    l->fresh = true;
     return l;
 }
 
@@ -180,6 +185,7 @@ void zc_ze_post_zeCommandListCreate(ze_command_list_create_params_t *p, ze_resul
     struct zc_list *l = list_new(**p->pphCommandList, *p->phContext, *p->phDevice, (*p->pdesc)->commandQueueGroupOrdinal);
     if (!l) return;
     l->in_order = ((*p->pdesc)->flags & ZC_ZE_LIST_FLAG_IN_ORDER) != 0;
+    l->raw_ok = true;
     list_offload(l, ((*p->pdesc)->flags & ZC_ZE_LIST_FLAG_COPY_OFFLOAD) != 0);
     list_register(l);
 }
@@ -236,19 +242,25 @@ static void list_free_resources(struct zc_list *l, bool ctx_dying) {
                 l->tmpl[i].user_event = NULL;
             }
         l->shared_inj = false;
-        /* back to the list's own pool, not reset: the pre list of the next execution that
-         * uses them resets them on the device before the list runs (see struct zc_slot) */
-        if (!ctx_dying && !zc_ze_list_pool_reserve(l, l->npool + l->ntmpl)) {
-            for (uint32_t i = 0; i < l->ntmpl; i++)
-                if (l->tmpl[i].inj) zc_ze_event_put(l->ctx, l->tmpl[i].inj), l->tmpl[i].inj = NULL;
+        /* a regular list the app appends to keeps them, not reset (l->ret: taken once its pool
+         * is empty, and then its next execution resets them, pool_used); another list's go back
+         * to the context, reset */
+        bool keep = l->raw_ok && !ctx_dying;
+        if (keep && l->cap_ret - l->nret < l->ntmpl) {
+            ze_event_handle_t *p = realloc(l->ret, (l->nret + l->ntmpl) * sizeof(*p));
+            if (p) l->ret = p, l->cap_ret = l->nret + l->ntmpl;
+            else keep = false; /* out of memory: reset and back to the context */
         }
         for (uint32_t i = 0; i < l->ntmpl; i++) {
             if (l->tmpl[i].user_event) zc_ze_uevent_forget_inj(l->tmpl[i].user_event, l->tmpl[i].inj);
-            if (!ctx_dying && l->tmpl[i].inj) l->pool[l->npool++] = l->tmpl[i].inj;
+            if (ctx_dying || !l->tmpl[i].inj) continue;
+            if (keep) l->ret[l->nret++] = l->tmpl[i].inj;
+            else zc_ze_event_put(l->ctx, l->tmpl[i].inj);
         }
         l->ntmpl = 0;
         l->nuntimed = 0;
         l->build++;
+        l->fresh = !(l->pool_used && l->npool); /* its next Appends take unsignalled events */
     }
     pthread_mutex_unlock(&l->lock);
 }
@@ -295,10 +307,13 @@ void zc_ze_list_release(struct zc_list *l) {
         free(im);
         l->slots = NULL;
     }
-    /* events the list held go back to the context, reset (a regular list's may be signalled) */
+    /* events the list held go back to the context: a regular list's pool as they are
+     * (unsignalled, maybe never reset by an Append), the others reset */
     pthread_mutex_lock(&l->lock);
-    for (uint32_t i = 0; i < l->npool; i++) zc_ze_event_put(l->ctx, l->pool[i]);
-    for (uint32_t i = 0; i < l->nret; i++) zc_ze_event_put(l->ctx, l->ret[i]);
+    if (l->raw_ok) zc_ze_event_put_n(l->ctx, l->pool, l->npool, l->pool_used ? ZC_EV_USED : ZC_EV_RAW);
+    if (l->raw_ok) zc_ze_event_put_n(l->ctx, l->ret, l->nret, ZC_EV_USED);
+    for (uint32_t i = 0; !l->raw_ok && i < l->npool; i++) zc_ze_event_put(l->ctx, l->pool[i]);
+    for (uint32_t i = 0; !l->raw_ok && i < l->nret; i++) zc_ze_event_put(l->ctx, l->ret[i]);
     l->npool = l->nret = 0;
     pthread_mutex_unlock(&l->lock);
     free(l->pool);

@@ -176,6 +176,7 @@ void zc_ze_post_zeCommandListCreateCloneExp(zc_zeCommandListCreateCloneExp_param
         memcpy(l->tmpl, src->tmpl, src->ntmpl * sizeof(*l->tmpl));
         l->ntmpl = l->cap_tmpl = src->ntmpl;
         l->shared_inj = src->shared_inj = true;
+        l->fresh = src->fresh = false; /* either one's execution signals the other's events */
     } else if (src->ntmpl) {
         l->nuntimed += src->ntmpl; /* out of memory: its executions go untimed */
     }

@@ -197,8 +197,13 @@ struct zc_ctx *zc_ze_ctx(ze_context_handle_t h) {
  * ever reset by an Append: then it stays regular for good. Ours are signalled on the application's
  * in-order lists and must stay regular (reset from the host between uses, which the driver
  * rejects on counter-based events, and read back after a later reuse). An AppendEventReset of
- * each on a regular list of ours that never runs settles it when it is created; without the
- * entries (or a device of the context) they stay as they are. */
+ * each on a regular list of ours that never runs settles it before any list but a regular one
+ * the app appends to gets it (zc_ze_event_get_batch): only an Append on an in-order immediate
+ * list converts (compute-runtime's InOrderCmdListTests: an Append on a regular list, in-order or
+ * not, or on an out-of-order immediate one, never does), so the events a regular list signals
+ * need not be settled until they go to another list, and a list of N kernels executed once
+ * costs no N resets appended for this. Without the entries (or a device of the context) they
+ * stay as they are. */
 static void defuse_conversion(struct zc_ctx *c, ze_event_handle_t *ev, uint32_t n) {
     struct zc_ze_real *R = &zc_ze_real;
     if (!n || !R->ze_command_list.pfnCreate || !R->ze_command_list.pfnAppendEventReset || !R->ze_command_list.pfnDestroy)
@@ -214,7 +219,23 @@ static void defuse_conversion(struct zc_ctx *c, ze_event_handle_t *ev, uint32_t 
     R->ze_command_list.pfnDestroy(l);
 }
 
-static int pool_grow_locked(struct zc_ctx *c) {
+/* Room in every state's array for n more events than the context owns. */
+static bool room_locked(struct zc_ctx *c, uint64_t n) {
+    if (c->nevents + n <= c->cap_free) return true;
+    uint32_t ncap = c->cap_free ? 2 * c->cap_free : ZC_POOL_EVENTS;
+    while (ncap < c->nevents + n) ncap *= 2;
+    ze_event_handle_t **arr[3] = {&c->free_events, &c->raw_events, &c->used_events};
+    for (int i = 0; i < 3; i++) {
+        ze_event_handle_t *p = realloc(*arr[i], ncap * sizeof(*p));
+        if (!p) return false; /* the arrays grown so far keep their room: harmless */
+        *arr[i] = p;
+    }
+    c->cap_free = ncap;
+    return true;
+}
+
+/* A new event pool's events: defused into free, or (for a list with raw_ok) as they are into raw. */
+static int pool_grow_locked(struct zc_ctx *c, bool raw) {
     ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
                                ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, ZC_POOL_EVENTS};
     ze_event_pool_handle_t pool;
@@ -233,17 +254,10 @@ static int pool_grow_locked(struct zc_ctx *c) {
         c->pools = n;
         c->cap_pools = ncap;
     }
-    /* room for every event the context will own, so each one can come back */
-    if (c->nevents + ZC_POOL_EVENTS > c->cap_free) {
-        uint32_t ncap = c->cap_free ? 2 * c->cap_free : ZC_POOL_EVENTS;
-        while (ncap < c->nevents + ZC_POOL_EVENTS) ncap *= 2;
-        ze_event_handle_t *n = realloc(c->free_events, ncap * sizeof(*n));
-        if (!n) goto fail;
-        c->free_events = n;
-        c->cap_free = ncap;
-    }
+    if (!room_locked(c, ZC_POOL_EVENTS)) goto fail;
     c->pools[c->npools++] = pool;
-    uint32_t first = c->nfree;
+    ze_event_handle_t *dst = raw ? c->raw_events : c->free_events;
+    uint32_t *nd = raw ? &c->nraw : &c->nfree, first = *nd;
     for (uint32_t i = 0; i < ZC_POOL_EVENTS; i++) {
         ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
         ze_event_handle_t e;
@@ -258,11 +272,11 @@ static int pool_grow_locked(struct zc_ctx *c) {
             c->create_failed |= i == 0;
             break;
         }
-        c->free_events[c->nfree++] = e;
+        dst[(*nd)++] = e;
         c->nevents++;
     }
-    defuse_conversion(c, c->free_events + first, c->nfree - first);
-    return 0;
+    if (!raw) defuse_conversion(c, dst + first, *nd - first);
+    return *nd > first ? 0 : -1;
 fail:
     if (zc_ze_real.ze_event_pool.pfnDestroy) zc_ze_real.ze_event_pool.pfnDestroy(pool);
     c->broken = true;
@@ -270,22 +284,42 @@ fail:
     return -1;
 }
 
-ze_event_handle_t zc_ze_event_get(struct zc_ctx *c) {
-    if (!c) return NULL;
-    pthread_mutex_lock(&c->lock);
-    ze_event_handle_t e = NULL;
-    if (c->nfree || (!c->broken && pool_grow_locked(c) == 0 && c->nfree)) e = c->free_events[--c->nfree];
-    pthread_mutex_unlock(&c->lock);
-    return e;
+/* Up to n events from the top of one state's array into out. */
+static uint32_t take(ze_event_handle_t *from, uint32_t *nfrom, ze_event_handle_t *out, uint32_t n) {
+    uint32_t k = n < *nfrom ? n : *nfrom;
+    *nfrom -= k;
+    memcpy(out, from + *nfrom, k * sizeof(*out));
+    return k;
 }
 
-uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n) {
+/* Which events a list gets, cheapest first. A list with raw_ok (a regular list the app appends
+ * to) takes raw ones first, then free ones, then used ones reset from the host, and grows the
+ * pool without the defusing Append resets: events signalled only on regular lists are never
+ * converted. Any other list (immediate ones, our helper lists) gets free ones, then used ones
+ * reset, then raw ones, the two latter defused here (one list of ours for the batch), and grows
+ * the pool defused. Either way every event handed out is unsignalled. */
+uint32_t zc_ze_event_get_batch(struct zc_ctx *c, ze_event_handle_t *out, uint32_t n, bool raw) {
     if (!c) return 0;
-    uint32_t k = 0;
     pthread_mutex_lock(&c->lock);
-    while (k < n && (c->nfree || (!c->broken && pool_grow_locked(c) == 0 && c->nfree))) out[k++] = c->free_events[--c->nfree];
+    uint32_t k = 0;
+    if (raw) k += take(c->raw_events, &c->nraw, out, n);
+    k += take(c->free_events, &c->nfree, out + k, n - k);
+    uint32_t used = k;
+    k += take(c->used_events, &c->nused, out + k, n - k);
+    for (uint32_t i = used; i < k; i++) zc_ze_real.ze_event.pfnHostReset(out[i]);
+    if (!raw) {
+        k += take(c->raw_events, &c->nraw, out + k, n - k);
+        defuse_conversion(c, out + used, k - used);
+    }
+    while (k < n && !c->broken && pool_grow_locked(c, raw) == 0)
+        k += raw ? take(c->raw_events, &c->nraw, out + k, n - k) : take(c->free_events, &c->nfree, out + k, n - k);
     pthread_mutex_unlock(&c->lock);
     return k;
+}
+
+ze_event_handle_t zc_ze_event_get(struct zc_ctx *c) {
+    ze_event_handle_t e = NULL;
+    return zc_ze_event_get_batch(c, &e, 1, false) ? e : NULL;
 }
 
 void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e) {
@@ -294,6 +328,19 @@ void zc_ze_event_put(struct zc_ctx *c, ze_event_handle_t e) {
     pthread_mutex_lock(&c->lock);
     if (c->nfree < c->cap_free) c->free_events[c->nfree++] = e;
     else ZC_DEBUG("event returned to a full pool list (context %u)", c->index); /* cannot happen */
+    pthread_mutex_unlock(&c->lock);
+}
+
+void zc_ze_event_put_n(struct zc_ctx *c, const ze_event_handle_t *e, uint32_t n, enum zc_ev_back st) {
+    if (!c || !n) return;
+    pthread_mutex_lock(&c->lock);
+    ze_event_handle_t *to = st == ZC_EV_RAW ? c->raw_events : c->used_events;
+    uint32_t *nto = st == ZC_EV_RAW ? &c->nraw : &c->nused;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!e[i]) continue;
+        if (*nto < c->cap_free) to[(*nto)++] = e[i];
+        else ZC_DEBUG("event returned to a full pool list (context %u)", c->index); /* cannot happen */
+    }
     pthread_mutex_unlock(&c->lock);
 }
 

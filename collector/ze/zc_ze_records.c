@@ -158,7 +158,10 @@ bool zc_ze_list_pool_reserve(struct zc_list *l, uint32_t n) {
 }
 
 /* The list's pool is empty: take what drainers handed back (one lock for all of them), else a
- * batch from the context's pool (one lock for 64). The appending thread only. */
+ * batch from the context's pool (one lock for 64). The appending thread only. Every event in a
+ * list's pool is unsignalled (drainers reset what they hand back, the context's pool resets what
+ * it hands out), except a regular list's earlier builds' events (pool_used): a regular list's
+ * first execution relies on it (struct zc_slot's pre0). */
 ze_event_handle_t __attribute__((noinline)) zc_ze_event_refill(struct zc_list *l) {
     pthread_mutex_lock(&l->lock);
     if (l->nret) { /* swap the arrays: ours is empty */
@@ -170,14 +173,20 @@ ze_event_handle_t __attribute__((noinline)) zc_ze_event_refill(struct zc_list *l
         l->ret = p;
         l->cap_ret = cap;
         l->nret = 0;
+        /* a regular list's: its earlier builds' events, maybe signalled (zc_ze_lifetime.c) */
+        if (!l->immediate) l->pool_used = true, l->fresh = false;
     }
     pthread_mutex_unlock(&l->lock);
-    if (!l->npool && zc_ze_list_pool_reserve(l, 64)) l->npool = zc_ze_event_get_batch(l->ctx, l->pool, 64);
+    if (!l->npool && zc_ze_list_pool_reserve(l, 64)) {
+        l->npool = zc_ze_event_get_batch(l->ctx, l->pool, 64, l->raw_ok);
+        l->pool_used = false;
+    }
     return l->npool ? l->pool[--l->npool] : NULL;
 }
 
 void zc_ze_event_unget(struct zc_list *l, ze_event_handle_t e) {
     if (l->npool < l->cap_pool) l->pool[l->npool++] = e;
+    else if (l->raw_ok) zc_ze_event_put_n(l->ctx, &e, 1, ZC_EV_USED); /* (cannot happen: it was just taken) */
     else zc_ze_event_put(l->ctx, e);
 }
 

@@ -803,6 +803,30 @@ static void s_event_reuse_phases(const scen_t *S) {
     lane_finish(&ln);
 }
 
+/* 4b. Regular lists: executed once (its first execution skips the resets of zecoll's events),
+ * again (they must be reset now), reset and recorded anew (events back to the pool, taken again),
+ * executed once and again; the app's event read after each. */
+static void s_reexec_phases(const scen_t *S) {
+    lane_t ln;
+    lane_std(&ln, S, "main");
+    ze_event_handle_t ev;
+    events_new(G.ctx, 1, true, &ev);
+    ze_kernel_handle_t k10 = kern("k10"), k20 = kern("k20"), k50 = kern("k50");
+    for (int phase = 0; phase < 2; phase++) {
+        if (phase) lane_reset(&ln);
+        ap_k(&ln, phase ? k50 : k10, 1, NULL, W0);
+        ap_k(&ln, phase ? k10 : k20, 1, ev, W0);
+        ap_k(&ln, k20, 1, NULL, W0);
+        for (int r = 0; r < 2; r++) {
+            lane_exec(&ln, NULL);
+            wait_ev(ev, "execution");
+            kts(ev, (phase ? 10 : 20) * US, "signalling kernel");
+            lane_finish(&ln);
+            ZE_STEP(zeEventHostReset(ev));
+        }
+    }
+}
+
 /* 5. The same work 3 times (regular: one list executed 3 times); the app host-resets its event
  * between rounds and waits on it after each. */
 static void s_host_reset(const scen_t *S) {
@@ -1451,6 +1475,7 @@ static const scen_t scenarios[] = {
     SIT4("shared_event", s_shared_event),
     SIT4("event_reuse_phases", s_event_reuse_phases),
     SIT4("host_reset", s_host_reset),
+    SIT_REG("reexec_phases", s_reexec_phases),
     SIT_REG("exec_m", s_exec_m),
     SIT_REG("inflight_m", s_inflight_m),
     SIT4("cross_list_chain", s_cross_list_chain),
