@@ -248,9 +248,9 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
         uint64_t v_ = (v);                                                                                             \
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
         mis |= v_;                                                                                                     \
-        tag |= zc_jrn_ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                 \
+        tag |= ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                        \
         zc_jrn_st8(p, v_);                                                                                             \
-        p += zc_jrn_ltab[ZC_JRN_S_##S][i_];                                                                            \
+        p += ltab[ZC_JRN_S_##S][i_];                                                                                   \
     } while (0)
 
 /* a: 32 bits, never a misfit */
@@ -258,9 +258,9 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
     do {                                                                                                               \
         uint64_t v_ = (v);                                                                                             \
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
-        tag |= zc_jrn_ctab[ZC_JRN_CT_A_##POS][i_];                                                                     \
+        tag |= ctab[ZC_JRN_CT_A_##POS][i_];                                                                            \
         zc_jrn_st8(p, v_);                                                                                             \
-        p += zc_jrn_ltab[ZC_JRN_S_A][i_];                                                                              \
+        p += ltab[ZC_JRN_S_A][i_];                                                                                     \
     } while (0)
 
 /* Encodes n records into out (room for n * ZC_JRN_EV_MAX + ZC_JRN_ENC_SLACK bytes); returns the
@@ -274,6 +274,11 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         &&l0, &&l6, &&l5, &&l6, &&l5, &&misfit, &&misfit, &&misfit,
         &&misfit, &&misfit, &&l0, &&l7, &&l0, &&misfit, &&misfit, &&l8,
     };
+    /* the tables' addresses in registers for the whole loop (the compiler would recompute both
+     * for every record: 2 instructions a record) */
+    const uint64_t(*ctab)[64] = zc_jrn_ctab;
+    const uint8_t(*ltab)[64] = zc_jrn_ltab;
+    __asm__("" : "+r"(ctab), "+r"(ltab));
     uint8_t *p = out;
     uint64_t prev = 0;
     for (const struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
