@@ -93,7 +93,9 @@ _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the 
  * 8-byte store and an advance by its length, no branch but the type's: the journal's part per
  * recorded MPI call 220 -> 155 instructions (with the checksum below), in fewer bytes (two of
  * header, as format 1's type and mask bytes; whole bytes instead of 7 bits a byte): 6.0 instead
- * of 6.8 a record (bench/results/issue22-journal6.md). */
+ * of 6.8 a record (bench/results/issue22-journal6.md). The type's branch is one load and an
+ * indirect jump through a table of the layouts (a switch compiled to a tree of compares first):
+ * 138 -> 117 a call at 2 records a call (bench/results/issue22-journal7.md). */
 #define ZC_JRN_EV_MAX 48  /* bytes of one encoded record at most (the general form, a 32-bit type) */
 #define ZC_JRN_ENC_SLACK 8 /* the encoder stores 8 bytes at a time: room it needs past the last record */
 #define ZC_JRN_CODE_CALLSITE 62
