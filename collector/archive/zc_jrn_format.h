@@ -93,7 +93,9 @@ _Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the 
  * 8-byte store and an advance by its length, no branch but the type's: the journal's part per
  * recorded MPI call 220 -> 155 instructions (with the checksum below), in fewer bytes (two of
  * header, as format 1's type and mask bytes; whole bytes instead of 7 bits a byte): 6.0 instead
- * of 6.8 a record (bench/results/issue22-journal6.md). */
+ * of 6.8 a record (bench/results/issue22-journal6.md). The type's branch is one load and an
+ * indirect jump through a table of the layouts (a switch compiled to a tree of compares first):
+ * 138 -> 117 a call at 2 records a call (bench/results/issue22-journal7.md). */
 #define ZC_JRN_EV_MAX 48  /* bytes of one encoded record at most (the general form, a 32-bit type) */
 #define ZC_JRN_ENC_SLACK 8 /* the encoder stores 8 bytes at a time: room it needs past the last record */
 #define ZC_JRN_CODE_CALLSITE 62
@@ -248,9 +250,9 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
         uint64_t v_ = (v);                                                                                             \
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
         mis |= v_;                                                                                                     \
-        tag |= zc_jrn_ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                 \
+        tag |= ctab[ZC_JRN_CT_##S##_##POS][i_];                                                                        \
         zc_jrn_st8(p, v_);                                                                                             \
-        p += zc_jrn_ltab[ZC_JRN_S_##S][i_];                                                                            \
+        p += ltab[ZC_JRN_S_##S][i_];                                                                                   \
     } while (0)
 
 /* a: 32 bits, never a misfit */
@@ -258,14 +260,27 @@ __attribute__((cold, noinline)) static uint8_t *zc_jrn_put_any(uint8_t *q, const
     do {                                                                                                               \
         uint64_t v_ = (v);                                                                                             \
         long long i_ = ZC_JRN_BITLEN(v_);                                                                              \
-        tag |= zc_jrn_ctab[ZC_JRN_CT_A_##POS][i_];                                                                     \
+        tag |= ctab[ZC_JRN_CT_A_##POS][i_];                                                                            \
         zc_jrn_st8(p, v_);                                                                                             \
-        p += zc_jrn_ltab[ZC_JRN_S_A][i_];                                                                              \
+        p += ltab[ZC_JRN_S_A][i_];                                                                                     \
     } while (0)
 
 /* Encodes n records into out (room for n * ZC_JRN_EV_MAX + ZC_JRN_ENC_SLACK bytes); returns the
  * bytes written. */
 static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *restrict ev, size_t n) {
+    /* the layout of each type (zc_ev.h's order; the types without one: the general form), one load
+     * and an indirect jump: a switch became a tree of compares before its table (~8 a record) */
+    static const void *const lab[32] = {
+        &&misfit, &&l0, &&l0, &&l1, &&l2, &&l2, &&l3, &&l1,
+        &&l4, &&l4, &&l5, &&l5, &&l4, &&l4, &&l5, &&l5,
+        &&l0, &&l6, &&l5, &&l6, &&l5, &&misfit, &&misfit, &&misfit,
+        &&misfit, &&misfit, &&l0, &&l7, &&l0, &&misfit, &&misfit, &&l8,
+    };
+    /* the tables' addresses in registers for the whole loop (the compiler would recompute both
+     * for every record: 2 instructions a record) */
+    const uint64_t(*ctab)[64] = zc_jrn_ctab;
+    const uint8_t(*ltab)[64] = zc_jrn_ltab;
+    __asm__("" : "+r"(ctab), "+r"(ltab));
     uint8_t *p = out;
     uint64_t prev = 0;
     for (const struct zc_ev *e = ev, *end = ev + n; e < end; e++) {
@@ -275,90 +290,77 @@ static inline size_t zc_jrn_encode(uint8_t *restrict out, const struct zc_ev *re
         uint64_t mis = 0, tag = type;
         p += 2;
         prev = ts;
-        switch (type) {
-        case ZC_EV_ENTER:
-        case ZC_EV_LEAVE:
-        case ZC_EV_MPI_COLL_BEGIN:
-        case ZC_EV_MPI_NOP:
-        case ZC_EV_MEASUREMENT:
-            ZC_JRN_ZERO(e->b | e->c | e->d);
-            ZC_JRN_F(dt, W, 6);
-            ZC_JRN_FA(e->a, 9);
-            break;
-        case ZC_EV_PARAM_U64:
-        case ZC_EV_BUFFER_FLUSH:
-            ZC_JRN_ZERO(e->c | e->d);
-            ZC_JRN_F(dt, W, 6);
-            ZC_JRN_FA(e->a, 9);
-            ZC_JRN_F(type == ZC_EV_BUFFER_FLUSH ? e->b - ts : e->b, W, 11);
-            break;
-        case ZC_EV_RMA_GET:
-        case ZC_EV_RMA_PUT:
-            ZC_JRN_ZERO(e->d);
+        goto *(type < 32 ? lab[type] : &&misfit);
+    l0: /* enter, leave, mpi_coll_begin, mpi_nop, measurement */
+        ZC_JRN_ZERO(e->b | e->c | e->d);
+        ZC_JRN_F(dt, W, 6);
+        ZC_JRN_FA(e->a, 9);
+        goto put;
+    l1: /* param_u64, buffer_flush */
+        ZC_JRN_ZERO(e->c | e->d);
+        ZC_JRN_F(dt, W, 6);
+        ZC_JRN_FA(e->a, 9);
+        ZC_JRN_F(type == ZC_EV_BUFFER_FLUSH ? e->b - ts : e->b, W, 11);
+        goto put;
+    l2: /* rma_get, rma_put */
+        ZC_JRN_ZERO(e->d);
+        ZC_JRN_F(dt, T, 6);
+        ZC_JRN_FA(e->a, 8);
+        ZC_JRN_F(e->b, A, 10);
+        ZC_JRN_F(e->c, W, 12);
+        goto put;
+    l3: /* rma_complete */
+        ZC_JRN_ZERO(e->b | e->d);
+        ZC_JRN_F(dt, W, 6);
+        ZC_JRN_FA(e->a, 9);
+        ZC_JRN_F(e->c, W, 11);
+        goto put;
+    l4: /* mpi_send, mpi_isend, mpi_recv, mpi_irecv */
+        ZC_JRN_F(dt, T, 6);
+        ZC_JRN_FA(e->a, 8);
+        ZC_JRN_F(e->b, A, 10);
+        ZC_JRN_F(e->c, P, 12);
+        ZC_JRN_F(e->d, T, 14);
+        goto put;
+    l5: /* mpi_isend_complete, mpi_irecv_request, mpi_request_test, mpi_request_cancelled, mpi_nbc_request, mpi_nbc_reqid */
+        ZC_JRN_ZERO(e->b | e->c);
+        ZC_JRN_F(dt, W, 6);
+        ZC_JRN_FA(e->a, 9);
+        ZC_JRN_F(e->d, W, 11);
+        goto put;
+    l6: /* mpi_coll_end, mpi_nbc_complete */
+        ZC_JRN_F(dt, T, 6);
+        ZC_JRN_FA(e->a, 8);
+        ZC_JRN_F(e->b, A, 10);
+        ZC_JRN_F(e->c, A, 12);
+        ZC_JRN_F(e->d, C, 14);
+        goto put;
+    l7: /* call */
+        if (e->c) {
+            tag = ZC_JRN_CODE_CALLSITE;
             ZC_JRN_F(dt, T, 6);
             ZC_JRN_FA(e->a, 8);
-            ZC_JRN_F(e->b, A, 10);
-            ZC_JRN_F(e->c, W, 12);
-            break;
-        case ZC_EV_RMA_COMPLETE:
-            ZC_JRN_ZERO(e->b | e->d);
-            ZC_JRN_F(dt, W, 6);
-            ZC_JRN_FA(e->a, 9);
-            ZC_JRN_F(e->c, W, 11);
-            break;
-        case ZC_EV_MPI_SEND:
-        case ZC_EV_MPI_ISEND:
-        case ZC_EV_MPI_RECV:
-        case ZC_EV_MPI_IRECV:
-            ZC_JRN_F(dt, T, 6);
-            ZC_JRN_FA(e->a, 8);
-            ZC_JRN_F(e->b, A, 10);
+            ZC_JRN_F(e->b - ts, T, 10);
             ZC_JRN_F(e->c, P, 12);
             ZC_JRN_F(e->d, T, 14);
-            break;
-        case ZC_EV_MPI_ISEND_COMPLETE:
-        case ZC_EV_MPI_IRECV_REQUEST:
-        case ZC_EV_MPI_REQUEST_TEST:
-        case ZC_EV_MPI_REQUEST_CANCELLED:
-        case ZC_EV_MPI_NBC_REQUEST:
-        case ZC_EV_MPI_NBC_REQID:
-            ZC_JRN_ZERO(e->b | e->c);
-            ZC_JRN_F(dt, W, 6);
-            ZC_JRN_FA(e->a, 9);
-            ZC_JRN_F(e->d, W, 11);
-            break;
-        case ZC_EV_MPI_COLL_END:
-        case ZC_EV_MPI_NBC_COMPLETE:
-            ZC_JRN_F(dt, T, 6);
-            ZC_JRN_FA(e->a, 8);
-            ZC_JRN_F(e->b, A, 10);
-            ZC_JRN_F(e->c, A, 12);
-            ZC_JRN_F(e->d, C, 14);
-            break;
-        case ZC_EV_CALL:
-            if (e->c) {
-                tag = ZC_JRN_CODE_CALLSITE;
-                ZC_JRN_F(dt, T, 6);
-                ZC_JRN_FA(e->a, 8);
-                ZC_JRN_F(e->b - ts, T, 10);
-                ZC_JRN_F(e->c, P, 12);
-                ZC_JRN_F(e->d, T, 14);
-            } else {
-                ZC_JRN_F(dt, W, 6);
-                ZC_JRN_FA(e->a, 9);
-                ZC_JRN_F(e->b - ts, W, 11);
-                ZC_JRN_F(e->d, A, 14);
-            }
-            break;
-        case ZC_EV_CALL_IRECV: /* MPI calls carry no callsite id: one with it takes the general form */
-            ZC_JRN_ZERO(e->c);
+        } else {
             ZC_JRN_F(dt, W, 6);
             ZC_JRN_FA(e->a, 9);
             ZC_JRN_F(e->b - ts, W, 11);
-            ZC_JRN_F(e->d, T, 14);
-            break;
-        default: tag = ZC_JRN_MISFIT;
+            ZC_JRN_F(e->d, A, 14);
         }
+        goto put;
+    l8: /* call_irecv */
+        /* MPI calls carry no callsite id: one with it takes the general form */
+        ZC_JRN_ZERO(e->c);
+        ZC_JRN_F(dt, W, 6);
+        ZC_JRN_FA(e->a, 9);
+        ZC_JRN_F(e->b - ts, W, 11);
+        ZC_JRN_F(e->d, T, 14);
+        goto put;
+    misfit:
+        tag = ZC_JRN_MISFIT;
+    put:
         /* a misfit class, a 64-bit value or a field the layout lacks not 0: the general form */
         if (__builtin_expect((int64_t)(tag | mis) >= 0, 1)) {
             zc_jrn_st2(q, (uint16_t)tag);
