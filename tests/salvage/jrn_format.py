@@ -30,6 +30,7 @@ for _t in (10, 11, 14, 15, 18, 20):  # request ids: completions, tests, cancels,
 for _t in (17, 19):  # collective end, NBC completion
     LAYOUTS[_t] = (_t, False, ("T", "A", "A", "A", "C"))
 LAYOUTS[27] = (CALL, True, ("W", "A", "W", None, "A"))  # a call without a callsite id
+LAYOUTS[31] = (31, True, ("W", "A", "W", None, "T"))  # an MPI_Irecv and its request, without a callsite id
 LAYOUTS[62] = (CALL, True, ("T", "A", "T", "P", "T"))  # a call with one
 ANY = 63
 
