@@ -288,7 +288,7 @@ fail:
 static uint32_t take(ze_event_handle_t *from, uint32_t *nfrom, ze_event_handle_t *out, uint32_t n) {
     uint32_t k = n < *nfrom ? n : *nfrom;
     *nfrom -= k;
-    memcpy(out, from + *nfrom, k * sizeof(*out));
+    if (k) memcpy(out, from + *nfrom, k * sizeof(*out)); /* an empty state's array may not exist yet */
     return k;
 }
 
