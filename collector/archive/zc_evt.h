@@ -63,7 +63,8 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
             uint32_t type = e->type;
             /* one test: a thread's records inside a call (thread: a constant in each caller), and
              * outside a call's run every record of a device stream that needs no more */
-            if (__builtin_expect(type < 32 && ((thread || run ? ZC_EVT_PLAIN_TYPES : ZC_EVT_SIMPLE_TYPES) >> type & 1), 1)) {
+            if (__builtin_expect(
+                    type < 32 && ((thread || run ? ZC_EVT_PLAIN_TYPES : ZC_EVT_SIMPLE_TYPES) >> type & 1), 1)) {
                 l = zc_evt_stamp(e, conv, cv, l, &clamped);
                 events++;
                 continue;
