@@ -61,13 +61,10 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
         while (i < stop) {
             struct zc_ev *e = &ev[i++];
             uint32_t type = e->type;
-            /* a device stream's (thread: a constant in each caller): one test for all its records */
-            if (!thread && !run && type < 32 && (ZC_EVT_SIMPLE_TYPES >> type & 1)) {
-                l = zc_evt_stamp(e, conv, cv, l, &clamped);
-                events++;
-                continue;
-            }
-            if (__builtin_expect(type < 32 && (ZC_EVT_PLAIN_TYPES >> type & 1), 1)) {
+            /* one test: a thread's records inside a call (thread: a constant in each caller), and
+             * outside a call's run every record of a device stream that needs no more */
+            if (__builtin_expect(
+                    type < 32 && ((thread || run ? ZC_EVT_PLAIN_TYPES : ZC_EVT_SIMPLE_TYPES) >> type & 1), 1)) {
                 l = zc_evt_stamp(e, conv, cv, l, &clamped);
                 events++;
                 continue;
