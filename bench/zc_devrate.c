@@ -18,7 +18,6 @@
  * Threads are told apart by their start routine: this program defines pthread_create (exported,
  * so that libzecoll.so's and libzesim.so's calls reach it), notes the routine and calls libc's.
  *   usage: zc_devrate N [W]   (W defaults to N/4) */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <pthread.h>
@@ -30,6 +29,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "zc_bench_tcpu.h"
 
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -84,31 +85,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *t, const pt
     return rc;
 }
 
-/* ---------------------------------------------------------------- CPU per thread */
-struct tcpu {
-    int n;
-    long tid[NT];
-    unsigned long long ns[NT];
-};
-static void thread_cpu(struct tcpu *t) {
-    t->n = 0;
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d)) && t->n < NT;) {
-        if (e->d_name[0] == '.') continue;
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue; /* a thread that ended */
-        unsigned long long ns;
-        int ok = fscanf(f, "%llu", &ns) == 1;
-        fclose(f);
-        if (!ok) continue;
-        t->tid[t->n] = atol(e->d_name);
-        t->ns[t->n++] = ns;
-    }
-    closedir(d);
-}
+/* ---------------------------------------------------------------- CPU per thread (zc_bench_tcpu.h) */
 static unsigned long long cpu_of(const struct tcpu *t, long tid) {
     for (int i = 0; i < t->n; i++)
         if (t->tid[i] == tid) return t->ns[i];
