@@ -83,8 +83,8 @@ if [ $ir = 1 ]; then
   done
 else
   for r in $(seq "$reps"); do
-    vs=($variants)
-    [ $((r % 2)) = 0 ] && vs=($(printf '%s\n' "${vs[@]}" | tac))
+    read -ra vs <<<"$variants"
+    [ $((r % 2)) = 0 ] && mapfile -t vs < <(printf '%s\n' "${vs[@]}" | tac)
     for v in "${vs[@]}"; do
       one "$v" "$n" "$work/one.json"
       echo "${v%%=*} $n $(vspec "$v" | cut -d" " -f1) $(tail -1 "$work/one.json")" >>"$raw"
