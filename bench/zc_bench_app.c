@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zc_bench_tcpu.h"
+
 #define CK(call)                                                                                   \
     do {                                                                                           \
         ze_result_t r_ = (call);                                                                   \
@@ -169,40 +171,6 @@ static long other_threads_switches(void) {
     return sum;
 }
 
-/* ZC_BENCH_THREAD_CPU: the CPU each thread of the process has used so far (ns, schedstat). */
-enum { TCPU_MAX = 64 };
-struct tcpu {
-    int n;
-    long tid[TCPU_MAX];
-    unsigned long long ns[TCPU_MAX];
-    char name[TCPU_MAX][20];
-};
-static void thread_cpu(struct tcpu *t) {
-    t->n = 0;
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d)) && t->n < TCPU_MAX;) {
-        if (e->d_name[0] == '.') continue;
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue; /* a thread that ended */
-        unsigned long long ns;
-        int ok = fscanf(f, "%llu", &ns) == 1;
-        fclose(f);
-        if (!ok) continue;
-        int i = t->n++;
-        t->tid[i] = atol(e->d_name);
-        t->ns[i] = ns;
-        snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", e->d_name);
-        t->name[i][0] = 0;
-        if ((f = fopen(path, "r"))) {
-            if (fgets(t->name[i], sizeof(t->name[i]), f)) t->name[i][strcspn(t->name[i], "\n\"")] = 0;
-            fclose(f);
-        }
-    }
-    closedir(d);
-}
 static struct tcpu tcpu0, tcpu1;
 static bool tcpu_on;
 /* The run's CPU per thread (end minus start; threads that started meanwhile from 0) as JSON. */

@@ -235,7 +235,7 @@ void zc_ze_clock_report(struct zc_dev *d) {
 /* Records are converted against the anchor nearest before them, found once per segment: a pass
  * converts records in time order, mostly between the same two anchors. The keys for which anchor
  * a is the one seg() finds: [lo, hi). */
-static const struct zc_anchor *conv_seg(const struct zc_dev *d, uint64_t x, bool by_dev, uint64_t *lo, uint64_t *hi) {
+const struct zc_anchor *zc_ze_clockconv_seg(const struct zc_dev *d, uint64_t x, bool by_dev, uint64_t *lo, uint64_t *hi) {
     size_t i = seg(d, x, by_dev), n = d->nanchors;
     const struct zc_anchor *a = d->anchors;
     *lo = i == 0 ? 0 : by_dev ? a[i].dev : a[i].host;
@@ -255,28 +255,6 @@ void zc_ze_clockconv_begin(struct zc_ze_clockconv *cv, struct zc_dev *d) {
     cv->inv = (double)(1.0L / rate(d));
     cv->h_lo = cv->d_lo = 1;
     cv->h_hi = cv->d_hi = 0; /* nothing found yet */
-}
-
-void zc_ze_clockconv(struct zc_ze_clockconv *cv, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t *start,
-                     uint64_t *end) {
-    const struct zc_dev *d = cv->d;
-    uint64_t m = cv->m, lo = 0, st = 0;
-    if (d->nanchors) {
-        if (not_before < cv->h_lo || not_before >= cv->h_hi) cv->ah = conv_seg(d, not_before, false, &cv->h_lo, &cv->h_hi);
-        lo = cv->ah->dev + (uint64_t)(int64_t)((double)(int64_t)(not_before - cv->ah->host) * cv->rate);
-    }
-    lo -= cv->slack;
-    uint64_t s = lo + (((ts_start & m) - lo) & m);
-    uint64_t e = s + (((ts_end & m) - (ts_start & m)) & m);
-    if (d->nanchors) {
-        if (s < cv->d_lo || s >= cv->d_hi) cv->ad = conv_seg(d, s, true, &cv->d_lo, &cv->d_hi);
-        double dt = (double)(int64_t)(s - cv->ad->dev) * cv->inv;
-        st = cv->ad->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5 : dt + 0.5);
-    }
-    *start = st;
-    /* the duration comes from the tick count and the fitted rate: converting the end from a
-     * different anchor than the start would add that anchor's own error to the duration */
-    *end = st + (uint64_t)((double)(e - s) * cv->inv + 0.5);
 }
 
 void zc_ze_clockconv_end(struct zc_ze_clockconv *cv) { pthread_mutex_unlock(&cv->d->clock_lock); }

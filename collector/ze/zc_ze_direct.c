@@ -47,30 +47,47 @@ static struct zc_loc *lane_for(struct zc_stream *s, uint8_t eng, uint64_t start,
     return ln->loc[best];
 }
 
-bool zc_ze_write_op(struct zc_stream *s, const struct zc_opdesc *op, uint64_t start, uint64_t end) {
-    struct zc_loc *l = lane_for(s, op->engine, start, end);
+/* The lane an operation starting at start goes to: the first lane when it is free (always, for
+ * operations that do not overlap: an in-order list's), else lane_for's search. */
+static inline struct zc_loc *lane_at(struct zc_stream *s, uint8_t eng, uint64_t start, uint64_t end) {
+    struct zc_lanes *ln = &s->lanes[eng < ZC_NENG ? eng : ZC_ENG_LIST];
+    if (__builtin_expect(ln->n == 0 || ln->end[0] > start, 0)) return lane_for(s, eng, start, end);
+    if (end > ln->end[0]) ln->end[0] = end;
+    return ln->loc[0];
+}
+
+static inline __attribute__((always_inline)) bool write_op(struct zc_stream *s, const struct zc_opdesc *op, uint64_t start, uint64_t end) {
+    struct zc_loc *l = lane_at(s, op->engine, start, end);
     if (!l) { /* no buffer could be allocated for the stream */
         zc_loc_lost(1);
         return false;
     }
+    /* written in place where the buffer has room for the most an operation writes (6), else
+     * staged and put (the put that fills the buffer hands it to the writer) */
     struct zc_ev ev[6];
+    zc_loc_lock(l);
+    struct zc_ev *d = __builtin_expect(l->n + 6 <= l->lim, 1) ? &l->buf[l->n] : ev;
     size_t n = 0;
-    ev[n++] = (struct zc_ev){start, ZC_EV_ENTER, op->region, 0, 0, 0};
-    if (op->callsite) ev[n++] = (struct zc_ev){start, ZC_EV_PARAM_U64, zc_param_callsite, op->callsite, 0, 0};
+    d[n++] = (struct zc_ev){start, ZC_EV_ENTER, op->region, 0, 0, 0};
+    if (op->callsite) d[n++] = (struct zc_ev){start, ZC_EV_PARAM_U64, zc_param_callsite, op->callsite, 0, 0};
     if (op->kind == ZC_OP_COPY && op->dir != ZC_DIR_OTHER && op->dir != ZC_DIR_NONE) {
         /* seen from the device stream: host-to-device data is a get from the host thread,
          * device-to-host a put to it, device-to-device a get from the stream itself */
         uint32_t remote = op->dir == ZC_DIR_D2D ? l->comm_rank : op->remote;
         uint64_t match = ++l->rma_match;
         uint32_t type = op->dir == ZC_DIR_D2H ? ZC_EV_RMA_PUT : ZC_EV_RMA_GET;
-        ev[n++] = (struct zc_ev){start, type, 0, op->bytes, ((uint64_t)remote << 32) | (match & 0xffffffffu), 0};
-        ev[n++] = (struct zc_ev){end, ZC_EV_RMA_COMPLETE, 0, 0, match & 0xffffffffu, 0};
+        d[n++] = (struct zc_ev){start, type, 0, op->bytes, ((uint64_t)remote << 32) | (match & 0xffffffffu), 0};
+        d[n++] = (struct zc_ev){end, ZC_EV_RMA_COMPLETE, 0, 0, match & 0xffffffffu, 0};
     }
-    ev[n++] = (struct zc_ev){end, ZC_EV_LEAVE, op->region, 0, 0, 0};
-    zc_loc_lock(l);
-    zc_loc_put(l, ev, n);
+    d[n++] = (struct zc_ev){end, ZC_EV_LEAVE, op->region, 0, 0, 0};
+    if (d != ev) zc_loc_publish(l, l->n + n);
+    else zc_loc_put(l, ev, n);
     zc_loc_unlock(l);
     return true;
+}
+
+bool zc_ze_write_op(struct zc_stream *s, const struct zc_opdesc *op, uint64_t start, uint64_t end) {
+    return write_op(s, op, start, end);
 }
 
 
@@ -140,7 +157,7 @@ static enum zc_direct direct_chunk(struct zc_stream *s, struct zc_inbox *ib, str
         }
         uint64_t start, end;
         zc_ze_clockconv(&cv, ts.global.kernelStart, ts.global.kernelEnd, zc_tickconv(tc, e->submit), &start, &end);
-        if (!zc_ze_write_op(s, &e->op, start, end)) atomic_fetch_add(&zc_ze_records_dropped, 1);
+        if (!write_op(s, &e->op, start, end)) atomic_fetch_add(&zc_ze_records_dropped, 1);
         if (end > end_max) end_max = end;
         done[n++] = e->inj;
         zc_ze_inbox_take_next(ib, &t);

@@ -455,9 +455,34 @@ struct zc_ze_clockconv {
     uint64_t h_lo, h_hi, d_lo, d_hi;
 };
 void zc_ze_clockconv_begin(struct zc_ze_clockconv *cv, struct zc_dev *d);
-void zc_ze_clockconv(struct zc_ze_clockconv *cv, uint64_t ts_start, uint64_t ts_end, uint64_t not_before, uint64_t *start,
-                     uint64_t *end);
 void zc_ze_clockconv_end(struct zc_ze_clockconv *cv);
+/* The anchor that converts x (host ns, or unrolled ticks by_dev) and the keys it serves, [lo, hi). */
+const struct zc_anchor *zc_ze_clockconv_seg(const struct zc_dev *d, uint64_t x, bool by_dev, uint64_t *lo, uint64_t *hi);
+/* One record of the pass (inline: the drainer converts every kernel's times here; the anchors'
+ * search runs only when a record leaves the segment of the one before). */
+static inline void zc_ze_clockconv(struct zc_ze_clockconv *cv, uint64_t ts_start, uint64_t ts_end, uint64_t not_before,
+                                   uint64_t *start, uint64_t *end) {
+    const struct zc_dev *d = cv->d;
+    uint64_t m = cv->m, lo = 0, st = 0;
+    if (d->nanchors) {
+        if (__builtin_expect(not_before < cv->h_lo || not_before >= cv->h_hi, 0))
+            cv->ah = zc_ze_clockconv_seg(d, not_before, false, &cv->h_lo, &cv->h_hi);
+        lo = cv->ah->dev + (uint64_t)(int64_t)((double)(int64_t)(not_before - cv->ah->host) * cv->rate);
+    }
+    lo -= cv->slack;
+    uint64_t s = lo + (((ts_start & m) - lo) & m);
+    uint64_t e = s + (((ts_end & m) - (ts_start & m)) & m);
+    if (d->nanchors) {
+        if (__builtin_expect(s < cv->d_lo || s >= cv->d_hi, 0))
+            cv->ad = zc_ze_clockconv_seg(d, s, true, &cv->d_lo, &cv->d_hi);
+        double dt = (double)(int64_t)(s - cv->ad->dev) * cv->inv;
+        st = cv->ad->host + (uint64_t)(int64_t)(dt < 0 ? dt - 0.5 : dt + 0.5);
+    }
+    *start = st;
+    /* the duration comes from the tick count and the fitted rate: converting the end from a
+     * different anchor than the start would add that anchor's own error to the duration */
+    *end = st + (uint64_t)((double)(e - s) * cv->inv + 0.5);
+}
 /* A device without global timestamps (d->host_anchored): a record seen complete at host time
  * seen narrows the clock offset's interval; its ticks relative to the device's first record and
  * its duration in ticks come back, to be placed by zc_ze_clock_place once the interval settled:
