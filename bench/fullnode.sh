@@ -145,7 +145,7 @@ json() {
 }
 median() { printf '%s\n' "$@" | grep -v nan | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 med() { [ -n "${vals[$1]:-}" ] && median ${vals[$1]}; }
-row() { printf '%-62s %10s %10s %12s  %s\n' "$@" | tee -a "$out/table.txt"; }
+row() { printf '%-62s %10s %10s %24s  %s\n' "$@" | tee -a "$out/table.txt"; }
 cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms|delta
   local a b r
   a=$(med "$2"); b=$(med "$3")
@@ -153,7 +153,15 @@ cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms|delta
   if [ "$5" = delta ]; then r=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$a" "$b")
   elif [ "$5" = ns_reg ]; then r=$("$py" -c "import sys; print(f'{1e9 * (float(sys.argv[2]) - float(sys.argv[1])) / 500000:+.0f} ns/kernel')" "$a" "$b")
   elif [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
-  else r=$("$py" -c "import sys; print(f'x{float(sys.argv[2]) / float(sys.argv[1]):.3f}')" "$a" "$b"); fi
+  else # the ratio of the medians, and the median of the repetitions' own ratios (paired: each
+    # repetition's variants ran next to each other, so a base that drifts within a run cancels)
+    r=$("$py" -c "
+import statistics as st, sys, math
+a, b = float(sys.argv[1]), float(sys.argv[2])
+x = [float(v) for v in sys.argv[3].split()]; y = [float(v) for v in sys.argv[4].split()]
+p = [q / o for o, q in zip(x, y) if not (math.isnan(o) or math.isnan(q)) and o > 0]
+print(f'x{b / a:.3f}' + (f' (paired x{st.median(p):.3f})' if len(x) == len(y) and p else ''))" \
+      "$a" "$b" "${vals[$2]}" "${vals[$3]}"); fi
   row "$1" "$a" "$b" "$r" "$4"
 }
 
