@@ -151,7 +151,14 @@ cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms|delta
   a=$(med "$2"); b=$(med "$3")
   [ -n "$a" ] && [ -n "$b" ] || { row "$1" "${a:-n/a}" "${b:-n/a}" "" "$4"; return; }
   if [ "$5" = delta ]; then r=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$a" "$b")
-  elif [ "$5" = ns_reg ]; then r=$("$py" -c "import sys; print(f'{1e9 * (float(sys.argv[2]) - float(sys.argv[1])) / 500000:+.0f} ns/kernel')" "$a" "$b")
+  elif [ "$5" = ns_reg ]; then # per kernel of the 500,000, and paired (each repetition's own difference)
+    r=$("$py" -c "
+import statistics as st, sys, math
+a, b = float(sys.argv[1]), float(sys.argv[2])
+x = [float(v) for v in sys.argv[3].split()]; y = [float(v) for v in sys.argv[4].split()]
+p = [1e9 * (q - o) / 500000 for o, q in zip(x, y) if not (math.isnan(o) or math.isnan(q))]
+print(f'{1e9 * (b - a) / 500000:+.0f} ns/kernel' + (f' (paired {st.median(p):+.0f})' if len(x) == len(y) and p else ''))" \
+      "$a" "$b" "${vals[$2]}" "${vals[$3]}")
   elif [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
   else # the ratio of the medians, and the median of the repetitions' own ratios (paired: each
     # repetition's variants ran next to each other, so a base that drifts within a run cancels)
