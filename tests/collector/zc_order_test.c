@@ -2,23 +2,16 @@
 /* A stream's completed records in start order (collector/ze/zc_ze_order.c): records pushed in
  * start order (the FIFO run), out of it (the heap), interleaved, with equal starts, and popped
  * while more arrive, as a drain writes them, must come out in non-decreasing start order, each
- * exactly once; a list forgotten there is forgotten in both. Exit status 0 when every check holds. */
+ * exactly once; a list forgotten there is forgotten in both (TAP, tests/common/zt.h). */
 #include "zc_ze_internal.h"
+#include "zt.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fails++;                                                                               \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
+/* failed checks of the current case (one TAP result per case); the first few are described */
+static int bad;
+#define CHECK(c, ...) do { if (!(c) && bad++ < 5) zt_diag(__VA_ARGS__); } while (0)
 
 enum { N = 20000 };
 static struct zc_rec recs[N];
@@ -26,6 +19,7 @@ static struct zc_rec recs[N];
 /* Pushes n records with starts from gen(i), popping (as a drain that writes up to a watermark
  * does) whenever pop_every of them went in; checks the order and that each comes out once. */
 static void run(const char *what, uint64_t (*gen)(int), int n, int pop_every) {
+    bad = 0;
     struct zc_stream s;
     memset(&s, 0, sizeof(s));
     static unsigned char seen[N];
@@ -66,6 +60,7 @@ static void run(const char *what, uint64_t (*gen)(int), int n, int pop_every) {
     CHECK(out == (uint64_t)n, "%s: %llu out of %d", what, (unsigned long long)out, n);
     for (int i = 0; i < n; i++) CHECK(seen[i] == 1, "%s: record %d out %d times", what, i, seen[i]);
     free(s.done);
+    zt_ok(bad == 0, "%s starts%s: each record once, in start order", what, pop_every ? ", drained as they come" : "");
 }
 
 static uint64_t rising(int i) { return 1000 + 10 * (uint64_t)i; }
@@ -93,6 +88,7 @@ int main(void) {
     /* a list going away: its records in the run and in the heap stop pointing at it */
     struct zc_stream s;
     memset(&s, 0, sizeof(s));
+    bad = 0;
     struct zc_list *l = (struct zc_list *)(uintptr_t)0x1000, *other = (struct zc_list *)(uintptr_t)0x2000;
     for (int i = 0; i < 100; i++) {
         memset(&recs[i], 0, sizeof(recs[i]));
@@ -105,7 +101,6 @@ int main(void) {
     for (int i = 0; i < 100; i++)
         CHECK(recs[i].list == (i % 3 ? NULL : other), "forget: record %d points at %p", i, (void *)recs[i].list);
     free(s.done);
-    if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
-    else printf("order: every check holds\n");
-    return fails != 0;
+    zt_ok(bad == 0, "a list going away is forgotten in the run and in the heap");
+    return zt_done();
 }
