@@ -292,6 +292,10 @@ enum { RC_POOL = 256 };
 static void reglist_ctl(ze_context_handle_t ctx, ze_device_handle_t dev, ze_command_queue_handle_t q,
                         ze_command_list_handle_t rl, ze_kernel_handle_t k, const ze_group_count_t *g, long n,
                         double *in_run) {
+    if (n <= 0) { /* QueryKernelTimestamps of no event: nothing to control */
+        fprintf(stderr, "zc_bench_app: reglist N ctl needs N > 0\n");
+        exit(2);
+    }
     ze_event_handle_t *ev = calloc((size_t)n + 3, sizeof(*ev));
     long npools = (n + 3 + RC_POOL - 1) / RC_POOL;
     ze_event_pool_handle_t *pools = calloc((size_t)npools, sizeof(*pools));
