@@ -17,12 +17,16 @@
 #              without / with (targets ×1.05 / ×1.02); beside them the control (zc_bench_app
 #              kernels ... ctl): no collector, the app makes its driver calls (a timestamp event
 #              per kernel, read and reset by a second thread every 1 ms), the simulated driver's floor
+#   reg        zc_bench_app reglist 500000: a regular list of 500,000 kernels appended, executed once,
+#              synchronised (run_s), per kernel: without / with (target ≤ +200 ns); beside them the
+#              control (zc_bench_app reglist ... ctl): no collector, the app makes its driver calls
+#              (an event per kernel, the helper lists, the harvest and its reads), the simulated driver's floor
 #   idle       zc_bench_app kernels 2000 1, then 2 s idle with its list (the collector's stream)
 #              still there: context switches per second of the process's other threads in that
 #              window (zc_bench_app ZC_BENCH_IDLE_MS; /proc/self/task/*/status), without / with:
 #              the wake-ups our background threads cost a node that does nothing (occupancy)
 #   usage: bench/fullnode.sh DIR [OUTDIR]   (FULLNODE_REPS=5 FULLNODE_NP=16 FULLNODE_STEPS=15000
-#                                            FULLNODE_PARTS="lj fixed phases kern idle" FULLNODE_LIBS="lib.so ...")
+#                                            FULLNODE_PARTS="lj fixed phases kern reg idle" FULLNODE_LIBS="lib.so ...")
 # FULLNODE_LIBS: other libzecoll.so builds measured beside DIR's in the same repetitions (a
 # before/after comparison: DIR/lib/alt0/libzecoll.so ... from fullnode_pack.sh). On the host, from the
 # checkout that travels: bash bench/fullnode.sh build/dev-full $OUT/fn. The device tool sends the
@@ -46,7 +50,7 @@ mkdir -p "$out"
 reps=${FULLNODE_REPS:-5}
 np=${FULLNODE_NP:-$(nproc)}
 steps=${FULLNODE_STEPS:-15000}
-parts=" ${FULLNODE_PARTS:-lj fixed kern idle} "
+parts=" ${FULLNODE_PARTS:-lj fixed kern reg idle} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
@@ -147,6 +151,14 @@ cmp() { # cmp LABEL KEY_WITHOUT KEY_WITH TARGET ratio|ms|delta
   a=$(med "$2"); b=$(med "$3")
   [ -n "$a" ] && [ -n "$b" ] || { row "$1" "${a:-n/a}" "${b:-n/a}" "" "$4"; return; }
   if [ "$5" = delta ]; then r=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):+.1f}')" "$a" "$b")
+  elif [ "$5" = ns_reg ]; then # per kernel of the 500,000, and paired (each repetition's own difference)
+    r=$("$py" -c "
+import statistics as st, sys, math
+a, b = float(sys.argv[1]), float(sys.argv[2])
+x = [float(v) for v in sys.argv[3].split()]; y = [float(v) for v in sys.argv[4].split()]
+p = [1e9 * (q - o) / 500000 for o, q in zip(x, y) if not (math.isnan(o) or math.isnan(q))]
+print(f'{1e9 * (b - a) / 500000:+.0f} ns/kernel' + (f' (paired {st.median(p):+.0f})' if len(x) == len(y) and p else ''))" \
+      "$a" "$b" "${vals[$2]}" "${vals[$3]}")
   elif [ "$5" = ms ]; then r=$("$py" -c "import sys; print(f'{1000 * (float(sys.argv[2]) - float(sys.argv[1])):+.1f} ms')" "$a" "$b")
   else # the ratio of the medians, and the median of the repetitions' own ratios (paired: each
     # repetition's variants ran next to each other, so a base that drifts within a run cancels)
@@ -241,6 +253,12 @@ for r in $(seq "$reps"); do
           else json "kern.$us.$k" run_s env $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
         done
       fi
+      if part reg; then
+        if [ "$v" = base ]; then
+          json "reg.$k" run_s env X=1 "$app" reglist 500000
+          json "reg.ctl" run_s env X=1 "$app" reglist 500000 ctl
+        else json "reg.$k" run_s env $(col "${libs[$i]}") "$app" reglist 500000; fi
+      fi
       if part idle; then
         if [ "$v" = base ]; then json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 "$app" kernels 2000 1
         else json "idle.$k" idle_wakeups_per_s env ZC_BENCH_IDLE_MS=2000 $(col "${libs[$i]}") "$app" kernels 2000 1; fi
@@ -266,6 +284,9 @@ for i in "${!libs[@]}"; do
   part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
   part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
   part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
+  part reg && cmp "regular list of 500000 kernels, executed once (run_s)" reg.base "reg.with$i" "≤ +200 ns" ns_reg
+  part reg && cmp "… no collector, its driver calls (ctl) / without" reg.base reg.ctl "(zesim's floor)" ns_reg
+  part reg && cmp "… no collector, its driver calls (ctl) / with" reg.ctl "reg.with$i" "(the collector's own)" ns_reg
   part idle && cmp "idle 2 s after 2000 kernels: other threads' wake-ups per s" idle.base "idle.with$i" "(occupancy) ~0" delta
 done
 for i in "${!libs[@]}"; do

@@ -30,6 +30,10 @@ k=0
 for l in "$@"; do
   mkdir -p "$out/lib/alt$k"
   cp -L "$l" "$out/lib/alt$k/libzecoll.so"
+  # its driver bridge, which it loads from its own folder (without it Level Zero goes untraced)
+  z=$(dirname "$(readlink -f "$l")")/libzecoll_ze.so
+  [ -e "$z" ] || { echo "fullnode_pack: $z is missing (LIB's libzecoll_ze.so, beside it)" >&2; exit 2; }
+  cp -L "$z" "$out/lib/alt$k/libzecoll_ze.so"
   k=$((k + 1))
 done
 

@@ -24,8 +24,10 @@
 # --case kernels: zc_bench_app kernels N 0 (N back-to-back kernels on an in-order immediate list,
 # one sync), per kernel; --case reglist: zc_bench_app reglist N (N kernels appended to a regular
 # list, executed once, synchronised), per kernel (issue 22's device-record figures; the
-# background drainer's passes follow the clock, so these vary by a few per cent between runs).
-#   usage: bench/pipeline_ir.sh BUILD_DIR [--case mpi|kernels|reglist] [--loops N] [--stages S] [--keep DIR]
+# background drainer's passes follow the clock, so these vary by a few per cent between runs);
+# --case reglist-ctl: zc_bench_app reglist N ctl (no collector, the app makes the collector's driver
+# calls) minus reglist N: the simulated driver's floor under the regular list's figure.
+#   usage: bench/pipeline_ir.sh BUILD_DIR [--case mpi|kernels|reglist|reglist-ctl] [--loops N] [--stages S] [--keep DIR]
 set -uo pipefail
 build=$(cd "${1:?usage: pipeline_ir.sh BUILD_DIR [--loops N] [--stages S]}" && pwd)
 shift
@@ -48,19 +50,22 @@ case $case in
   mpi) prog=("$build/bench/zc_mpi_bench" self) tail=0 ;;
   kernels) prog=("$build/bench/zc_bench_app" kernels) tail=0 ;;
   reglist) prog=("$build/bench/zc_bench_app" reglist) tail="" ;;
+  reglist-ctl) prog=("$build/bench/zc_bench_app" reglist) tail="" ctl=ctl ;;
   *) echo "pipeline_ir: unknown case $case" >&2; exit 2 ;;
 esac
+ctl=${ctl:-}
 run() { # run <out> <lib or ""> <loops>
   env ZE_ENABLE_ALT_DRIVERS="$build/tests/zesim/libzesim.so" LD_PRELOAD="$2" ZECOLL_OUTPUT="$work/trace-%p" \
     ZECOLL_SUMMARY=0 ZECOLL_WRITER_STAGES="$stages" ZECOLL_FLUSH_INTERVAL_MS=3600000 \
     valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$1.%p" \
-    "${prog[@]}" "$3" $tail >"$1.log" 2>&1 ||
+    "${prog[@]}" "$3" $tail ${4:-} >"$1.log" 2>&1 ||
     { echo "pipeline_ir: failed: lib=$2 loops=$3" >&2; tail -5 "$1.log" >&2; return 1; }
 }
 pids=()
 for n in "$loops" $((2 * loops)); do
   run "$work/none.n$n" "" "$n" & pids+=($!)
-  run "$work/with.n$n" "$build/collector/libzecoll.so" "$n" & pids+=($!)
+  if [ -n "$ctl" ]; then run "$work/with.n$n" "" "$n" "$ctl" & pids+=($!)
+  else run "$work/with.n$n" "$build/collector/libzecoll.so" "$n" & pids+=($!); fi
   [ ${#pids[@]} -ge "$(nproc)" ] && { wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); }
 done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
@@ -113,7 +118,8 @@ detail = {}
 none, withc = parts('none'), parts('with')
 tot = sum(withc.values()) - sum(none.values())
 unit = 'recorded MPI call' if mpi else 'kernel'
-print(f"instructions per {unit} on all threads, with minus without the collector ({case}; callgrind, slope "
+what = 'the control (no collector, its driver calls) minus the plain case' if case == 'reglist-ctl' else 'with minus without the collector'
+print(f"instructions per {unit} on all threads, {what} ({case}; callgrind, slope "
       f"between {loops} and {2 * loops} iterations" + (f"; {records / calls:.2f} records per call)" if mpi else ")"))
 print(f"{'part':<12} {'per ' + ('call' if mpi else 'kernel'):>10} {'per record' if mpi else '':>11} {'share':>7}")
 rec = lambda d: f"{d * calls / records:>+11.1f}" if mpi else f"{'':>11}"

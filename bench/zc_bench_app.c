@@ -11,6 +11,8 @@
  *   reglist N           N kernels appended to one regular compute list, which is closed, executed
  *                       once and synchronised (run_s: appends, execution and
  *                       sync): the collector's per-kernel cost of append, execute and harvest
+ *   reglist N ctl       its no-collector control: the app makes the collector's driver calls
+ *                       (reglist_ctl below), so what remains against it is the collector's own
  *   execs N copy|compute [leave|pingpong|local]  one regular list (a 64 KiB copy and a barrier) executed N
  *                       times back to back on a queue of the copy-only / compute group, one sync
  *                       at the end: the cost of resubmitting a list while it is in flight
@@ -245,9 +247,87 @@ static void ctl_kernels(ze_context_handle_t ctx, ze_command_list_handle_t l, ze_
     CK(zeEventPoolDestroy(pool));
 }
 
+/* "reglist N ctl": the no-collector control of the regular list. The driver calls the collector
+ * makes for a list of N timed kernels executed once (collector/ze: zc_ze_exec.c's slot, the
+ * context's event pools), made by the app: a timestamp event per kernel from pools of 256 created
+ * as the Appends need them, a gate, a done and a started event, the first execution's pre list
+ * [WaitOnEvents(gate), EventReset(gate), SignalEvent(started)], the post list
+ * [QueryKernelTimestamps of the N events into host memory once they are signalled, signalling
+ * done; SignalEvent(gate)], the execution [pre, list, post], and after the
+ * synchronisation done's status and the N timestamps read, inside the timed run as the
+ * collector's drain at the synchronisation does. The events, lists and memory go outside it. */
+enum { RC_POOL = 256 };
+static void reglist_ctl(ze_context_handle_t ctx, ze_device_handle_t dev, ze_command_queue_handle_t q,
+                        ze_command_list_handle_t rl, ze_kernel_handle_t k, const ze_group_count_t *g, long n,
+                        double *in_run) {
+    if (n <= 0) { /* QueryKernelTimestamps of no event: nothing to control */
+        fprintf(stderr, "zc_bench_app: reglist N ctl needs N > 0\n");
+        exit(2);
+    }
+    ze_event_handle_t *ev = calloc((size_t)n + 3, sizeof(*ev));
+    long npools = (n + 3 + RC_POOL - 1) / RC_POOL;
+    ze_event_pool_handle_t *pools = calloc((size_t)npools, sizeof(*pools));
+    if (!ev || !pools) exit(3);
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, RC_POOL};
+    long made = 0;
+#define RC_EVENT(i)                                                                                \
+    do {                                                                                           \
+        if ((i) == made) {                                                                         \
+            if (made % RC_POOL == 0) CK(zeEventPoolCreate(ctx, &pd, 0, NULL, &pools[made / RC_POOL])); \
+            ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, (uint32_t)(made % RC_POOL),     \
+                                  ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};              \
+            CK(zeEventCreate(pools[made / RC_POOL], &ed, &ev[made]));                              \
+            made++;                                                                                \
+        }                                                                                          \
+    } while (0)
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        RC_EVENT(i);
+        CK(zeCommandListAppendLaunchKernel(rl, k, g, ev[i], 0, NULL));
+    }
+    CK(zeCommandListClose(rl));
+    RC_EVENT(n);
+    RC_EVENT(n + 1);
+    RC_EVENT(n + 2);
+    ze_event_handle_t gate = ev[n], done = ev[n + 1], started = ev[n + 2];
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ze_command_list_handle_t pre, post;
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    ze_kernel_timestamp_result_t *buf;
+    CK(zeCommandListCreate(ctx, dev, &ld, &post));
+    CK(zeMemAllocHost(ctx, &hd, (size_t)n * sizeof(*buf), 64, (void **)&buf));
+    CK(zeCommandListAppendQueryKernelTimestamps(post, (uint32_t)n, ev, buf, NULL, done, (uint32_t)n, ev));
+    CK(zeCommandListAppendSignalEvent(post, gate));
+    CK(zeCommandListClose(post));
+    CK(zeEventHostSignal(gate)); /* the first execution has no predecessor */
+    CK(zeEventHostReset(done));
+    CK(zeCommandListCreate(ctx, dev, &ld, &pre));
+    CK(zeCommandListAppendWaitOnEvents(pre, 1, &gate));
+    CK(zeCommandListAppendEventReset(pre, gate));
+    CK(zeCommandListAppendSignalEvent(pre, started));
+    CK(zeCommandListClose(pre));
+    ze_command_list_handle_t three[3] = {pre, rl, post};
+    CK(zeCommandQueueExecuteCommandLists(q, 3, three, NULL));
+    CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    CK(zeEventQueryStatus(done));
+    uint64_t sum = 0;
+    for (long i = 0; i < n; i++) sum += buf[i].global.kernelEnd - buf[i].global.kernelStart;
+    *in_run = now() - t0;
+    if (sum == UINT64_MAX) fprintf(stderr, "zc_bench_app: %llu\n", (unsigned long long)sum); /* keeps the reads */
+    CK(zeCommandListDestroy(pre));
+    CK(zeCommandListDestroy(post));
+    CK(zeMemFree(ctx, buf));
+    for (long i = 0; i < made; i++) CK(zeEventDestroy(ev[i]));
+    for (long i = 0; i < npools; i++) CK(zeEventPoolDestroy(pools[i]));
+    free(ev);
+    free(pools);
+#undef RC_EVENT
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US [ctl] | reglist N | execs N copy|compute [leave|pingpong|local]\n");
+        fprintf(stderr, "usage: zc_bench_app appends|regular N [event] | kernels N US [ctl] | reglist N [ctl] | execs N copy|compute [leave|pingpong|local]\n");
         return 2;
     }
     double t_start = now();
@@ -401,12 +481,16 @@ int main(int argc, char **argv) {
         ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
         ze_command_list_handle_t rl;
         CK(zeCommandListCreate(ctx, dev, &ld, &rl));
-        double t0 = now();
-        for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(rl, k, &g, NULL, 0, NULL));
-        CK(zeCommandListClose(rl));
-        CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
-        CK(zeCommandQueueSynchronize(q, UINT64_MAX));
-        in_run = now() - t0;
+        if (argc > 3 && !strcmp(argv[3], "ctl")) {
+            reglist_ctl(ctx, dev, q, rl, k, &g, n, &in_run);
+        } else {
+            double t0 = now();
+            for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(rl, k, &g, NULL, 0, NULL));
+            CK(zeCommandListClose(rl));
+            CK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+            CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+            in_run = now() - t0;
+        }
         CK(zeCommandListDestroy(rl));
         CK(zeCommandQueueDestroy(q));
     } else if (!strcmp(mode, "regular")) {

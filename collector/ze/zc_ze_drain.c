@@ -344,41 +344,11 @@ static void rec_done(struct zc_rec *r) {
 }
 
 /* ---------------------------------------------------------------- writing */
-static void heap_push(struct zc_stream *s, struct zc_rec *r) {
-    if (s->ndone == s->cap_done) {
-        size_t ncap = s->cap_done ? 2 * s->cap_done : 64;
-        struct zc_rec **n = realloc(s->done, ncap * sizeof(*n));
-        if (!n) { /* out of memory */
-            atomic_fetch_add(&zc_ze_records_dropped, 1);
-            zc_loc_lost(1);
-            return;
-        }
-        s->done = n;
-        s->cap_done = ncap;
-    }
-    size_t i = s->ndone++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (s->done[p]->start_ns <= r->start_ns) break;
-        s->done[i] = s->done[p];
-        i = p;
-    }
-    s->done[i] = r;
-}
-
-static struct zc_rec *heap_pop(struct zc_stream *s) {
-    struct zc_rec *top = s->done[0], *last = s->done[--s->ndone];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->ndone) break;
-        if (c + 1 < s->ndone && s->done[c + 1]->start_ns < s->done[c]->start_ns) c++;
-        if (last->start_ns <= s->done[c]->start_ns) break;
-        s->done[i] = s->done[c];
-        i = c;
-    }
-    if (s->ndone) s->done[i] = last;
-    return top;
+/* a completed record joins the stream's records to write in start order (zc_ze_order.c) */
+static void done_push(struct zc_stream *s, struct zc_rec *r) {
+    if (zc_ze_done_push(s, r)) return;
+    atomic_fetch_add(&zc_ze_records_dropped, 1); /* out of memory */
+    zc_loc_lost(1);
 }
 
 static void write_rec(struct zc_stream *s, struct zc_rec *r) {
@@ -398,7 +368,7 @@ static void held_release(struct zc_stream *s, bool all) {
         if (!s->held) s->held_tail = NULL;
         r->next = NULL;
         zc_ze_clock_place(s->dev, r->s_rel, r->end_ns, &r->start_ns, &r->end_ns);
-        heap_push(s, r);
+        done_push(s, r);
     }
 }
 
@@ -414,8 +384,8 @@ static void emit_locked(struct zc_stream *s) {
     /* a held record starts after its submission, like a pending one */
     for (struct zc_rec *r = s->held; r; r = r->next)
         if (r->submit_ns < watermark) watermark = r->submit_ns;
-    while (s->ndone && s->done[0]->start_ns <= watermark) {
-        struct zc_rec *r = heap_pop(s);
+    for (struct zc_rec *f; (f = zc_ze_done_first(s)) && f->start_ns <= watermark;) {
+        struct zc_rec *r = zc_ze_done_pop(s);
         write_rec(s, r);
         rec_done(r);
     }
@@ -531,7 +501,7 @@ static uint64_t stream_drain(struct zc_stream *s, unsigned give_up_after) {
                 if (exec_record_done(x)) await_push(s, x);
             }
             if (__builtin_expect(s->dev->host_anchored, 0)) held_push(s, r);
-            else heap_push(s, r);
+            else done_push(s, r);
         }
         r = next;
     }
@@ -715,7 +685,7 @@ void zc_ze_streams_flush(void) {
         pthread_mutex_lock(&s->lock);
         held_release(s, true);
         while (s->ndone) {
-            struct zc_rec *r = heap_pop(s);
+            struct zc_rec *r = zc_ze_done_pop(s);
             write_rec(s, r);
             rec_done(r);
         }
@@ -776,8 +746,7 @@ void zc_ze_streams_forget_list(struct zc_list *l) {
                 r->list = NULL;
             }
         /* completed records waiting to be written in order too */
-        for (size_t i = 0; i < s->ndone; i++)
-            if (s->done[i]->list == l) s->done[i]->list = NULL;
+        zc_ze_done_forget_list(s, l);
         for (struct zc_rec *r = s->held; r; r = r->next)
             if (r->list == l) r->list = NULL;
         pthread_mutex_unlock(&s->lock);

@@ -625,6 +625,7 @@ static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *
     pthread_mutex_lock(&l->lock);
     struct zc_rec *recs = NULL, **tail = &recs;
     uint32_t count = 0;
+    bool uevents = false;
     for (uint32_t k = 0; k < l->ntmpl; k++) {
         struct zc_rec *rec = zc_ze_rec_new();
         if (!rec) continue;
@@ -636,6 +637,7 @@ static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *
         rec->inj = l->tmpl[k].inj;
         rec->submit_ns = x->submit_ns;
         rec->user_event = l->tmpl[k].user_event;
+        uevents |= rec->user_event != NULL;
         *tail = rec;
         tail = &rec->next;
         count++;
@@ -648,7 +650,8 @@ static void exec_records(struct zc_queue *q, struct zc_list *l, struct zc_exec *
         zc_ze_exec_free(x);
         return;
     }
-    for (struct zc_rec *rec = recs; rec; rec = rec->next)
+    /* a second walk over the records (a list of 500,000 kernels: 96 MB) only where app events are */
+    for (struct zc_rec *rec = uevents ? recs : NULL; rec; rec = rec->next)
         if (rec->user_event) zc_ze_uevent_set(rec->user_event, rec);
     zc_ze_stream_push_chain(q->stream, recs, count);
 }

@@ -254,8 +254,11 @@ struct zc_stream {
      * pending records here, and pending records of anything else */
     uint32_t nlists;
     uint64_t nother;
-    struct zc_rec **done;       /* drained, waiting to be written in start order (min-heap) */
-    size_t ndone, cap_done;
+    /* drained, waiting to be written in start order (zc_ze_order.c): a run of records that came
+     * in start order (FIFO through next) and a min-heap of the others; ndone counts both */
+    struct zc_rec *run_head, *run_tail;
+    struct zc_rec **done;
+    size_t ndone, nheap, cap_done;
     struct zc_rec *held, *held_tail; /* complete, waiting for the device clock to settle (FIFO) */
     struct zc_exec **await;     /* executions whose records completed before their post list ran */
     size_t nawait, cap_await;
@@ -610,6 +613,14 @@ bool zc_ze_write_op(struct zc_stream *s, const struct zc_opdesc *op, uint64_t st
  * and lock held): writes its completed operations straight from the inbox, in append order; true
  * when what is left there waits for the next pass, false when the rest must become records. */
 bool zc_ze_direct_harvest(struct zc_stream *s, struct zc_tickconv *tc);
+
+/* ---------------------------------------------------------------- zc_ze_order.c */
+/* A stream's completed records to write in start order (stream locked): push (false: out of
+ * memory, not kept), the earliest (NULL: none), take the earliest, forget a list going away. */
+bool zc_ze_done_push(struct zc_stream *s, struct zc_rec *r);
+struct zc_rec *zc_ze_done_first(const struct zc_stream *s);
+struct zc_rec *zc_ze_done_pop(struct zc_stream *s);
+void zc_ze_done_forget_list(struct zc_stream *s, const struct zc_list *l);
 
 /* ---------------------------------------------------------------- zc_ze_drain.c */
 struct zc_stream *zc_ze_stream_new(struct zc_dev *d, struct zc_ctx *c, const char *what);

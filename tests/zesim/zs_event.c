@@ -83,9 +83,9 @@ void zs_event_signal_locked(ze_event_handle_t ev, uint64_t host_ns, bool has_ts,
     }
     ev_write_end(ev, s);
     pthread_cond_broadcast(&zs.host_cv);
-    /* engines only need a look if some command waits on an event: a GPU's signal is a memory
-     * write that nothing but a waiting command polls */
-    if (zs.nwaiting) zs_kick_all_locked();
+    /* only the engines of commands waiting on this event need a look: a GPU's signal is a memory
+     * write that nothing but a command waiting on it polls */
+    zs_kick_waiters_locked(ev);
 }
 
 /* ---------------------------------------------------------------- event pools */
@@ -147,6 +147,9 @@ static ze_result_t zs_zeEventDestroy(ze_event_handle_t e) {
     ZS_CHECK(e, ZS_MAGIC_EVENT);
     pthread_mutex_lock(&zs.lock);
     e->magic = ZS_MAGIC_DEAD;
+    /* a command waiting on it no longer does (inst_ready skips destroyed events): look again */
+    zs_kick_waiters_locked(e);
+    e->nwaiters = 0;
     pthread_mutex_unlock(&zs.lock);
     if (e->own_pool) zs_defer_free(e->pool);
     zs_defer_free(e);

@@ -102,6 +102,35 @@ void zs_kick_all_locked(void) {
             }
 }
 
+/* The engines whose commands wait on ev (a signal, or its destruction, may let them start). */
+void zs_kick_waiters_locked(ze_event_handle_t ev) {
+    if (!ev->nwaiters) return;
+    if (ev->waiters_many) zs_kick_all_locked();
+    else zs_engine_kick_locked(ev->waiter);
+}
+
+/* A command waits on its events from its enqueue until it starts (start_locked). */
+static void waits_add_locked(struct zs_inst *in, struct zs_engine *e) {
+    for (uint32_t i = 0; i < in->cmd.nwaits; i++) {
+        ze_event_handle_t ev = in->cmd.waits[i];
+        if (!ev || ev->magic != ZS_MAGIC_EVENT) continue;
+        if (ev->nwaiters++ == 0) {
+            ev->waiter = e;
+            ev->waiters_many = false;
+        } else if (ev->waiter != e) {
+            ev->waiters_many = true;
+        }
+    }
+}
+
+static void waits_drop_locked(struct zs_inst *in) {
+    for (uint32_t i = 0; i < in->cmd.nwaits; i++) {
+        ze_event_handle_t ev = in->cmd.waits[i];
+        /* a destroyed event forgot its waiters (zeEventDestroy) */
+        if (ev && ev->magic == ZS_MAGIC_EVENT && ev->nwaiters) ev->nwaiters--;
+    }
+}
+
 struct zs_stream *zs_stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial) {
     struct zs_engine *e = engine_get_locked(dev, ordinal, index);
     if (!e) return NULL;
@@ -266,7 +295,7 @@ static bool inst_ready(struct zs_inst *in, bool blocked, uint64_t *when) {
 
 static void start_locked(struct zs_inst *in, uint64_t t) {
     struct zs_engine *e = in->stream->engine;
-    if (in->cmd.nwaits) zs.nwaiting--;
+    if (in->cmd.nwaits) waits_drop_locked(in);
     bool skip;
     uint64_t dur = inst_duration(in, &skip);
     in->start_ns = t;
@@ -600,8 +629,8 @@ static void *engine_main(void *arg) {
                 rev = n;
             }
             pthread_cond_broadcast(&zs.host_cv);
-            /* other engines depend on this one's completions only through events */
-            if (zs.nwaiting) zs_kick_all_locked();
+            /* other engines depend on this one's completions only through events, whose
+             * signals kicked the engines of their waiters (zs_event_signal_locked) */
             continue;
         }
         schedule_locked(e);
@@ -615,7 +644,7 @@ static void *engine_main(void *arg) {
 
 /* ---------------------------------------------------------------- submission */
 void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
-    if (in->cmd.nwaits) zs.nwaiting++; /* until it starts (start_locked) */
+    if (in->cmd.nwaits) waits_add_locked(in, s->engine); /* until it starts (start_locked) */
     zs_cb_enqueue_locked(in);
     in->stream = s;
     s->refs++;

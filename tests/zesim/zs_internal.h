@@ -149,6 +149,12 @@ struct _ze_event_handle_t {
     uint32_t cb;
     uint64_t cb_gen;
     bool own_pool;
+    /* commands enqueued and not started that wait on it (one per wait slot), under zs.lock: a
+     * signal kicks only their engine (waiter), or every engine if they are on several (many);
+     * a GPU's waiting command costs nothing per signal of an event it does not wait on */
+    uint32_t nwaiters;
+    bool waiters_many;
+    struct zs_engine *waiter;
 };
 
 /* A consistent copy of an event's memory, read without zs.lock. */
@@ -365,7 +371,6 @@ struct zs_state {
     /* One lock guards all execution state (streams, instances, events, fences, batches). */
     pthread_mutex_t lock;
     pthread_cond_t host_cv; /* broadcast whenever anything completes or is signalled */
-    uint64_t nwaiting;      /* enqueued commands not started yet that wait on events (zs.lock) */
     atomic_bool lost;
     atomic_uint_fast64_t ops_executed;
     /* allocation table */
@@ -418,6 +423,7 @@ ze_result_t zs_wait_locked(bool (*done)(void *), void *arg, uint64_t timeout_ns)
 /* zs_exec.c, the engine: called with zs.lock held */
 void zs_kick_all_locked(void);
 void zs_engine_kick_locked(struct zs_engine *e);
+void zs_kick_waiters_locked(ze_event_handle_t ev);
 /* a stream on engine (ordinal, index) of dev, its worker started if need be; serial: its batches
  * run one after the other (a queue's executions) */
 struct zs_stream *zs_stream_new_locked(ze_device_handle_t dev, int ordinal, int index, void *owner, bool serial);
