@@ -120,6 +120,8 @@ if ir:
         print(f'  {"all threads":<38} {s:>9.1f}' + (f'   ({s - sum(base.values()):+.1f} over no collector)' if base and v != 'base' else ''))
     sys.exit(0)
 
+CTL = 'control reader (the harvest\'s driver calls)'
+ctl_ns = med([per_thread(lib, j).get(CTL, float('nan')) / n for lib, n, j in runs.get('ctl', [])])
 print('one device stream saturated: ns of CPU per kernel record per thread (medians of the repetitions),')
 print('the rate each stage alone allows (1e9 / ns), and the rates achieved (kernel records a second)')
 basecpu = None
@@ -145,3 +147,8 @@ for v in order:
     app = med([nn / j['appends_s'] for lib, nn, j in rs]) / 1e6
     print(f'  appends {app:.2f} M/s; device done (sync) {sync:.2f} M/s; through every stage {ach:.2f} M/s')
     if busiest: print(f'  busiest stage of the collector: {busiest[0]}, allows {1e3 / busiest[1]:.2f} M/s')
+    dr = [x for r, x in ((r, med(roles[r])) for r in roles) if r.startswith('drainer')]
+    if dr and ctl_ns == ctl_ns and v != 'ctl':  # the control ran: the drainer without zesim's calls
+        own = dr[0] - ctl_ns
+        print(f'  drainer minus the control\'s reader ({ctl_ns:.1f}: the driver calls): {own:.1f} ns, allows '
+              f'{1e3 / own if own > 0 else float("inf"):.2f} M/s')

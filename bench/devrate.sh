@@ -12,8 +12,12 @@
 # achieved: N / the time until every thread but the main one is idle again (the records are through
 # all stages then), and without the collector (no collector's variant: zesim's and the app's own
 # bound). Each variant once per repetition, medians printed.
-#   variants (DEVRATE_VARIANTS, default "base s1 s2"):
+#   variants (DEVRATE_VARIANTS, default "base ctl s1 s2"):
 #     base     no collector;  s1 / s2  the collector, ZECOLL_WRITER_STAGES=1 / 2
+#     ctl      no collector, the control (bench/zc_bench_ctl.h): a timestamp event per kernel that a
+#              reader thread queries and resets every 1 ms, the drainer's driver calls; the drainer
+#              minus that reader is the harvest's own (a real driver's query and reset are a memory
+#              read and write: zesim's are calls through its locks)
 #     s1api0   s1 with the Level Zero calls not recorded (ZECOLL_API_TIMING=0): the device stream's
 #              records alone through the stages
 #     NAME=LIB[:VAR=VALUE...]  another libzecoll.so (before/after), e.g. old=DIR/lib/alt0/libzecoll.so:ZECOLL_WRITER_STAGES=2
@@ -54,6 +58,7 @@ vspec() { # NAME -> "LIB ENV..."
     s1) echo "$col ZECOLL_WRITER_STAGES=1" ;;
     s2) echo "$col ZECOLL_WRITER_STAGES=2" ;;
     s1api0) echo "$col ZECOLL_WRITER_STAGES=1 ZECOLL_API_TIMING=0" ;;
+    ctl) echo "- ZC_DEVRATE_CTL=1" ;;
     *=*)
       local s=${1#*=}
       local lib=${s%%:*}
@@ -71,7 +76,7 @@ one() { # one NAME N OUTFILE [valgrind...]
     "${@:4}" "$app" "$2" "$warm") >"$3" 2>"$3.err" || { echo "devrate: $1 failed" >&2; tail -3 "$3.err" >&2; }
   rm -rf "$work"/trace-*
 }
-variants=${DEVRATE_VARIANTS:-base s1 s2}
+variants=${DEVRATE_VARIANTS:-base ctl s1 s2}
 if [ $ir = 1 ]; then
   command -v valgrind >/dev/null || { echo "devrate: valgrind is not installed" >&2; exit 2; }
   for v in $variants; do

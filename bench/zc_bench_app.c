@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zc_bench_ctl.h"
 #include "zc_bench_tcpu.h"
 
 #define CK(call)                                                                                   \
@@ -192,59 +193,19 @@ static void thread_cpu_print(const struct tcpu *a, const struct tcpu *b) {
     printf("],\"cpu_ns\":%llu", sum);
 }
 
-/* "kernels N US ctl": the no-collector control of the in-order immediate list. It makes the
- * driver calls the collector makes per kernel without its pipeline: each kernel signals an event
- * of a timestamp pool (the collector's injected event), and a second thread, every 1 ms like its
- * drainer, reads the completed events' kernel timestamps in order and resets them for reuse.
- * Against it the collector's own cost shows, beside the simulated driver's per-event work. */
-enum { CTL_EV = 4096 };
-struct ctl {
-    ze_event_handle_t ev[CTL_EV];
-    _Atomic long issued, freed;
-    atomic_int stop;
-};
-static void *ctl_main(void *p) {
-    struct ctl *c = p;
-    for (;;) {
-        long f = atomic_load(&c->freed), i = atomic_load(&c->issued);
-        int stop = atomic_load(&c->stop);
-        while (f < i) {
-            ze_kernel_timestamp_result_t ts;
-            if (zeEventQueryKernelTimestamp(c->ev[f % CTL_EV], &ts) != ZE_RESULT_SUCCESS) break;
-            if (zeEventHostReset(c->ev[f % CTL_EV]) != ZE_RESULT_SUCCESS) break;
-            f++;
-        }
-        atomic_store(&c->freed, f);
-        if (stop && f == i) return NULL;
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-}
+/* "kernels N US ctl": the no-collector control of the in-order immediate list (zc_bench_ctl.h). */
 static void ctl_kernels(ze_context_handle_t ctx, ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g, long n,
                         ze_event_handle_t done) {
     static struct ctl c;
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
-                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, CTL_EV};
-    ze_event_pool_handle_t pool;
-    CK(zeEventPoolCreate(ctx, &pd, 0, NULL, &pool));
-    for (uint32_t i = 0; i < CTL_EV; i++) {
-        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
-        CK(zeEventCreate(pool, &ed, &c.ev[i]));
-    }
-    pthread_t t;
-    if (pthread_create(&t, NULL, ctl_main, &c)) exit(3);
+    if (ctl_start(&c, ctx)) exit(3);
     for (long i = 0; i < n; i++) {
-        while (i - atomic_load_explicit(&c.freed, memory_order_relaxed) >= CTL_EV) sched_yield(); /* all in flight */
-        CK(zeCommandListAppendLaunchKernel(l, k, g, c.ev[i % CTL_EV], 0, NULL));
-        atomic_store_explicit(&c.issued, i + 1, memory_order_release);
+        CK(zeCommandListAppendLaunchKernel(l, k, g, ctl_event(&c, i), 0, NULL));
+        ctl_issued(&c, i);
     }
     CK(zeCommandListAppendBarrier(l, done, 0, NULL));
     CK(zeEventHostSynchronize(done, UINT64_MAX));
     if (tcpu_on) thread_cpu(&tcpu1); /* the reader's CPU too: it ends below */
-    atomic_store(&c.stop, 1);
-    pthread_join(t, NULL);
-    for (uint32_t i = 0; i < CTL_EV; i++) CK(zeEventDestroy(c.ev[i]));
-    CK(zeEventPoolDestroy(pool));
+    ctl_stop(&c);
 }
 
 /* "reglist N ctl": the no-collector control of the regular list. The driver calls the collector

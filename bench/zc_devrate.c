@@ -15,6 +15,9 @@
  * A location's last buffer is written at exit: N a multiple of 65,536 (ZECOLL_BUFFER_EVENTS'
  * default) leaves as many events in each location's buffer after the N kernels as before them,
  * so the measured part writes as many events as the kernels made (devrate.sh's defaults).
+ * ZC_DEVRATE_CTL=1 (without the collector): the control of zc_bench_ctl.h, each kernel signalling
+ * a timestamp event that a reader thread of this program queries and resets (the drainer's driver
+ * calls), named "control reader" in the threads.
  * Threads are told apart by their start routine: this program defines pthread_create (exported,
  * so that libzecoll.so's and libzesim.so's calls reach it), notes the routine and calls libc's.
  *   usage: zc_devrate N [W]   (W defaults to N/4) */
@@ -30,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zc_bench_ctl.h"
 #include "zc_bench_tcpu.h"
 
 #define CK(call)                                                                                   \
@@ -113,10 +117,30 @@ static double settle(double from) {
     return last;
 }
 
-static void kernels(ze_command_list_handle_t l, ze_kernel_handle_t k, ze_event_handle_t ev, long n, double *appends) {
+/* Waits until the control's reader has read every event issued; returns the time. */
+static double caught_up(struct ctl *c) {
+    while (atomic_load(&c->freed) < atomic_load(&c->issued)) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return now();
+}
+
+/* With a control (c, no collector), each kernel signals the control's event and its reader makes
+ * the harvest's driver calls: that thread's CPU per record is the simulated driver's share of the
+ * drainer's (zc_bench_ctl.h). */
+static void kernels(ze_command_list_handle_t l, ze_kernel_handle_t k, ze_event_handle_t ev, long n, double *appends,
+                    struct ctl *c) {
     ze_group_count_t g = {1, 1, 1};
+    static long seq; /* the control's kernel number, across the warm-up and the measured part */
     double t0 = now();
-    for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
+    if (c)
+        for (long i = 0; i < n; i++, seq++) {
+            CK(zeCommandListAppendLaunchKernel(l, k, &g, ctl_event(c, seq), 0, NULL));
+            ctl_issued(c, seq);
+        }
+    else
+        for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
     *appends = now() - t0;
     CK(zeCommandListAppendBarrier(l, ev, 0, NULL));
     CK(zeEventHostSynchronize(ev, UINT64_MAX));
@@ -160,15 +184,27 @@ int main(int argc, char **argv) {
     ze_event_handle_t ev;
     CK(zeEventCreate(pool, &ed, &ev));
 
+    static struct ctl ctl;
+    struct ctl *cp = NULL;
+    if (getenv("ZC_DEVRATE_CTL") && atoi(getenv("ZC_DEVRATE_CTL"))) {
+        if (ctl_start(&ctl, ctx)) {
+            fprintf(stderr, "zc_devrate: the control's events or reader could not be made\n");
+            return 1;
+        }
+        cp = &ctl;
+    }
     double appends;
-    if (w > 0) kernels(l, k, ev, w, &appends);
-    settle(now());
+    if (w > 0) kernels(l, k, ev, w, &appends, cp);
+    if (cp) caught_up(cp);
+    else settle(now());
     struct tcpu a, b;
     thread_cpu(&a);
     double t0 = now();
-    kernels(l, k, ev, n, &appends);
+    kernels(l, k, ev, n, &appends, cp);
     double sync = now() - t0;
-    double done = settle(t0 + sync) - t0;
+    /* the control's reader polls every 1 ms for ever: its N records are through once it has
+     * caught up (settle would count its polls as work) */
+    double done = (cp ? caught_up(cp) : settle(t0 + sync)) - t0;
     thread_cpu(&b);
 
     printf("{\"n\":%ld,\"warm\":%ld,\"appends_s\":%.6f,\"sync_s\":%.6f,\"done_s\":%.6f,\"threads\":[", n, w, appends, sync,
@@ -183,7 +219,9 @@ int main(int argc, char **argv) {
                 if (atomic_load(&started[j].tid) == b.tid[i]) {
                     Dl_info di;
                     order = started[j].order;
-                    if (dladdr(started[j].fn, &di) && di.dli_fname) {
+                    if (started[j].fn == (void *)ctl_reader)
+                        snprintf(who, sizeof(who), "control reader (the harvest's driver calls)");
+                    else if (dladdr(started[j].fn, &di) && di.dli_fname) {
                         const char *base = strrchr(di.dli_fname, '/');
                         snprintf(who, sizeof(who), "%s+0x%lx", base ? base + 1 : di.dli_fname,
                                  (unsigned long)((char *)started[j].fn - (char *)di.dli_fbase));
@@ -194,6 +232,7 @@ int main(int argc, char **argv) {
     }
     printf("]}\n");
     fflush(stdout);
+    if (cp) ctl_stop(cp);
     CK(zeEventDestroy(ev));
     CK(zeEventPoolDestroy(pool));
     CK(zeCommandListDestroy(l));
