@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Packs what bench/fullnode.sh needs on the 16-core host into OUT_DIR (inside the checkout, git-
-# ignored, carried by the device run): device-pack.sh's folder of BUILD_DIR's collector, zesim and
-# zc_bench_app, plus Debian's LAMMPS (`lmp`, apt-get install lammps) with every library it needs
+# ignored, carried by the device run): device-pack.sh's folder of BUILD_DIR's collector, zesim,
+# zc_bench_app and zc_devrate (bench/devrate.sh), plus Debian's LAMMPS (`lmp`, apt-get install lammps) with every library it needs
 # that the host (Ubuntu, Open MPI 4.1.6) does not provide, compressed into OUT_DIR/lammps.tar.xz
 # (~44 MB unpacked: LAMMPS's own libraries would fill most of a run's 64 MiB; fullnode.sh unpacks
 # it there). The host's glibc, libstdc++ and Open MPI are used, as the collector's are.
@@ -25,7 +25,7 @@ lmp=$(command -v lmp || true)
 [ -n "$lmp" ] || { echo "fullnode_pack: no lmp on PATH: apt-get install --no-install-recommends lammps" >&2; exit 2; }
 
 "$pack" "$out" "$build/collector/libzecoll.so" "$build/collector/libzecoll_ze.so" \
-  "$build/tests/zesim/libzesim.so" "$build/bench/zc_bench_app"
+  "$build/tests/zesim/libzesim.so" "$build/bench/zc_bench_app" "$build/bench/zc_devrate"
 k=0
 for l in "$@"; do
   mkdir -p "$out/lib/alt$k"
