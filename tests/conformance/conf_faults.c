@@ -141,11 +141,19 @@ static void child_lost(void *arg)
     zt_ts_events(&e, 8, ev);
     uint32_t ord = zt_compute_ordinal(e.dev[0]);
     ze_command_list_handle_t l = zt_imm_list(&e, 0, ord, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, 0);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
         CHECK_ZE(zt_launch(l, k, 1, ev[i], 0, NULL));
         IS_ZE(zeEventHostSynchronize(ev[i], ZT_FOREVER), ZE_RESULT_SUCCESS,
               "operation %d of 3 executes", i + 1);
     }
+    /* The third operation's completion loses the device: a host that calls in after it (a
+     * loaded machine delays the host past the kernel's 100 us) is told DEVICE_LOST at the
+     * entry, as a driver does. That it executed is checked against the truth log below. */
+    CHECK_ZE(zt_launch(l, k, 1, ev[2], 0, NULL));
+    ze_result_t r3 = zeEventHostSynchronize(ev[2], ZT_FOREVER);
+    zt_ok(r3 == ZE_RESULT_SUCCESS || r3 == ZE_RESULT_ERROR_DEVICE_LOST,
+          "operation 3 of 3: its synchronisation returns SUCCESS or, once it has lost the device, DEVICE_LOST (0x%x)",
+          (unsigned)r3);
     ze_result_t r = zt_launch(l, k, 1, ev[3], 0, NULL);
     zt_ok(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_ERROR_DEVICE_LOST,
           "4th append accepted or DEVICE_LOST (0x%x)", (unsigned)r);
