@@ -41,23 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ZC_BENCH_NAME "zc_bench_app"
+#include "zc_bench_common.h"
 #include "zc_bench_ctl.h"
 #include "zc_bench_tcpu.h"
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        ze_result_t r_ = (call);                                                                   \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                             \
-            fprintf(stderr, "zc_bench_app: %s: 0x%x\n", #call, (unsigned)r_);                      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The measured loops live in functions of their own so that callgrind can count exactly them
  * (bench/ir_counts.sh: --toggle-collect=*_measured); *_warm run the same loop first, so pools,

@@ -33,23 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ZC_BENCH_NAME "zc_devrate"
+#include "zc_bench_common.h"
 #include "zc_bench_ctl.h"
 #include "zc_bench_tcpu.h"
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        ze_result_t r_ = (call);                                                                   \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                             \
-            fprintf(stderr, "zc_devrate: %s: 0x%x\n", #call, (unsigned)r_);                        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ---------------------------------------------------------------- who started each thread */
 enum { NT = 64 };
