@@ -281,16 +281,9 @@ int main(int argc, char **argv) {
     double t_start = now();
     const char *mode = argv[1];
     long n = atol(argv[2]);
-    CK(zeInit(0));
-    uint32_t c = 1;
     ze_driver_handle_t drv;
-    CK(zeDriverGet(&c, &drv));
-    c = 1;
     ze_device_handle_t dev;
-    CK(zeDeviceGet(drv, &c, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    ze_context_handle_t ctx;
-    CK(zeContextCreate(drv, &cd, &ctx));
+    ze_context_handle_t ctx = bench_context(&drv, &dev);
     long us = argc > 3 ? atol(argv[3]) : 20;
     char text[256];
     /* ZC_BENCH_KERNEL_NS: the appended kernel's duration. Longer than an Append keeps zesim's worker

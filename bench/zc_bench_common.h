@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the Level Zero benchmark programs share (zc_bench_app, zc_devrate): a driver call that must
  * succeed (the program ends, naming it, when it does not: a benchmark of a failing call measures
- * nothing) and the clock they time with. ZC_BENCH_NAME names the program in the message. */
+ * nothing), the clock they time with, the driver, device and context they start with. ZC_BENCH_NAME names the program in the message. */
 #ifndef ZC_BENCH_COMMON_H
 #define ZC_BENCH_COMMON_H
 
@@ -24,5 +24,17 @@ static inline double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC_RAW, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* zeInit, the first driver, its first device and a context on it */
+static inline ze_context_handle_t bench_context(ze_driver_handle_t *drv, ze_device_handle_t *dev) {
+    CK(zeInit(0));
+    uint32_t c = 1;
+    CK(zeDriverGet(&c, drv));
+    c = 1;
+    CK(zeDeviceGet(*drv, &c, dev));
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t ctx;
+    CK(zeContextCreate(*drv, &cd, &ctx));
+    return ctx;
 }
 #endif

@@ -140,16 +140,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     long n = atol(argv[1]), w = argc > 2 ? atol(argv[2]) : n / 4;
-    CK(zeInit(0));
-    uint32_t c = 1;
     ze_driver_handle_t drv;
-    CK(zeDriverGet(&c, &drv));
-    c = 1;
     ze_device_handle_t dev;
-    CK(zeDeviceGet(drv, &c, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
-    ze_context_handle_t ctx;
-    CK(zeContextCreate(drv, &cd, &ctx));
+    ze_context_handle_t ctx = bench_context(&drv, &dev);
     const char *kns = getenv("ZC_DEVRATE_KERNEL_NS");
     char text[128];
     snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\n", kns ? atol(kns) : 0L);
