@@ -146,13 +146,8 @@ int main(int argc, char **argv) {
     const char *kns = getenv("ZC_DEVRATE_KERNEL_NS");
     char text[128];
     snprintf(text, sizeof(text), "ZESIM-MODULE\nkernel k0 args=0 ns=%ld ns_per_item=0\n", kns ? atol(kns) : 0L);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, strlen(text),
-                           (const uint8_t *)text, NULL, NULL};
     ze_module_handle_t mod;
-    CK(zeModuleCreate(ctx, dev, &md, &mod, NULL));
-    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "k0"};
-    ze_kernel_handle_t k;
-    CK(zeKernelCreate(mod, &kd, &k));
+    ze_kernel_handle_t k = bench_kernel(ctx, dev, text, "k0", &mod);
     ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 1u << 1,
                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     ze_command_list_handle_t l;
