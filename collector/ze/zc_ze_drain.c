@@ -385,7 +385,7 @@ static void emit_locked(struct zc_stream *s) {
     for (struct zc_rec *r = s->held; r; r = r->next)
         if (r->submit_ns < watermark) watermark = r->submit_ns;
     for (struct zc_rec *f; (f = zc_ze_done_first(s)) && f->start_ns <= watermark;) {
-        struct zc_rec *r = zc_ze_done_pop(s);
+        struct zc_rec *r = zc_ze_done_take(s, f);
         write_rec(s, r);
         rec_done(r);
     }

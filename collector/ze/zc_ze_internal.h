@@ -616,10 +616,12 @@ bool zc_ze_direct_harvest(struct zc_stream *s, struct zc_tickconv *tc);
 
 /* ---------------------------------------------------------------- zc_ze_order.c */
 /* A stream's completed records to write in start order (stream locked): push (false: out of
- * memory, not kept), the earliest (NULL: none), take the earliest, forget a list going away. */
+ * memory, not kept), the earliest (NULL: none), take the earliest (or the one first gave), forget a
+ * list going away. */
 bool zc_ze_done_push(struct zc_stream *s, struct zc_rec *r);
 struct zc_rec *zc_ze_done_first(const struct zc_stream *s);
 struct zc_rec *zc_ze_done_pop(struct zc_stream *s);
+struct zc_rec *zc_ze_done_take(struct zc_stream *s, struct zc_rec *first);
 void zc_ze_done_forget_list(struct zc_stream *s, const struct zc_list *l);
 
 /* ---------------------------------------------------------------- zc_ze_drain.c */

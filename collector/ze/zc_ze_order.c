@@ -65,9 +65,9 @@ struct zc_rec *zc_ze_done_first(const struct zc_stream *s) {
     return f && f->start_ns <= h->start_ns ? f : h;
 }
 
-/* Takes the earliest completed record (there is one). */
-struct zc_rec *zc_ze_done_pop(struct zc_stream *s) {
-    struct zc_rec *r = zc_ze_done_first(s);
+/* Takes r, the earliest completed record (zc_ze_done_first's: a caller that looked at it first
+ * does not look twice). */
+struct zc_rec *zc_ze_done_take(struct zc_stream *s, struct zc_rec *r) {
     s->ndone--;
     if (r != s->run_head) return heap_pop(s);
     s->run_head = r->next;
@@ -75,6 +75,9 @@ struct zc_rec *zc_ze_done_pop(struct zc_stream *s) {
     r->next = NULL;
     return r;
 }
+
+/* Takes the earliest completed record (there is one). */
+struct zc_rec *zc_ze_done_pop(struct zc_stream *s) { return zc_ze_done_take(s, zc_ze_done_first(s)); }
 
 /* A list goes away: completed records of it stop pointing at it. */
 void zc_ze_done_forget_list(struct zc_stream *s, const struct zc_list *l) {
