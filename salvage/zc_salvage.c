@@ -165,7 +165,7 @@ static int check_job(struct zc_salv_job *job) {
     const struct zc_salv_rank *J = job->J;
     size_t nsegs = 0;
     for (size_t i = 0; i < job->nj; i++)
-        for (size_t k = 0; k < J[i].nlocs; k++) nsegs += J[i].locs[k].nsegs;
+        for (size_t k = 0; k < J[i].nlocs; k++) nsegs += J[i].locs[k].nsegs + J[i].locs[k].nseals; /* a seal: its file's */
     if (!nsegs) {
         /* Damage before the first buffer is not "died early": name the file and where it broke. */
         bool named = false;
@@ -353,6 +353,7 @@ int main(int argc, char **argv) {
         into = side;
         o.keep = true;
     }
+    zc_salv_run_dir = o.dir; /* the dead run's event files, sealed parts read back */
     for (size_t i = 0; i < job.nj; i++) zc_salv_assemble_rank(&job.J[i]);
     add_missing_ranks(&job);
     if (zc_salv_write_into(&job, into) != 0) {

@@ -4,6 +4,8 @@
  * that does not stops reading, as damage does. */
 #include "zc_salvage_internal.h"
 
+#include "zc_otf2_enc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +206,26 @@ static bool apply_offset(struct zc_salv_rank *j, struct zc_rbuf *r) {
     return true;
 }
 
+static bool apply_seal(struct zc_salv_rank *j, struct zc_rbuf *r) {
+    uint64_t id = zc_rbuf_get(r);
+    struct zc_salv_seal x;
+    x.k = zc_rbuf_get(r);
+    x.end = zc_rbuf_get(r);
+    x.chunk_off = zc_rbuf_get(r);
+    x.events = zc_rbuf_get(r);
+    x.time = zc_rbuf_get(r);
+    x.chunk_first = zc_rbuf_get(r);
+    struct zc_salv_loc *l = find_loc(j, id);
+    /* the sealed part lies in one chunk after whole ones, and seals of a location only grow */
+    if (r->bad || !l || j->version < 4 || x.end <= x.chunk_off || x.end - x.chunk_off >= ZC_ENC_CHUNK ||
+        x.chunk_off % ZC_ENC_CHUNK || x.chunk_first == 0 || x.chunk_first > x.events + 1)
+        return false;
+    if (l->nseals && (x.k < l->seals[l->nseals - 1].k || x.end < l->seals[l->nseals - 1].end)) return false;
+    zc_salv_grow(&l->seals, &l->cap_seals, l->nseals, sizeof(*l->seals));
+    l->seals[l->nseals++] = x;
+    return true;
+}
+
 static bool apply_flush(struct zc_salv_rank *j, struct zc_rbuf *r) {
     uint64_t t = zc_rbuf_get(r), flags = zc_rbuf_get(r);
     if (r->bad) return false;
@@ -232,6 +254,7 @@ bool zc_salv_apply(struct zc_salv_rank *j, uint32_t type, const uint64_t *p, uin
     case ZC_JRN_METRICS: return apply_metrics(j, r);
     case ZC_JRN_OFFSET: return apply_offset(j, r);
     case ZC_JRN_FLUSH: return apply_flush(j, r);
+    case ZC_JRN_SEAL: return apply_seal(j, r);
     default: return true; /* a newer record type: skipped */
     }
 }

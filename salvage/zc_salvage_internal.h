@@ -28,6 +28,25 @@ struct zc_salv_seg { /* one journaled buffer of a location */
     struct zc_ev *ev; /* decoded (malloc'd) */
 };
 
+struct zc_salv_seal { /* a SEAL record (format 4): the event file holds the records below k */
+    uint64_t k, end, chunk_off, events, time, chunk_first;
+};
+
+/* The dead run's event file of a location up to its seal, as read back (zc_salvage_evt.c): the
+ * salvaged file starts with it, and our encoder resumes in its last chunk */
+struct zc_salv_prefix {
+    bool ok;
+    struct zc_salv_seal seal;
+    uint8_t *chunk; /* the last chunk's sealed bytes (seal.end - seal.chunk_off) */
+    size_t used;
+    uint64_t first_ts;  /* its first timestamp (UINT64_MAX: none) */
+    uint64_t recorded;  /* the application's events in it (as zc_evt_normalize counts) */
+    uint32_t *open;     /* regions open at its end, innermost last */
+    size_t nopen, cap_open;
+    uint64_t *cs;       /* callsite ids of its calls (a thread's Appends, docs/archive.md A16) */
+    size_t ncs, cap_cs;
+};
+
 struct zc_salv_loc {
     uint64_t id; /* local id (the rank is added when written) */
     uint32_t kind, group, comm_rank;
@@ -40,6 +59,9 @@ struct zc_salv_loc {
     uint64_t lost, repaired, unlinked, otf2_events, recorded, clamped, last_ts;
     uint32_t l0_index; /* dense index in the rank's Level Zero communicator */
     uint64_t mk0;      /* its first entry of the window log */
+    struct zc_salv_seal *seals; /* in the journal's order */
+    size_t nseals, cap_seals;
+    struct zc_salv_prefix pre; /* the latest seal its event file bears out */
 };
 
 struct zc_salv_win { /* an entry of the window log */
@@ -124,6 +146,19 @@ bool zc_salv_sibling_dir(const char *dir, char *out, size_t n);
 bool zc_salv_anchor_readable(const char *path);
 /* Removes a directory tree; 0 or -1 (errno). */
 int zc_salv_rm_tree(const char *path);
+
+/* ---------------------------------------------------------------- sealed event files (zc_salvage_evt.c) */
+/* The archive directory whose traces/ the dead run's event files are in (main sets it) */
+extern const char *zc_salv_run_dir;
+/* The latest of l's seals that its event file bears out (read back whole: every chunk's header
+ * and records) into l->pre; a later seal the file does not bear out is said (the records below
+ * it that the file should hold are then lost). */
+void zc_salv_read_prefix(struct zc_salv_rank *j, struct zc_salv_loc *l);
+void zc_salv_free_prefix(struct zc_salv_prefix *p);
+/* The salvaged file of l: its prefix copied from the dead run's file into `path`, then an encoder
+ * resumed in its last chunk (zc_enc_resume); false: message printed. */
+bool zc_salv_prefix_copy(const struct zc_salv_rank *j, const struct zc_salv_loc *l, const char *path, int *fd,
+                         uint64_t *last_chunk_off);
 
 /* ---------------------------------------------------------------- writing (zc_salvage_write.c) */
 /* Each location's records in stream order, normalized; where the rank's data ends (j->cut). */

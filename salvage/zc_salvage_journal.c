@@ -60,7 +60,10 @@ static bool map_journal(struct zc_salv_rank *j, const char *path) {
         return false;
     }
     uint64_t magic = *(const uint64_t *)j->map;
-    j->version = magic == ZC_JRN_FILE_MAGIC ? ZC_JRN_VERSION : magic == ZC_JRN_FILE_MAGIC_1 ? 1 : 0;
+    j->version = magic == ZC_JRN_FILE_MAGIC ? ZC_JRN_VERSION
+                 : magic == ZC_JRN_FILE_MAGIC_3 ? 3
+                 : magic == ZC_JRN_FILE_MAGIC_1 ? 1
+                                                : 0;
     if (magic == ZC_JRN_FILE_MAGIC_2) {
         fprintf(stderr, "%s: %s: a journal of format 2 (a development build of zecoll's, withdrawn): not read\n",
                 zc_salv_prog, path);
@@ -133,6 +136,8 @@ void zc_salv_free_journals(struct zc_salv_rank *J, size_t n) {
             for (size_t m = 0; m < J[i].locs[k].nsegs; m++) free(J[i].locs[k].segs[m].ev);
             free(J[i].locs[k].segs);
             free(J[i].locs[k].ev);
+            free(J[i].locs[k].seals);
+            zc_salv_free_prefix(&J[i].locs[k].pre);
         }
         free(J[i].locs);
         free(J[i].defs.strings);

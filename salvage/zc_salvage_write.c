@@ -5,6 +5,11 @@
  * MeasurementOnOff(OFF); then every rank's definitions, merged as at a collective close (zc_merge.c). */
 #include "zc_salvage_internal.h"
 
+#include "zc_otf2_enc.h"
+
+#include <errno.h>
+#include <unistd.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +60,7 @@ static void assemble(struct zc_salv_rank *j, struct zc_salv_loc *l) {
     size_t total = 0;
     for (size_t i = 0; i < l->nsegs; i++) total += l->segs[i].n;
     l->ev = zc_salv_calloc(total + 1, sizeof(*l->ev));
-    uint64_t next = 0;
+    uint64_t next = l->pre.ok ? l->pre.seal.k : 0; /* below a seal: in the event file */
     for (size_t i = 0; i < l->nsegs; i++) {
         const struct zc_salv_seg *s = &l->segs[i];
         if (s->first + s->n <= next) continue; /* journaled twice (flusher, then writer) */
@@ -79,6 +84,10 @@ static void repair(struct zc_salv_loc *l) {
     bool stream = l->kind == ZC_LOC_DEVICE;
     size_t o = 0;
     open_n = 0;
+    for (size_t i = 0; i < l->pre.nopen; i++) { /* open at the end of the sealed part */
+        zc_salv_grow(&open_stack, &open_cap, open_n, sizeof(*open_stack));
+        open_stack[open_n++] = l->pre.open[i];
+    }
     struct zc_ev *out = zc_salv_calloc(2 * l->n + 1, sizeof(*out));
     for (size_t i = 0; i < l->n; i++) {
         struct zc_ev e = l->ev[i];
@@ -118,6 +127,10 @@ static void unlink_orphans(struct zc_salv_rank *j) {
     for (size_t i = 0; i < j->nlocs; i++) {
         const struct zc_salv_loc *l = &j->locs[i];
         if (l->kind != ZC_LOC_THREAD) continue;
+        for (size_t k = 0; k < l->pre.ncs; k++) { /* the calls in its sealed event file */
+            zc_salv_grow(&cs, &cap, n, sizeof(*cs));
+            cs[n++] = l->pre.cs[k];
+        }
         for (size_t k = 0; k < l->n; k++)
             if (zc_ev_is_call(l->ev[k].type) && l->ev[k].c) {
                 zc_salv_grow(&cs, &cap, n, sizeof(*cs));
@@ -192,30 +205,77 @@ struct wctx {
     OTF2_ErrorCode e;
     const uint8_t *metric_types;
     uint64_t lo, hi;
+    struct zc_enc *enc; /* a sealed file's: our encoder resumed at the seal, instead of w */
 };
 static void wctx_out(void *ud, const struct zc_ev *ev, size_t n, size_t index) {
     (void)index;
     struct wctx *c = ud;
-    if (c->e == OTF2_SUCCESS) c->e = zc_evt_write(c->w, ev, n, 0, c->metric_types, &c->lo, &c->hi);
+    if (c->e != OTF2_SUCCESS) return;
+    if (c->enc) {
+        if (zc_enc_write(c->enc, ev, n, 0, c->metric_types, &c->lo, &c->hi) != 0) c->e = OTF2_ERROR_INVALID_ARGUMENT;
+        if (c->enc->err) c->e = OTF2_ERROR_FILE_INTERACTION;
+    } else {
+        c->e = zc_evt_write(c->w, ev, n, 0, c->metric_types, &c->lo, &c->hi);
+    }
 }
+
+/* A sealed file's chunks to the salvaged file (as the collector's sink: a whole chunk, or at the
+ * end the last one's used part, at the chunk's offset) */
+struct evt_sink {
+    int fd;
+    uint64_t off;
+};
+static int evt_sink(void *ud, const uint8_t *p, size_t n) {
+    struct evt_sink *k = ud;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = pwrite(k->fd, p + done, n - done, (off_t)(k->off + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : ENOSPC;
+        done += (size_t)w;
+    }
+    if (n == ZC_ENC_CHUNK) k->off += n;
+    return 0;
+}
+static const char *evt_dir; /* the archive being written (zc_salv_write_archive) */
 
 /* Writes one location's events, with the window markers the collector would have placed among
  * them (zc_marks.h); false on an OTF2 error (message printed). */
 static bool write_loc(OTF2_Archive *ar, struct zc_salv_rank *j, struct zc_salv_loc *l) {
-    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, l->id | j->rank);
-    if (!w) {
+    /* a sealed file: kept up to its seal, our encoder resumed there (zc_salvage_evt.c) */
+    struct zc_enc enc = {0};
+    struct evt_sink sink = {-1, 0};
+    OTF2_EvtWriter *w = NULL;
+    if (l->pre.ok) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/traces/%llu.evt", evt_dir, (unsigned long long)(l->id | j->rank));
+        if (!zc_salv_prefix_copy(j, l, path, &sink.fd, &sink.off)) return false;
+        if (zc_enc_resume(&enc, ZC_ENC_CHUNK, evt_sink, &sink, l->pre.chunk, l->pre.used, l->pre.seal.events,
+                          l->pre.seal.time) != 0) {
+            fprintf(stderr, "%s: cannot resume the event file of location %s of rank %u\n", zc_salv_prog, l->name,
+                    j->rank);
+            close(sink.fd);
+            return false;
+        }
+    } else if (!(w = OTF2_Archive_GetEvtWriter(ar, l->id | j->rank))) {
         fprintf(stderr, "%s: no OTF2 event writer for location %s of rank %u\n", zc_salv_prog, l->name, j->rank);
         return false;
     }
-    struct wctx c = {w, OTF2_SUCCESS, j->defs.nmetrics ? j->metric_types : NULL, UINT64_MAX, 0};
+    struct wctx c = {w, OTF2_SUCCESS, j->defs.nmetrics ? j->metric_types : NULL, UINT64_MAX, 0, NULL};
+    if (l->pre.ok) {
+        c.enc = &enc;
+        c.lo = l->pre.first_ts;
+        c.hi = l->pre.seal.time;
+    }
+    uint64_t last0 = l->pre.ok ? l->pre.seal.time : 0;
     const struct zc_marks_log log = {win_get, j};
     struct zc_marks m = {.mk = l->mk0, .m_on = true, .thread = l->kind == ZC_LOC_THREAD};
     /* as the collector: a location without records gets no window markers */
     bool marks = l->n && j->nwin;
-    if (marks) zc_marks_emit(&m, &log, l->ev, l->n, 0, wctx_out, &c);
+    if (marks) zc_marks_emit(&m, &log, l->ev, l->n, last0, wctx_out, &c);
     else wctx_out(&c, l->ev, l->n, 0);
     OTF2_ErrorCode e = c.e;
-    uint64_t lo = c.lo, hi = c.hi, last = 0; /* last: the latest time, a call's Leave included */
+    uint64_t lo = c.lo, hi = c.hi, last = last0; /* last: the latest time, a call's Leave included */
     for (size_t i = 0; i < l->n; i++) {
         if (l->ev[i].ts > last) last = l->ev[i].ts;
         if (zc_ev_is_call(l->ev[i].type) && l->ev[i].b > last) last = l->ev[i].b;
@@ -225,7 +285,13 @@ static bool write_loc(OTF2_Archive *ar, struct zc_salv_rank *j, struct zc_salv_l
     /* what is still open at the cut (a call split over two buffers, a record torn by a gap) */
     if (open_n) last = end;
     while (e == OTF2_SUCCESS && open_n) {
-        e = OTF2_EvtWriter_Leave(w, NULL, end, open_stack[--open_n]);
+        if (c.enc) {
+            struct zc_ev lv = {end, ZC_EV_LEAVE, open_stack[--open_n], 0, 0, 0};
+            wctx_out(&c, &lv, 1, 0);
+            e = c.e;
+        } else {
+            e = OTF2_EvtWriter_Leave(w, NULL, end, open_stack[--open_n]);
+        }
         l->repaired++;
     }
     /* the window transitions up to the cut; the data's end is an OFF unless recording was off
@@ -235,9 +301,20 @@ static bool write_loc(OTF2_Archive *ar, struct zc_salv_rank *j, struct zc_salv_l
         on = zc_marks_end(&m, &log, end, &last, wctx_out, &c);
         e = c.e;
     }
-    if (e == OTF2_SUCCESS && on) e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, end, OTF2_MEASUREMENT_OFF);
-    if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_GetNumberOfEvents(w, &l->otf2_events);
-    OTF2_ErrorCode ce = OTF2_Archive_CloseEvtWriter(ar, w);
+    OTF2_ErrorCode ce = OTF2_SUCCESS;
+    if (c.enc) {
+        if (e == OTF2_SUCCESS && on) {
+            struct zc_ev off = {end, ZC_EV_MEASUREMENT, 0, 0, 0, 0}; /* a = 0: OFF */
+            wctx_out(&c, &off, 1, 0);
+            e = c.e;
+        }
+        l->otf2_events = enc.events;
+        if (zc_enc_close(&enc) != 0 || close(sink.fd) != 0) ce = OTF2_ERROR_FILE_INTERACTION;
+    } else {
+        if (e == OTF2_SUCCESS && on) e = OTF2_EvtWriter_MeasurementOnOff(w, NULL, end, OTF2_MEASUREMENT_OFF);
+        if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_GetNumberOfEvents(w, &l->otf2_events);
+        ce = OTF2_Archive_CloseEvtWriter(ar, w);
+    }
     if (e != OTF2_SUCCESS || ce != OTF2_SUCCESS) {
         if (!otf2_why[0]) snprintf(otf2_why, sizeof(otf2_why), "%s", OTF2_Error_GetName(e != OTF2_SUCCESS ? e : ce));
         fprintf(stderr, "%s: cannot write location %s of rank %u: %s\n", zc_salv_prog, l->name, j->rank, otf2_why);
@@ -287,11 +364,13 @@ static void renumber_l0(struct zc_salv_rank *j) {
 /* ---------------------------------------------------------------- a rank */
 void zc_salv_assemble_rank(struct zc_salv_rank *j) {
     uint64_t last = 0;
+    for (size_t k = 0; k < j->nlocs; k++) zc_salv_read_prefix(j, &j->locs[k]);
     for (size_t k = 0; k < j->nlocs; k++) assemble(j, &j->locs[k]);
     unlink_orphans(j);
     for (size_t k = 0; k < j->nlocs; k++) {
         struct zc_salv_loc *l = &j->locs[k];
-        uint64_t lt = 0, nev = 0, ncl = 0;
+        /* after a sealed part: from its last time (its clamps are not known here: not counted) */
+        uint64_t lt = l->pre.ok ? l->pre.seal.time : 0, nev = l->pre.recorded, ncl = 0;
         zc_evt_normalize(l->ev, l->n, l->kind == ZC_LOC_THREAD, j->flush_region, NULL, NULL, &lt, &nev, &ncl);
         l->recorded = nev;
         l->clamped = ncl;
@@ -385,6 +464,7 @@ out:
 
 int zc_salv_write_archive(struct zc_salv_job *job, const char *dir) {
     OTF2_Error_RegisterCallback(on_otf2_error, NULL);
+    evt_dir = dir;
     OTF2_Archive *ar = open_archive(dir);
     if (!ar) return 1;
     char prop[256];

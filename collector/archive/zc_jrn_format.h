@@ -13,14 +13,17 @@
 #include <string.h>
 
 #define ZC_JRN_DIR "zecoll-journal"              /* in the archive directory: <rank>.zcj */
-#define ZC_JRN_FILE_MAGIC UINT64_C(0x334c4e524a435a7f) /* "\x7fZCJRNL3", native byte order */
-/* Older formats salvage reads: 1, EVENTS records of LEB128 varints (zecoll before format 3) */
+#define ZC_JRN_FILE_MAGIC UINT64_C(0x344c4e524a435a7f) /* "\x7fZCJRNL4", native byte order */
+/* Older formats salvage reads: 3, the same records without SEAL (every record a writer wrote to an
+ * event file is journaled too); 1, EVENTS records of LEB128 varints (zecoll before format 3) */
+#define ZC_JRN_FILE_MAGIC_3 UINT64_C(0x334c4e524a435a7f) /* "\x7fZCJRNL3" */
 #define ZC_JRN_FILE_MAGIC_1 UINT64_C(0x314c4e524a435a7f) /* "\x7fZCJRNL1" */
 /* 2 stored records as they are (40 bytes each): 2.4 times the bytes, taken back before a release */
 #define ZC_JRN_FILE_MAGIC_2 UINT64_C(0x324c4e524a435a7f)
 #define ZC_JRN_REC_MAGIC UINT32_C(0x524a435a)         /* "ZCJR" */
-/* the JOB record's version: the file's format (its magic's last byte); 3: EVENTS records as below */
-#define ZC_JRN_VERSION 3
+/* the JOB record's version: the file's format (its magic's last byte); 3 and 4: EVENTS records as
+ * below; 4: SEAL records (the event files hold the records below a seal) */
+#define ZC_JRN_VERSION 4
 /* A payload longer than this is damage, not data (the largest record is one buffer of events). */
 #define ZC_JRN_MAX_WORDS (UINT64_C(1) << 31)
 /* The checksum's seed holds the type in its top byte only (type << 56), so bits 8-31 of a type
@@ -70,8 +73,14 @@ enum zc_jrn_type {
      * communicator id, name string); a later record for the same id replaces the name. A reader
      * without it keeps the names communicators had when defined. */
     ZC_JRN_COMM_NAMES = 13,
+    /* (format 4) a location's event file holds its records below a stream index (docs/salvage.md,
+     * "Seals"): local location id, K (the records below it are in the file), the file's valid
+     * bytes (its end offset), the offset of the chunk the encoder is filling, the events written
+     * (OTF2's count), the last timestamp written in that chunk, the chunk's first event number.
+     * A later seal of the same location supersedes it; records from K on are in EVENTS records. */
+    ZC_JRN_SEAL = 14,
 };
-_Static_assert(ZC_JRN_COMM_NAMES <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
+_Static_assert(ZC_JRN_SEAL <= ZC_JRN_MAX_TYPE, "record types must fit the checksum's type byte");
 #define ZC_JRN_FINAL 1u
 
 /* ---------------------------------------------------------------- EVENTS records, format 3

@@ -87,6 +87,10 @@ static inline uint8_t *put_u64(uint8_t *p, uint64_t v) {
     return p + 1 + n;
 }
 
+/* A record is written only where its largest size plus a timestamp is less than the chunk's
+ * free bytes (open_ev): a chunk between records has at least one free */
+enum { ROOM_RESUME = 1 };
+
 static void header(struct zc_enc *e) {
     uint8_t *p = e->chunk;
     p[0] = T_CHUNK_HEADER;
@@ -121,6 +125,18 @@ int zc_enc_open(struct zc_enc *e, uint64_t chunk_size, zc_enc_sink sink, void *u
     e->sink = sink;
     e->ud = ud;
     header(e);
+    return 0;
+}
+
+int zc_enc_resume(struct zc_enc *e, uint64_t chunk_size, zc_enc_sink sink, void *ud, const uint8_t *chunk,
+                  size_t used, uint64_t events, uint64_t time) {
+    if (used < 18 || used + ROOM_RESUME > chunk_size) return EINVAL;
+    int r = zc_enc_open(e, chunk_size, sink, ud);
+    if (r) return r;
+    memcpy(e->chunk, chunk, used);
+    e->pos = e->chunk + used;
+    e->events = events;
+    e->time = time;
     return 0;
 }
 

@@ -35,6 +35,10 @@
  * write: the file is then cut back to its last whole chunk, writer/zc_otf2_io.c). */
 typedef int (*zc_enc_sink)(void *ud, const uint8_t *p, size_t n);
 
+/* The event chunk's size the collector writes (OTF2's chunk size it gives the archive); salvage
+ * reads a sealed file's chunks at it */
+#define ZC_ENC_CHUNK (1024 * 1024)
+
 struct zc_enc {
     uint8_t *chunk, *pos, *end;
     uint64_t chunk_size;
@@ -50,6 +54,11 @@ static inline bool zc_enc_supported(void) { return __BYTE_ORDER__ == __ORDER_LIT
 
 /* The first chunk, in memory (chunk_size bytes, OTF2's event chunk size). 0 or ENOMEM. */
 int zc_enc_open(struct zc_enc *e, uint64_t chunk_size, zc_enc_sink sink, void *ud);
+/* The encoder of a file written up to a seal (salvage, docs/salvage.md): the chunk being filled,
+ * its `used` bytes as written (header included, its last event number fixed at close), `events`
+ * written in the file so far, the last timestamp written in the chunk. 0, ENOMEM or EINVAL. */
+int zc_enc_resume(struct zc_enc *e, uint64_t chunk_size, zc_enc_sink sink, void *ud, const uint8_t *chunk,
+                  size_t used, uint64_t events, uint64_t time);
 /* As zc_evt_write (zc_evt.h), into e: 0, or -1 where a timestamp is earlier than the one before
  * it (OTF2 refuses that event; the batch's later events are not written either, as there). */
 int zc_enc_write(struct zc_enc *e, const struct zc_ev *ev, size_t n, uint32_t param_callsite,

@@ -55,6 +55,10 @@ struct zc_loc {
     uint64_t jbase;
     uint64_t jdone;        /* records below this stream index are in the journal (its lock) */
     bool jknown;           /* its definition is in the journal (its lock) */
+    /* every record it writes is journaled, none left to the flusher's seals of its event file
+     * (window markers placed on it, OTF2's encoder): set under the OTF2 writer's lock, read
+     * with __atomic by the converting thread (writer/zc_otf2.c) */
+    bool jall;
     struct zc_ev *held;    /* events written before the job's archive exists (writer/zc_otf2.c) */
     void *resolve;         /* thread locations: the state of zc_loc_resolver (whoever converts) */
     uint64_t resolved;     /* ... and the stream index below which records are final */

@@ -306,9 +306,8 @@ out:
     pthread_mutex_unlock(&jlock);
 }
 
-void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, size_t n) {
-    pthread_mutex_lock(&jlock);
-    if (!jok || first + n <= loc->jdone) goto out;
+/* The definitions and loc's LOCATION record, before a record of loc (jlock held) */
+static void loc_defs_locked(struct zc_loc *loc) {
     defs_locked();
     if (!loc->jknown) {
         /* a stream's lanes (L0[d:n]/k) are created after it, and the archive needs it beside them
@@ -319,6 +318,25 @@ void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, s
                 if (l->kind == ZC_LOC_DEVICE && !l->jknown && l->id < loc->id) location_locked(l);
         location_locked(loc);
     }
+}
+
+void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s) {
+    pthread_mutex_lock(&jlock);
+    if (jok) {
+        loc_defs_locked(loc);
+        size_t at = rec_begin(ZC_JRN_SEAL);
+        zc_wbuf_put_n(&stage, (const uint64_t[]){loc->id, s->k, s->end, s->chunk_off, s->events, s->time, s->chunk_first},
+                      7);
+        rec_end(at);
+        stage_write_locked();
+    }
+    pthread_mutex_unlock(&jlock);
+}
+
+void zc_jrn_events(struct zc_loc *loc, uint64_t first, const struct zc_ev *ev, size_t n) {
+    pthread_mutex_lock(&jlock);
+    if (!jok || first + n <= loc->jdone) goto out;
+    loc_defs_locked(loc);
     stage_write_locked();
     size_t skip = loc->jdone > first ? (size_t)(loc->jdone - first) : 0, m = n - skip;
     size_t words = (m * ZC_JRN_EV_MAX + ZC_JRN_ENC_SLACK + 7) / 8;
@@ -408,8 +426,32 @@ static bool passes_stopped; /* pass_lock: finalize began, the flusher makes no m
 static struct zc_ev *scratch;
 static size_t scratch_cap;
 static const struct zc_jrn_feed *feed; /* the writer's (zc_writer.c), set before the flusher starts */
+/* Event files the pass sealed, to fdatasync (ZECOLL_FLUSH_SYNC) before the journal once the
+ * pass's locks are released (pass_lock) */
+static int *seal_fds;
+static size_t nseal_fds, cap_seal_fds;
+/* The writer may leave to the flusher's seals what it writes to an event file (zc_jrn_sealing):
+ * the flusher runs, and its final pass (finalize) has not begun */
+static atomic_bool sealing;
 
 void zc_jrn_feed(const struct zc_jrn_feed *f) { feed = f; }
+
+bool zc_jrn_sealing(void) { return atomic_load_explicit(&sealing, memory_order_acquire); }
+
+static void keep_seal_fd(int fd) {
+    if (fd < 0) return;
+    if (nseal_fds == cap_seal_fds) {
+        size_t nc = cap_seal_fds ? 2 * cap_seal_fds : 16;
+        int *p = realloc(seal_fds, nc * sizeof(*p));
+        if (!p) { /* not synced: a node crash may lose what it sealed (salvage counts it lost) */
+            close(fd);
+            return;
+        }
+        seal_fds = p;
+        cap_seal_fds = nc;
+    }
+    seal_fds[nseal_fds++] = fd;
+}
 
 static bool journal_open(void) {
     pthread_mutex_lock(&jlock);
@@ -418,27 +460,35 @@ static bool journal_open(void) {
     return ok;
 }
 
-/* What of l is not in the journal yet, from its current buffer. */
+/* What of l is in neither its event file's sealed part nor the journal: the writer seals the
+ * file first (feed->snapshot), then the records from the seal on, those handed to the writer
+ * but not encoded yet (converted) and its current buffer's, are copied and journaled. */
 static void flush_loc(struct zc_loc *l) {
-    if (l->cap > scratch_cap) {
-        struct zc_ev *p = realloc(scratch, l->cap * sizeof(*p));
+    size_t cap = (ZC_LOC_FLIGHT + 1) * l->cap;
+    if (cap > scratch_cap) {
+        struct zc_ev *p = realloc(scratch, cap * sizeof(*p));
         if (!p) return;
         scratch = p;
-        scratch_cap = l->cap;
+        scratch_cap = cap;
     }
     pthread_mutex_lock(&jlock);
     uint64_t from = l->jdone;
     pthread_mutex_unlock(&jlock);
-    uint64_t first;
-    size_t n = feed->snapshot(l, from, scratch, scratch_cap, &first);
+    struct zc_jrn_snap sn = {0};
+    sn.sync_fd = -1;
+    feed->snapshot(l, from, scratch, scratch_cap, &sn);
+    keep_seal_fd(sn.sync_fd);
+    if (sn.nconv) zc_jrn_events(l, sn.first_conv, scratch, sn.nconv);
+    size_t n = sn.ncur;
     if (!n) return;
+    struct zc_ev *cur = scratch + sn.nconv;
     if (l->kind == ZC_LOC_THREAD) { /* ticks to ns, as the writer converts them */
         struct zc_tickconv tc;
         uint64_t last = 0, events = 0, clamped = 0;
         zc_tickconv_begin(&tc);
-        zc_evt_normalize(scratch, n, true, zc_region_flush, zc_tickconv_cb, &tc, &last, &events, &clamped);
+        zc_evt_normalize(cur, n, true, zc_region_flush, zc_tickconv_cb, &tc, &last, &events, &clamped);
     }
-    zc_jrn_events(l, first, scratch, n);
+    zc_jrn_events(l, sn.first_cur, cur, n);
 }
 
 /* An idle pass writes nothing, so that a process that records nothing costs no write and no
@@ -516,8 +566,18 @@ static void *flusher_main(void *arg) {
         pthread_mutex_unlock(&flock);
         pthread_mutex_lock(&pass_lock);
         int fd = passes_stopped ? -1 : flush_pass(false);
+        /* the event files the pass sealed: synced before the journal that names their seals */
+        int *sfd = seal_fds;
+        size_t nsfd = nseal_fds;
+        seal_fds = NULL;
+        nseal_fds = cap_seal_fds = 0;
         pthread_mutex_unlock(&pass_lock);
         /* outside both locks: the writer keeps appending, a finalize's pass can run */
+        for (size_t i = 0; i < nsfd; i++) {
+            if (zc_knobs.FLUSH_SYNC) (void)fdatasync(sfd[i]);
+            close(sfd[i]);
+        }
+        free(sfd);
         if (fd >= 0) {
             (void)fdatasync(fd);
             pthread_mutex_lock(&jlock);
@@ -543,6 +603,7 @@ void zc_jrn_start(void) {
     if (!zc_on(ZC_F_JOURNAL) || atomic_exchange(&fonce, true)) return;
     pthread_mutex_lock(&flock);
     fstarted = zc_thread_spawn(&fthread, flusher_main, NULL) == 0;
+    atomic_store(&sealing, fstarted);
     pthread_mutex_unlock(&flock);
     if (!fstarted) ZC_FAIL(ZC_F_JOURNAL, "cannot start the journal's flusher thread");
 }
@@ -564,9 +625,15 @@ static int jrn_init(void) {
  * that (the page cache outlives the process); it is not made durable here, which would put an
  * fdatasync in front of those steps: the journal's close does it (ZECOLL_FLUSH_SYNC). */
 static void jrn_pre_finalize(void) {
+    /* from here the writer journals what it writes again: this pass seals what it wrote without
+     * (every batch decided before is encoded, or in flight and copied by the pass), and no pass
+     * follows to seal what comes after (zc_writer.c's last buffers) */
+    atomic_store(&sealing, false);
     if (!journal_open()) return;
     pthread_mutex_lock(&pass_lock);
     (void)flush_pass(true);
+    for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]); /* written; the journal's close syncs */
+    nseal_fds = 0;
     pthread_mutex_unlock(&pass_lock);
 }
 
@@ -585,6 +652,11 @@ static void jrn_finalize(void) {
     pthread_mutex_unlock(&flock);
     pthread_mutex_lock(&pass_lock);
     passes_stopped = true;
+    atomic_store(&sealing, false);
+    for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]);
+    free(seal_fds);
+    seal_fds = NULL;
+    nseal_fds = cap_seal_fds = 0;
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
@@ -602,6 +674,7 @@ static void jrn_fork_child(void) {
     jok = false;
     names_unsynced = false;
     fstarted = false;
+    atomic_store(&sealing, false);
     atomic_store(&fonce, true);
 }
 

@@ -30,10 +30,32 @@ void zc_jrn_start(void); /* a location exists: the flusher starts (once) */
 
 /* Where the flusher's records come from, given by the writer (zc_writer.c) before any location
  * exists, so that the journal calls nothing above it. */
+/* A seal (format 4, ZC_JRN_SEAL): loc's event file holds its records below k, in its first `end`
+ * bytes; the encoder (zc_otf2_enc.h) was filling the chunk at chunk_off (first event number
+ * chunk_first) with `events` written, the last at `time`. */
+struct zc_jrn_seal {
+    uint64_t k, end, chunk_off, events, time, chunk_first;
+};
+/* Appends loc's seal (OTF2 lock held, its event file written up to s->end). */
+void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s);
+/* Whether the flusher seals the event files (zc_journal.c): while true, the writer need not
+ * journal a batch that our encoder writes to an event file of the open archive. */
+bool zc_jrn_sealing(void);
+
+/* A flusher's copy of a location: out[0, nconv) records first_conv on, converted (handed to the
+ * writer, not encoded yet), then out[nconv, nconv + ncur) records first_cur on from its current
+ * buffer (not converted); sync_fd: its event file to fdatasync after the pass (or -1). */
+struct zc_jrn_snap {
+    uint64_t first_conv, first_cur;
+    size_t nconv, ncur;
+    int sync_fd;
+};
+
 struct zc_jrn_feed {
-    /* Copies loc's records from stream index `from` on into out (at most max), *first = the
-     * stream index of out[0]; every record before it has reached the archive's writer. */
-    size_t (*snapshot)(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, uint64_t *first);
+    /* Seals loc's event file (zc_jrn_seal), then copies loc's records not in its sealed part,
+     * from stream index `from` on, into out (at most max), as sn says; every record before
+     * sn->first_conv (or, without converted ones, sn->first_cur) is in the file or journal. */
+    void (*snapshot)(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, struct zc_jrn_snap *sn);
     /* A process alone has records but no archive yet: open it now, so that there is a journal. */
     void (*open_archive)(void);
 };

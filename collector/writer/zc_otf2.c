@@ -76,7 +76,7 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 }
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
-#define ZC_EVT_CHUNK (1024 * 1024) /* bytes per event chunk */
+#define ZC_EVT_CHUNK ZC_ENC_CHUNK /* bytes per event chunk */
 
 /* Without memory callbacks OTF2 keeps every chunk of a writer in memory until it is closed.
  * Here an event writer holds at most ZC_EVT_CHUNKS chunks: when it asks for more, the NULL
@@ -382,7 +382,7 @@ static void hold_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     loc->nheld += n;
 }
 
-static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
+static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t next);
 
 /* Right after the archive opens, before any other batch: each location's order is kept. */
 static void write_held_locked(void) {
@@ -390,7 +390,10 @@ static void write_held_locked(void) {
     for (struct zc_loc *l = zc_loc_list(); l; l = l->next) {
         /* a location's first records: stream index 0 on (minus any dropped over the limit) */
         if (l->nheld) {
-            write_events_locked(l, l->held, l->nheld);
+            size_t nrec = 0;
+            for (size_t i = 0; i < l->nheld; i++) nrec += l->held[i].type != ZC_EV_MEASUREMENT;
+            if (nrec != l->nheld) __atomic_store_n(&l->jall, true, __ATOMIC_RELAXED); /* markers: no seals */
+            write_events_locked(l, l->held, l->nheld, nrec);
             /* the journal numbers a location's records; window markers are not records */
             size_t k = 0;
             for (size_t i = 0; i < l->nheld; i++)
@@ -437,8 +440,12 @@ struct evt_out {
     OTF2_EvtWriter *lib;
     struct zc_enc enc; /* enc.chunk: the own encoder is used */
     uint64_t gid;
-    bool created; /* the file exists: later chunks are appended */
+    bool created; /* the file exists */
     bool failed;  /* a write failed: the rest is discarded */
+    /* seals (zc_otf2_seal): the file offset of the chunk the encoder fills, how many of its
+     * bytes are in the file already, the stream index after the last record encoded, and that
+     * of the last seal */
+    uint64_t chunk_off, written, next, sealed;
 };
 
 static int encoder_mode(void) {
@@ -460,12 +467,43 @@ static bool evt_path(const struct evt_out *o, char *path, size_t size) {
     return k > 0 && (size_t)k < size;
 }
 
-/* The encoder's chunks to the file, under otf2_lock (SIGXFSZ held, zc_otf2_io_enter). After a
- * failed write (here or OTF2's) the archive's event data is discarded, as OTF2's pre-flush does:
- * the file is ended after its last whole chunk at close (zc_otf2_io_repair). */
+/* Bytes of the current chunk, from its byte `from` to `to`, into the file at their offset (the
+ * chunk's offset: a seal wrote part of the chunk before, zc_otf2_seal); the descriptor is kept
+ * open for the caller when keep (else closed). 0 or an errno (the failure said and counted). */
+static int evt_pwrite(struct evt_out *o, const uint8_t *p, uint64_t from, uint64_t to, int *keep) {
+    bool copy = enc_mode == ENC_BOTH; /* the test copy: no part of the archive */
+    char path[PATH_MAX];
+    int fd = -1, err = ENAMETOOLONG;
+    if (evt_path(o, path, sizeof(path))) {
+        fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? 0 : O_CREAT | O_TRUNC), 0666));
+        err = fd < 0 ? errno : 0;
+    }
+    o->created = o->created || fd >= 0;
+    while (!err && from < to) {
+        ssize_t w = pwrite(fd, p + from, (size_t)(to - from), (off_t)(o->chunk_off + from));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) err = w < 0 ? errno : ENOSPC;
+        else from += (uint64_t)w;
+    }
+    if (fd >= 0 && !err && keep) {
+        *keep = fd;
+        return 0;
+    }
+    if (fd >= 0 && close(fd) != 0 && !err && errno != EINTR) err = errno;
+    if (err) {
+        o->failed = true;
+        if (!copy) zc_otf2_io_write_failed(o->gid, err, path);
+    }
+    return err;
+}
+
+/* The encoder's chunks to the file, under otf2_lock (SIGXFSZ held, zc_otf2_io_enter): a whole
+ * chunk, or at the end the last one's used part, at the chunk's offset. After a failed write
+ * (here or OTF2's) the archive's event data is discarded, as OTF2's pre-flush does: the file is
+ * ended after its last whole chunk at close (zc_otf2_io_repair). */
 static int own_sink(void *ud, const uint8_t *p, size_t n) {
     struct evt_out *o = ud;
-    bool copy = enc_mode == ENC_BOTH; /* the test copy: no part of the archive */
+    bool copy = enc_mode == ENC_BOTH;
     if (o->failed) return EIO;
     if (!copy && !zc_otf2_io_flush(OTF2_FILETYPE_EVENTS, o->gid)) {
         zc_otf2_io_flushed();
@@ -473,23 +511,10 @@ static int own_sink(void *ud, const uint8_t *p, size_t n) {
         return EIO;
     }
     if (!copy) zc_otf2_io_flushed();
-    char path[PATH_MAX];
-    int fd = -1, err = ENAMETOOLONG;
-    if (evt_path(o, path, sizeof(path))) {
-        fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? O_APPEND : O_CREAT | O_TRUNC), 0666));
-        err = fd < 0 ? errno : 0;
-    }
-    o->created = o->created || fd >= 0;
-    while (!err && n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) err = w < 0 ? errno : ENOSPC;
-        else p += w, n -= (size_t)w;
-    }
-    if (fd >= 0 && close(fd) != 0 && !err && errno != EINTR) err = errno;
-    if (err) {
-        o->failed = true;
-        if (!copy) zc_otf2_io_write_failed(o->gid, err, path);
+    int err = evt_pwrite(o, p, 0, n, NULL);
+    if (!err && n == o->enc.chunk_size) { /* a whole chunk: the next one follows it */
+        o->chunk_off += n;
+        o->written = 0;
     }
     return err;
 }
@@ -504,6 +529,7 @@ static struct evt_out *evt_out(struct zc_loc *loc) {
     if (mode != ENC_OWN) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid);
     bool own = mode != ENC_LIBRARY && zc_enc_open(&o->enc, ZC_EVT_CHUNK, own_sink, o) == 0;
     if (mode == ENC_OWN && !own) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid); /* no memory: OTF2's */
+    if (mode != ENC_OWN || !own) __atomic_store_n(&loc->jall, true, __ATOMIC_RELAXED); /* no seals: journaled */
     if (!o->lib && !own) {
         free(o);
         return NULL;
@@ -530,13 +556,15 @@ static OTF2_ErrorCode evt_close(struct zc_loc *loc) {
     return e;
 }
 
-static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+/* next: the stream index after the batch's last record (markers: the same as before) */
+static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t next) {
     struct evt_out *o = evt_out(loc);
     if (!o) {
         ZC_FAIL(ZC_F_TRACE, "no OTF2 event writer for location %s", loc->name);
         loc->ndropped += n;
         return;
     }
+    o->next = next;
     const uint8_t *types = zc_papi_otf2_types();
     OTF2_ErrorCode e = OTF2_SUCCESS;
     if (o->lib) e = zc_evt_write(o->lib, ev, n, zc_param_callsite, types, &ts_min, &ts_max);
@@ -549,19 +577,29 @@ static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size
         ZC_FAIL(ZC_F_TRACE, "OTF2 event write failed on %s: %s", loc->name, OTF2_Error_GetName(e));
 }
 
+/* Does a batch of loc written now to the open archive go to the journal too? Not while the
+ * flusher seals the event files our encoder writes (zc_jrn_sealing: its passes put what the
+ * files hold below a seal, and journal the rest, docs/salvage.md): then the journal holds a
+ * record once, and the writer's thread does not encode it twice. A location with markers
+ * (windows) or OTF2's encoder is journaled whole, as before. */
+static bool journal_batch(struct zc_loc *loc) {
+    return !zc_jrn_sealing() || __atomic_load_n(&loc->jall, __ATOMIC_RELAXED);
+}
+
 void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return;
     otf2_enter();
     if (decide_locked(loc, ev, n)) {
-        write_events_locked(loc, ev, n);
-        zc_jrn_events(loc, first, ev, n);
+        write_events_locked(loc, ev, n, first + n);
+        if (journal_batch(loc)) zc_jrn_events(loc, first, ev, n);
     }
     otf2_leave();
 }
 
 /* Neither the decision, once the archive is open, nor the journal (it has its own lock) waits
  * for the OTF2 lock, which zc_otf2_write_end holds while it writes a whole buffer: the converting
- * thread decides and journals a batch while the other writes the one before. */
+ * thread decides and journals a batch while the other writes the one before. A batch not
+ * journaled here is in flight until _end encoded it: the flusher copies it from there. */
 bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     if (n == 0) return false;
     bool write;
@@ -572,21 +610,67 @@ bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, u
         write = decide_locked(loc, ev, n);
         otf2_leave();
     }
-    if (write) zc_jrn_events(loc, first, ev, n);
+    if (write && journal_batch(loc)) zc_jrn_events(loc, first, ev, n);
     return write;
 }
 
 /* The archive cannot close meanwhile: finalize waits for the writer threads first (zc_writer.c). A
- * write that failed since _begin still hands OTF2 the events, as zc_otf2_write does. */
-void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
+ * write that failed since _begin still hands OTF2 the events, as zc_otf2_write does. A location
+ * whose file turned out not to be sealable (OTF2's encoder: no memory for ours) or sealing that
+ * stopped (finalize) meanwhile: journaled here (a range _begin journaled is skipped). */
+void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first) {
     otf2_enter();
-    if (closed) loc->ndropped += n;
-    else write_events_locked(loc, ev, n);
+    if (closed) {
+        loc->ndropped += n;
+    } else {
+        write_events_locked(loc, ev, n, first + n);
+        if (journal_batch(loc)) zc_jrn_events(loc, first, ev, n);
+    }
     otf2_leave();
 }
 
+/* Seals loc's event file (the flusher, zc_writer.c's snapshot, under the writer queue's lock):
+ * the chunk's bytes not in the file yet are written at their offset, then a SEAL record says
+ * which records the file holds. Under the OTF2 lock the encoder is between batches: every
+ * record encoded is whole, a call's events complete. Returns K, the records below it in the
+ * file (0: none, or a location journaled whole); *sync_fd: the file, for the flusher to
+ * fdatasync after its pass (ZECOLL_FLUSH_SYNC), or -1. */
+static uint64_t seal_locked(struct zc_loc *loc, int *sync_fd) {
+    uint64_t k = 0;
+    struct evt_out *o = loc->writer;
+    if (opened && !closed && o && o->enc.chunk && !o->lib && !o->failed && enc_mode == ENC_OWN &&
+        !__atomic_load_n(&loc->jall, __ATOMIC_RELAXED) && !zc_otf2_io_damaged()) {
+        k = o->sealed;
+        uint64_t used = (uint64_t)(o->enc.pos - o->enc.chunk);
+        if (o->next != o->sealed || used != o->written) {
+            int fd = -1;
+            if (evt_pwrite(o, o->enc.chunk, o->written, used, zc_knobs.FLUSH_SYNC ? &fd : NULL) == 0) {
+                o->written = used;
+                uint64_t first;
+                memcpy(&first, o->enc.chunk + 2, 8);
+                struct zc_jrn_seal sl = {o->next, o->chunk_off + used, o->chunk_off, o->enc.events, o->enc.time, first};
+                zc_jrn_seal(loc, &sl);
+                k = o->sealed = o->next;
+                *sync_fd = fd;
+            } else { /* said and counted; the writer's batches are dropped from now on */
+                k = o->sealed;
+            }
+        }
+    }
+    return k;
+}
+
+uint64_t zc_otf2_seal(struct zc_loc *loc, int *sync_fd) {
+    otf2_enter();
+    uint64_t k = seal_locked(loc, sync_fd);
+    otf2_leave();
+    return k;
+}
+
 /* Measurement markers (zc_writer.c): written like records but not journaled (they are no records
- * of the location's stream: a salvaged archive has none). */
+ * of the location's stream: a salvaged archive has none). Salvage places them from the journaled
+ * window log, so a location's sealed part holds none: its file is sealed before its first one
+ * and the location journaled whole from then on. */
 void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     if (n == 0) return;
     otf2_enter();
@@ -594,7 +678,13 @@ void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
     } else if (!opened && !holding_done && atomic_load(&zc_job.mpi_expected)) {
         hold_locked(loc, ev, n);
     } else if (!(zc_job.mpi && !opened) && open_locked() == 0 && !zc_otf2_io_damaged()) {
-        write_events_locked(loc, ev, n);
+        if (!__atomic_load_n(&loc->jall, __ATOMIC_RELAXED)) {
+            int fd = -1;
+            (void)seal_locked(loc, &fd);
+            if (fd >= 0) close(fd); /* written; synced by the journal's next pass or close */
+            __atomic_store_n(&loc->jall, true, __ATOMIC_RELAXED);
+        }
+        write_events_locked(loc, ev, n, loc->writer ? ((struct evt_out *)loc->writer)->next : 0);
     }
     otf2_leave();
 }

@@ -18,7 +18,11 @@ void zc_otf2_write(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_
  * true the batch is to be written, in order, by zc_otf2_write_end, while the next batch is
  * converted. zc_otf2_write is _begin + _end in one. */
 bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
-void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
+void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
+/* The journal's flusher: seals loc's event file (a SEAL record, zc_journal.h); returns K, the
+ * records of loc below it are in the file (0: none sealed); *sync_fd: the file to fdatasync after
+ * the pass, or -1 (unchanged when nothing was sealed). */
+uint64_t zc_otf2_seal(struct zc_loc *loc, int *sync_fd);
 /* Measurement markers (recording windows): written, not journaled. */
 void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n);
 /* The journal's flusher found records while no archive is open: a process alone opens its

@@ -195,7 +195,7 @@ static void *emitter_main(void *arg) {
     for (;;) {
         struct zc_wbatch *b = wq_pop_wait(&emit_q, &emit_work);
         pthread_mutex_unlock(&wq_lock);
-        zc_otf2_write_end(b->loc, b->buf, b->n);
+        zc_otf2_write_end(b->loc, b->buf, b->n, b->first);
         atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         pthread_mutex_lock(&wq_lock);
         batch_done_locked(b);
@@ -279,13 +279,40 @@ static void write_out(struct zc_loc *loc) {
     pthread_mutex_unlock(&wq_lock);
 }
 
-/* The journal's feed: copies loc's records from stream index `from` on, as far as its current
- * buffer holds them, into out (at most max); *first = the stream index of out[0]. Waits until the
- * writer thread has converted loc's previous buffer, so that every record before *first is in the
- * archive's writer (and journal) when it returns. */
-static size_t snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, uint64_t *first) {
+static int batch_cmp(const void *a, const void *b) {
+    const struct zc_wbatch *x = *(const struct zc_wbatch *const *)a, *y = *(const struct zc_wbatch *const *)b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The journal's feed (zc_journal.h): waits until the writer threads have converted loc's
+ * buffers, seals its event file (zc_otf2_seal: records below K are in it), then copies its
+ * records from max(from, K) on: those of its buffers in flight (converted, not encoded yet:
+ * the writer journals none of them while it leaves them to the seals), then its current
+ * buffer's. All under wq_lock, so that no buffer in flight is given back and refilled before
+ * it is copied (a batch the emitter encodes after the seal is copied too: beyond the seal). */
+static void snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, struct zc_jrn_snap *sn) {
     pthread_mutex_lock(&wq_lock);
     wait_converted_locked(loc);
+    uint64_t k = zc_otf2_seal(loc, &sn->sync_fd);
+    if (k > from) from = k;
+    const struct zc_wbatch *fl[ZC_LOC_FLIGHT];
+    size_t nf = 0, o = 0;
+    for (int i = 0; i < ZC_LOC_FLIGHT; i++)
+        if (loc->wb[i].busy) fl[nf++] = &loc->wb[i];
+    if (nf > 1) qsort(fl, nf, sizeof(*fl), batch_cmp);
+    for (size_t i = 0; i < nf; i++) {
+        const struct zc_wbatch *b = fl[i];
+        if (b->first + b->n <= from || (o && b->first != sn->first_conv + o)) continue;
+        size_t s = from > b->first ? (size_t)(from - b->first) : 0, c = b->n - s;
+        if (c > max - o) c = max - o;
+        if (!o) sn->first_conv = b->first + s;
+        memcpy(out + o, b->buf + s, c * sizeof(*out));
+        o += c;
+    }
+    sn->nconv = o;
+    if (o) from = sn->first_conv + o;
+    out += o;
+    max -= o;
     /* the owner only appends beyond n (acquire: the records below it are complete); it cannot
      * change buf, n's restart or jbase while we hold wq_lock */
     size_t n = __atomic_load_n(&loc->n, __ATOMIC_ACQUIRE);
@@ -297,9 +324,9 @@ static size_t snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, siz
         cnt = n - i < max ? n - i : max;
         memcpy(out, loc->buf + i, cnt * sizeof(*out));
     }
-    *first = loc->jbase + i;
+    sn->first_cur = loc->jbase + i;
+    sn->ncur = cnt;
     pthread_mutex_unlock(&wq_lock);
-    return cnt;
 }
 
 /* After fork the child has no writer thread (and runs untraced): never wait for it. */

@@ -89,11 +89,11 @@ def read_all(path):
         return 0, repr(e)
 
 
-def make_journal(a):
+def make_journal(a, name="run", extra=None):
     """A dead run's archive directory (kept journal) and the journal's path."""
-    work = os.path.join(a.work, "run")
+    work = os.path.join(a.work, name)
     os.makedirs(work)
-    env = collector_env(a, os.path.join(work, "trace"), {"ZECOLL_FLUSH_INTERVAL_MS": "20"})
+    env = collector_env(a, os.path.join(work, "trace"), dict({"ZECOLL_FLUSH_INTERVAL_MS": "20"}, **(extra or {})))
     p = subprocess.Popen([a.app] + a.arg, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.6)
     p.send_signal(signal.SIGKILL)
@@ -154,7 +154,8 @@ def main():
     print(f"# journal: {len(data)} bytes, {len(b) - 1} whole records, {len(data) - b[-1]} bytes of torn tail")
     t.check(len(b) > 10 and b[-1] <= len(data), "the journal parses into records")
     # the format as docs/archive.md describes it: every whole record's checksum, recomputed
-    t.check(struct.unpack_from("<Q", data, 0)[0] == jf.MAGIC[3], "the file magic")
+    t.check(struct.unpack_from("<Q", data, 0)[0] == jf.MAGIC[4], "the file magic")
+    t.check(any(typ == jf.SEAL for _p, typ, _x in jf.records(data)), "the flusher sealed the event files")
     for i in range(len(b) - 1):
         if b[i + 1] > len(data):
             break
@@ -181,12 +182,19 @@ def main():
     print(f"# {nev} event records: {n3} bytes, {n1} in format 1")
     t.check(nev > 1000 and 0 < n3 <= n1, f"{nev} records in {n3} bytes, format 1: {n1}")
 
-    # the same journal in format 1 (older zecolls'): the same archive, torn and damaged tails found
-    d1 = variant(a, base, "format1", old)
+    # a journal that holds every record (OTF2's encoder: no seals) in format 1 (older zecolls'):
+    # the same archive, torn and damaged tails found
+    lbase, ljpath = make_journal(a, "runlib", {"ZECOLL_OTF2_ENCODER": "library"})
+    ldata = open(ljpath, "rb").read()
+    t.check(not any(typ == jf.SEAL for _p, typ, _x in jf.records(ldata)), "OTF2's encoder: no seals")
+    rc, out = salvage(a, variant(a, lbase, "wholelib", ldata), "--keep-journal")
+    lfull = records_of(out)
+    old, _n3, _n1 = jf.to_format1(ldata)
+    d1 = variant(a, lbase, "format1", old)
     rc, out = salvage(a, d1)
-    t.check(rc == 0 and records_of(out) == full, f"format 1: exit {rc}, {records_of(out)} records (want {full}): {out[-300:]}")
+    t.check(rc == 0 and records_of(out) == lfull, f"format 1: exit {rc}, {records_of(out)} records (want {lfull}): {out[-300:]}")
     ev3, ev1 = (subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True, text=True).stdout
-                for d in (os.path.join(a.work, "whole"), d1))
+                for d in (os.path.join(a.work, "wholelib"), d1))
     t.check(ev1 == ev3 and ev3.count("\n") > 1000, f"format 1: otf2-print differs from format 3's ({len(ev1)}, {len(ev3)} bytes)")
     b1, _ = boundaries(old)
     prev1 = -1
@@ -194,7 +202,7 @@ def main():
     for k, c in enumerate(sorted(x for x in cuts1 if x < len(old))):
         rc, out = salvage(a, variant(a, base, f"f1cut{k}", old[:c]))
         n = records_of(out)
-        t.check(rc == 0 and (c in b1 or "torn record" in out) and None not in (n, full) and prev1 <= n <= full,
+        t.check(rc == 0 and (c in b1 or "torn record" in out) and None not in (n, lfull) and prev1 <= n <= lfull,
                 f"format 1 cut at {c}: exit {rc}, {n} records after {prev1}: {out[-300:]}")
         prev1 = n if n is not None else prev1
     for k in range(3):

@@ -7,7 +7,8 @@ import struct
 from jrn_hash import jrn_hash
 
 M = (1 << 64) - 1
-MAGIC = {1: 0x314C4E524A435A7F, 3: 0x334C4E524A435A7F}
+MAGIC = {1: 0x314C4E524A435A7F, 3: 0x334C4E524A435A7F, 4: 0x344C4E524A435A7F}
+SEAL = 14
 REC_MAGIC = 0x524A435A
 JOB, EVENTS = 1, 8
 CALL, BUFFER_FLUSH = 27, 7
@@ -125,8 +126,8 @@ def _rec(typ, payload):
 
 
 def to_format1(data):
-    """A journal of format 3 as format 1 would have held it (its whole records; a torn tail is
-    left out); returns (bytes, EVENTS bytes in format 3, in format 1)."""
+    """A journal of format 3, or 4 without SEAL records, as format 1 would have held it (its whole
+    records; a torn tail is left out); returns (bytes, EVENTS bytes in format 3, in format 1)."""
     out, n3, n1 = bytearray(struct.pack("<Q", MAGIC[1])), 0, 0
     for _pos, typ, p in records(data):
         if typ == JOB:
