@@ -4,14 +4,18 @@
  * <archive>/zecoll-journal/<rank>.zcj (format: zc_jrn_format.h, docs/archive.md; design:
  * docs/salvage.md).
  *
- * Two writers feed it, both off the application's threads:
- *   - the archive's writer: every batch of records written to the OTF2 archive (a full buffer,
- *     converted to ns and clamped) is appended too, with the stream index of its first record
- *     (with two writer threads, by the converting one, before the other hands it to OTF2);
- *   - the flusher, a thread that wakes every ZECOLL_FLUSH_INTERVAL_MS and copies what still sits
- *     in each location's current buffer (the writer's snapshot: the owner keeps recording, lock-free),
- *     then writes a FLUSH record: every record put before its time is now in the file (a pass
- *     that finds nothing new writes nothing: idle_pass_locked).
+ * The event files our encoder writes are the journal of what they hold (format 4, SEAL records):
+ *   - the flusher, a thread that wakes every ZECOLL_FLUSH_INTERVAL_MS, seals each location's event
+ *     file (the writer writes the filled part of its current chunk and a SEAL record: the records
+ *     below K are in the file), then copies what is beyond the seal, the buffers in flight between
+ *     the writer's stages and what still sits in the current buffer (the writer's snapshot: the
+ *     owner keeps recording, lock-free), then writes a FLUSH record: every record put before its
+ *     time is now in the files below their seals or in the journal (a pass that finds nothing new
+ *     writes nothing: idle_pass_locked);
+ *   - the archive's writer journals a batch only where no seal covers it (OTF2's encoder, a
+ *     location with window markers, the held records, after finalize's pass: zc_jrn_sealing),
+ *     with the stream index of its first record (with two writer threads, by the converting one,
+ *     before the other hands it to OTF2).
  * A location's records are numbered in the order they were put, so a range the flusher already
  * journaled is skipped when its buffer is written later (jdone), and salvage can tell a gap.
  * Definitions (strings, regions, devices, groups, communicators, locations, clock offsets) are

@@ -2,6 +2,9 @@
 /* The writer: where a location's full buffer goes (zc_loc_sink, installed here), and the two
  * sinks it feeds, the OTF2 archive (zc_otf2.c) and the salvage journal (zc_journal.c).
  *
+ * The journal's flusher seals the event files through it (snapshot): what the writer encodes to
+ * an event file it need not journal.
+ *
  * A full buffer is converted and written to OTF2 by the writer threads (two stages, see "writer
  * threads" below) while the location fills another (allocated when the first one fills: only
  * busy locations have more than one). Converting is about a third of the cost of a recorded
