@@ -468,9 +468,11 @@ static bool evt_path(const struct evt_out *o, char *path, size_t size) {
 }
 
 /* Bytes of the current chunk, from its byte `from` to `to`, into the file at their offset (the
- * chunk's offset: a seal wrote part of the chunk before, zc_otf2_seal); the descriptor is kept
- * open for the caller when keep (else closed). 0 or an errno (the failure said and counted). */
-static int evt_pwrite(struct evt_out *o, const uint8_t *p, uint64_t from, uint64_t to, int *keep) {
+ * chunk's offset: a seal wrote part of the chunk before, zc_otf2_seal), and its header first
+ * where `head` (its last event number, set when the chunk ends); the descriptor is kept open for
+ * the caller when keep (else closed). 0 or an errno (the failure said and counted). */
+enum { CHUNK_HEAD = 18 };
+static int evt_pwrite(struct evt_out *o, const uint8_t *p, uint64_t from, uint64_t to, int *keep, bool head) {
     bool copy = enc_mode == ENC_BOTH; /* the test copy: no part of the archive */
     char path[PATH_MAX];
     int fd = -1, err = ENAMETOOLONG;
@@ -479,6 +481,12 @@ static int evt_pwrite(struct evt_out *o, const uint8_t *p, uint64_t from, uint64
         err = fd < 0 ? errno : 0;
     }
     o->created = o->created || fd >= 0;
+    if (!err && head && from > CHUNK_HEAD) {
+        ssize_t w;
+        do w = pwrite(fd, p, CHUNK_HEAD, (off_t)o->chunk_off);
+        while (w < 0 && errno == EINTR);
+        if (w != CHUNK_HEAD) err = w < 0 ? errno : ENOSPC;
+    }
     while (!err && from < to) {
         ssize_t w = pwrite(fd, p + from, (size_t)(to - from), (off_t)(o->chunk_off + from));
         if (w < 0 && errno == EINTR) continue;
@@ -511,7 +519,10 @@ static int own_sink(void *ud, const uint8_t *p, size_t n) {
         return EIO;
     }
     if (!copy) zc_otf2_io_flushed();
-    int err = evt_pwrite(o, p, 0, n, NULL);
+    /* what a seal wrote of the chunk is in the file already: its header (now with its last event
+     * number) and the rest (at a short interval, most of a chunk would be written twice) */
+    uint64_t from = o->written <= n ? o->written : 0;
+    int err = evt_pwrite(o, p, from, n, NULL, true);
     if (!err && n == o->enc.chunk_size) { /* a whole chunk: the next one follows it */
         o->chunk_off += n;
         o->written = 0;
@@ -644,7 +655,7 @@ static uint64_t seal_locked(struct zc_loc *loc, int *sync_fd) {
         uint64_t used = (uint64_t)(o->enc.pos - o->enc.chunk);
         if (o->next != o->sealed || used != o->written) {
             int fd = -1;
-            if (evt_pwrite(o, o->enc.chunk, o->written, used, zc_knobs.FLUSH_SYNC ? &fd : NULL) == 0) {
+            if (evt_pwrite(o, o->enc.chunk, o->written, used, zc_knobs.FLUSH_SYNC ? &fd : NULL, false) == 0) {
                 o->written = used;
                 uint64_t first;
                 memcpy(&first, o->enc.chunk + 2, 8);
