@@ -7,7 +7,7 @@ its seal and resumes the encoder there with the journal's records.
   seal_test.py --app ZC_BENCH_APP --zesim LIB --libdir DIR --bindir DIR --work DIR
 
 zc_bench_app kernels N 1 records N kernels on an immediate list (several 1 MiB chunks on each of
-its three locations), then idles; under ZECOLL_FLUSH_INTERVAL_MS=100 (buffers of 4,096
+its three locations), then idles; under ZECOLL_FLUSH_INTERVAL_MS=50 (buffers of 4,096
 records: most are written between two passes) it is killed (SIGKILL) once
 its journal has stopped growing in the idle (every record is then behind a pass). The same
 program run to its end is the reference: per location its events as otf2-print prints them,
@@ -69,7 +69,7 @@ def events(trace):
 
 def run(a, name, extra, kill):
     trace = os.path.join(a.work, name)
-    env = collector_env(a, trace, dict({"ZECOLL_FLUSH_INTERVAL_MS": "100", "ZECOLL_BUFFER_EVENTS": "4096",
+    env = collector_env(a, trace, dict({"ZECOLL_FLUSH_INTERVAL_MS": "50", "ZECOLL_BUFFER_EVENTS": "4096",
                                         "ZECOLL_SUMMARY": "0",
                                         "ZC_BENCH_IDLE_MS": "60000" if kill else "0"}, **extra))
     env.pop("ZESIM_TRUTH", None)
