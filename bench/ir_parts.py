@@ -9,7 +9,9 @@ import re
 import subprocess
 
 PARTS = [
-    ('wrappers', r'(^|/)mpi/(gen/)?zc_mpi_(gen|req|internal|call)|:zc_fast_|zc_mpi_bench'),
+    # the generated wrappers live in the build's mpi/gen/<flavour>/; zc_mpi_msg.c makes a call's
+    # message events, zc_mpi_comm.c its communicator ids (both on the application thread)
+    ('wrappers', r'(^|/)mpi/(gen/([a-z]+/)?)?zc_mpi_(gen|req|internal|call|msg|comm)|:zc_fast_|zc_mpi_bench'),
     ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),
     ('matching', r'zc_mpi_resolve\.c'),
     ('journal', r'zc_jrn_format\.h|zc_journal\.c'),

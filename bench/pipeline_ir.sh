@@ -8,7 +8,7 @@
 # to the file it comes from (zc_evt.h's normalisation inside loc_convert counts as conversion),
 # so each part is a set of source files and shared objects (bench/ir_parts.py, shared with
 # bench/lammps_ir.sh), summed over every thread:
-#   wrappers     the application thread's MPI wrappers (mpi/, their inline headers)
+#   wrappers     the application thread's MPI wrappers (mpi/, generated ones, their inline headers)
 #   conversion   ticks to ns, clamping, counting, a call's run (zc_evt.h, zc_clock.*, zc_ev.h)
 #   matching     the writer's MPI request matching (mpi/zc_mpi_resolve.c)
 #   journal      the salvage journal's encoding, checksum and bookkeeping (zc_jrn_format.h, zc_journal.c)
