@@ -42,6 +42,7 @@ mkdir -p "$work"
 [ -n "${LAMMPS_IR_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 
 # the input: fullnode.sh's in.lj (LAMMPS's bench/in.lj, 2,048 atoms), one copy in the repository
+# shellcheck disable=SC2016 # the pattern names fullnode.sh's literal "$work"
 sed -n '/^cat >"$work\/in.lj" <<'"'"'EOF'"'"'$/,/^EOF$/p' "$here/fullnode.sh" | sed '1d;$d' >"$work/in.lj"
 grep -q '^run' "$work/in.lj" || { echo "lammps_ir: no in.lj in $here/fullnode.sh" >&2; exit 2; }
 
@@ -74,8 +75,9 @@ for n in "$s1" "$s2"; do
 done
 # the calls each rank makes, by function (the archive of the runs with the collector)
 for n in "$s1" "$s2"; do
-  f=$(ls "$work"/with.n"$n"/trace*/traces.otf2 2>/dev/null | head -1)
-  [ -n "$f" ] || { echo "lammps_ir: no archive from the run of $n steps" >&2; exit 1; }
+  fs=("$work"/with.n"$n"/trace*/traces.otf2)
+  f=${fs[0]}
+  [ -e "$f" ] || { echo "lammps_ir: no archive from the run of $n steps" >&2; exit 1; }
   otf2-print "$f" | awk '$1 == "ENTER" && $5 ~ /^"P?MPI_/ { gsub(/"/, "", $5); c[$5]++ } $1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ { e++ }
     END { for (k in c) print k, c[k]; print "EVENTS", e }' >"$work/calls.n$n"
 done
@@ -84,7 +86,7 @@ done
 timed() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || return 1; t1=$(date +%s.%N); echo "$t0 $t1" | awk '{print $2 - $1}'; }
 : >"$work/times"
 if [ -z "${LAMMPS_IR_SPS:-}" ]; then
-  for r in 1 2 3; do
+  for _ in 1 2 3; do
     for n in "$tsteps" $((2 * tsteps)); do
       echo "none $n $(timed lj "$n" --)" >>"$work/times"
       echo "with $n $(timed lj "$n" "${col[@]}" "ZECOLL_OUTPUT=$work/t-%p" --)" >>"$work/times"
@@ -93,4 +95,4 @@ if [ -z "${LAMMPS_IR_SPS:-}" ]; then
   done
 fi
 
-/usr/bin/python3 "$here/lammps_ir.py" "$work" "$s1" "$s2" "$np" "$tsteps" ${LAMMPS_IR_SPS:-}
+/usr/bin/python3 "$here/lammps_ir.py" "$work" "$s1" "$s2" "$np" "$tsteps" "${LAMMPS_IR_SPS:-}"
