@@ -6,8 +6,9 @@
 # the journal's flusher idle), with and without the collector, the slope between N and 2N
 # iterations per MPI call (start-up and definitions cancel). Callgrind attributes inlined code
 # to the file it comes from (zc_evt.h's normalisation inside loc_convert counts as conversion),
-# so each part is a set of source files and shared objects, summed over every thread:
-#   wrappers     the application thread's MPI wrappers (mpi/, their inline headers)
+# so each part is a set of source files and shared objects (bench/ir_parts.py, shared with
+# bench/lammps_ir.sh), summed over every thread:
+#   wrappers     the application thread's MPI wrappers (mpi/, generated ones, their inline headers)
 #   conversion   ticks to ns, clamping, counting, a call's run (zc_evt.h, zc_clock.*, zc_ev.h)
 #   matching     the writer's MPI request matching (mpi/zc_mpi_resolve.c)
 #   journal      the salvage journal's encoding, checksum and bookkeeping (zc_jrn_format.h, zc_journal.c)
@@ -70,50 +71,16 @@ for n in "$loops" $((2 * loops)); do
 done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
 
-/usr/bin/python3 - "$work" "$loops" "$case" <<'EOF'
-import glob, os, re, subprocess, sys
+/usr/bin/python3 - "$work" "$loops" "$case" "$0" <<'EOF'
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[4])))
+from ir_parts import PARTS, load, slope
 work, loops, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 mpi = case == 'mpi'
 calls = 3 * loops if mpi else loops  # the slope: 2N - N iterations of 3 calls, or N kernels
 records = 6 * loops if mpi else 0    # Irecv (its request in the call's record), Isend and its request, Waitall, 2 completions
-PARTS = [
-    ('wrappers', r'(^|/)mpi/(gen/)?zc_mpi_(gen|req|internal|call)|:zc_fast_|zc_mpi_bench'),
-    ('conversion', r'zc_evt\.h:|zc_clock\.[ch]:|zc_ev\.h:'),
-    ('matching', r'zc_mpi_resolve\.c'),
-    ('journal', r'zc_jrn_format\.h|zc_journal\.c'),
-    ('otf2 enc', r'zc_otf2_enc\.[ch]'),
-    ('otf2 ours', r'zc_evt\.c|zc_otf2\.c|zc_otf2_io\.c|zc_marks\.c'),
-    ('otf2 lib', r'libopen-trace-format2|libotf2'),
-    ('handoff', r'zc_writer\.c|zc_loc\.[ch]|memmove|memcpy|memset'),
-    ('wake-ups', r'pthread_|futex|lll_lock|__lll|writev|syscall|clone|sched_yield|nptl'),
-    ('mpi lib', r'libmpi|mca_|libopen-pal|libopen-rte|openmpi'),
-    ('ze append', r'collector/ze/(zc_ze_(call|append|shim)|gen/)|/ze/gen/|zc_ze_gen'),
-    ('ze harvest', r'collector/ze/'),
-    ('driver', r'tests/zesim|libzesim|libze_loader|zs_'),
-]
-def load(pattern):
-    d = {}
-    for f in glob.glob(pattern):
-        out = subprocess.run(['callgrind_annotate', '--auto=no', '--threshold=100', '--inclusive=no', f],
-                             capture_output=True, text=True).stdout
-        for l in out.splitlines():
-            m = re.match(r'^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S.*?)$', l)
-            if not m or 'PROGRAM TOTALS' in l or 'file:function' in l: continue
-            d[m.group(2)] = d.get(m.group(2), 0) + int(m.group(1).replace(',', ''))
-    return d
 def parts(prefix):
-    a, b = load(f'{work}/{prefix}.n{loops}.*-*'), load(f'{work}/{prefix}.n{2 * loops}.*-*')
-    out = {p: 0.0 for p, _ in PARTS}; out['other'] = 0.0
-    for k in set(a) | set(b):
-        v = (b.get(k, 0) - a.get(k, 0)) / calls
-        detail.setdefault(k, {})[prefix] = v
-        for p, rx in PARTS:
-            if re.search(rx, k):
-                out[p] += v
-                break
-        else:
-            out['other'] += v
-    return out
+    return slope(load(f'{work}/{prefix}.n{loops}.*-*'), load(f'{work}/{prefix}.n{2 * loops}.*-*'), calls, detail, prefix)
 detail = {}
 none, withc = parts('none'), parts('with')
 tot = sum(withc.values()) - sum(none.values())

@@ -202,6 +202,18 @@ void zc_mpi_fast_req_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_
     errno = e;
 }
 
+void zc_mpi_fast_send_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, uint64_t bytes, int peer,
+                           uint64_t peer_tag, MPI_Comm comm) {
+    int e = errno;
+    struct zc_mpi_call c;
+    fast_call(&c, t, fn, t0, t1);
+    /* zc_mpi_ev_send's event: none to MPI_PROC_NULL */
+    if (c.t && peer != MPI_PROC_NULL)
+        *zc_mpi_slots(&c, 1) = (struct zc_ev){t0, ZC_EV_MPI_SEND, zc_mpi_comm_id(comm), bytes, peer_tag, 0};
+    zc_mpi_close(&c);
+    errno = e;
+}
+
 void zc_mpi_fast_all_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, int rc, int n,
                           const MPI_Request *before, const MPI_Request *after, const MPI_Status *sts) {
     int e = errno;

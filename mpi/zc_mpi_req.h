@@ -494,7 +494,8 @@ static inline __attribute__((always_inline)) void zc_mpi_settle_all(struct zc_mp
 
 /* ---------------------------------------------------------------- fast paths */
 /* The commonest calls of an MPI_THREAD_SINGLE/FUNNELED program (MPI_Isend and its modes,
- * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests) take a path of their own, generated beside the general one
+ * MPI_Irecv, MPI_Wait, MPI_Waitall of up to 16 requests, MPI_Send and its modes: a third of
+ * LAMMPS's calls, bench/lammps_ir.sh) take a path of their own, generated beside the general one
  * (mpi/gen/gen_mpi_wrappers.py, FAST_SHAPES): the same events (a ZC_EV_CALL, then the
  * writer's request events; MPI_Irecv's call and request in one ZC_EV_CALL_IRECV), written with what the general path tests once per call settled in
  * two global flags, set when MPI becomes ready (zc_mpi_call.c: fast_update): the writer matches
@@ -550,6 +551,35 @@ static inline __attribute__((always_inline)) void zc_mpi_fast_req(struct zc_thre
         zc_own_end_seq(l, s);
     } else {
         zc_mpi_fast_req_slow(t, fn, t0, t1, rc, send, bytes, peer_tag, comm, request);
+    }
+    zc_mpi_tls.fast = t;
+}
+void zc_mpi_fast_send_slow(struct zc_thread *t, uint32_t fn, uint64_t t0, uint64_t t1, uint64_t bytes, int peer,
+                           uint64_t peer_tag, MPI_Comm comm);
+/* After a blocking send (MPI_Send and its modes; bytes and peer_tag taken before the call): the
+ * call and its MpiSend at the Enter time, as the general path writes them (zc_mpi_ev_send), for
+ * any result (the general path records the send whatever MPI returned); to MPI_PROC_NULL the
+ * call alone, through the tail. */
+static inline __attribute__((always_inline)) void zc_mpi_fast_send(struct zc_thread *t, uint32_t fn, uint64_t t0,
+                                                                   uint64_t bytes, int peer, uint64_t peer_tag,
+                                                                   MPI_Comm comm) {
+    uint64_t t1 = zc_tick_tsc();
+    struct zc_loc *l = t->loc;
+    size_t n = l->n;
+    uint32_t region = __atomic_load_n(&zc_mpi_region_cache[fn], __ATOMIC_RELAXED);
+    if (__builtin_expect(region != ZC_NO_ID && n + 2 <= l->lim && peer != MPI_PROC_NULL &&
+                             zc_mpi_tls.last_comm.comm == comm, /* no epoch: zc_mpi_comm.c, epoch_bump */
+                         1)) {
+        uint64_t s;
+        if (__builtin_expect(zc_own_begin_seq(l, &s), 1)) {
+            struct zc_ev *e = &l->buf[n];
+            e[0] = (struct zc_ev){t0, ZC_EV_CALL, region, t1, 0, ZC_CALL_RUN};
+            e[1] = (struct zc_ev){t0, ZC_EV_MPI_SEND, zc_mpi_tls.last_comm.id, bytes, peer_tag, 0};
+            zc_loc_publish(l, n + 2);
+        }
+        zc_own_end_seq(l, s);
+    } else {
+        zc_mpi_fast_send_slow(t, fn, t0, t1, bytes, peer, peer_tag, comm);
     }
     zc_mpi_tls.fast = t;
 }

@@ -248,7 +248,7 @@ def closed_mode(shape):
 
 # Shapes with a fast path of their own (zc_mpi_req.h, "fast paths"): the entry MPI_X jumps to
 # zc_fast_X when it may take it, to the general path zc_gen_X when not.
-FAST_SHAPES = {"isend", "irecv", "waitall", "wait"}
+FAST_SHAPES = {"isend", "irecv", "waitall", "wait", "send"}
 
 
 def gen_fast(e):
@@ -266,6 +266,12 @@ def gen_fast(e):
         L(f"    int zc_r = {pm}({args});")
         L(f"    zc_mpi_fast_req(zc_t, ZC_MPI_{n}, zc_t0, zc_r, {'true' if send else 'false'}, zc_b, zc_pt, {r['comm']}, "
           f"{r['request']});")
+    elif e["shape"] == "send":  # blocking: the call and its MpiSend (halo exchanges: LAMMPS)
+        L(f"    uint64_t zc_b = zc_mpi_bytes_of({r['count']}, {r['datatype']});")
+        L(f"    int zc_peer = {r['peer']};")
+        L(f"    uint64_t zc_pt = zc_mpi_peer_tag(zc_peer, {r['tag']});")
+        L(f"    int zc_r = {pm}({args});")
+        L(f"    zc_mpi_fast_send(zc_t, ZC_MPI_{n}, zc_t0, zc_b, zc_peer, zc_pt, {r['comm']});")
     elif e["shape"] == "wait":
         req, st = r["request"], r["status"]
         # the entry sends a NULL request to the general path, which reads it as the null handle

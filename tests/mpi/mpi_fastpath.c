@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The fast paths of MPI_Isend, MPI_Irecv, MPI_Wait and MPI_Waitall (mpi/zc_mpi_req.h) and every
- * way out of them, in one MPI_THREAD_SINGLE job (the writer matches requests). Each rank
+/* The fast paths of MPI_Isend, MPI_Irecv, MPI_Wait, MPI_Waitall and MPI_Send (mpi/zc_mpi_req.h)
+ * and every way out of them, in one MPI_THREAD_SINGLE job (the writer matches requests). Each rank
  * exchanges with its partner (rank ^ 1; the last of an odd count with itself), ITERS rounds of
  *   Irecv + Isend (0 to 4 doubles) + an Isend to MPI_PROC_NULL, and an MPI_REQUEST_NULL, completed
  *   by one MPI_Waitall of the 4, by MPI_Wait one at a time, or both; statuses asked for (checked:
  *   source, tag, count) or ignored;
+ *   then Irecv + a blocking MPI_Send or MPI_Ssend (0 to 4 doubles) + an MPI_Send to MPI_PROC_NULL
+ *   (the call recorded, no message), completed by MPI_Wait (LAMMPS's halo exchange);
  * while the communicator changes every round between MPI_COMM_WORLD and a duplicate (the fast
  * path's communicator id misses), calls fail (MPI_ERRORS_RETURN: an Isend to a rank that does
  * not exist, an Irecv with a negative tag: the call is recorded, no request; NULL where a
  * request's address belongs), sends of a derived datatype freed after each use, a Waitall of more
- * requests than the fast path takes, and halfway a persistent exchange (the request table is
+ * requests than the fast path takes, blocking sends of such a type, and halfway a persistent exchange (the request table is
  * used from then on: Waitall takes the general path). Run with ZECOLL_BUFFER_EVENTS=1024, calls
  * also meet a full buffer. The trace checker matches every message and request.
  *
- * Messages per rank: ITERS + 1 (persistent) + BIG + 2 x ITERS / 40 (datatypes).
+ * Messages per rank: 2 x ITERS + 1 (persistent) + BIG + 3 x ITERS / 40 (datatypes).
  *
  * usage: mpirun -np N mpi_fastpath          (N >= 2) */
 #include "mt_common.h"
@@ -58,7 +60,7 @@ static void big(int peer) {
 /* Sends whose size the wrapper takes from its per-thread cache of predefined datatypes (MPI_INT
  * beside MPI_DOUBLE) or asks of MPI (a derived type, freed after each use, so that its handle
  * is reused for one of another size): the checker matches each send's bytes with the receive's,
- * which come from the status. Two messages per call. */
+ * which come from the status. Three messages per call, the last a blocking send. */
 static void datatypes(int peer, int round) {
     int n = 1 + round % 3, ib = round, ir = -1;
     double s[4], r[8];
@@ -73,9 +75,15 @@ static void datatypes(int peer, int round) {
     MT_MPI(MPI_Isend(s, 1, t, peer, 8000 + round, MPI_COMM_WORLD, &rq[2]));
     MT_MPI(MPI_Isend(&ib, 1, MPI_INT, peer, 8500 + round, MPI_COMM_WORLD, &rq[3]));
     MT_MPI(MPI_Waitall(4, rq, st));
+    double r2[8];
+    MT_MPI(MPI_Irecv(r2, 8, MPI_DOUBLE, peer, 8700 + round, MPI_COMM_WORLD, &rq[0]));
+    MT_MPI(MPI_Send(s, 1, t, peer, 8700 + round, MPI_COMM_WORLD));
+    MT_MPI(MPI_Wait(&rq[0], &st[1]));
     MT_MPI(MPI_Type_free(&t));
     check_status(&st[0], peer, 8000 + round, n);
-    if (ir != round || r[n - 1] != value(peer, round, n - 1)) mt_die("datatypes round %d: got %d, %g", round, ir, r[n - 1]);
+    check_status(&st[1], peer, 8700 + round, n);
+    if (ir != round || r[n - 1] != value(peer, round, n - 1) || r2[n - 1] != value(peer, round, n - 1))
+        mt_die("datatypes round %d: got %d, %g, %g", round, ir, r[n - 1], r2[n - 1]);
 }
 
 /* NULL where the address of a request belongs: MPI reports it (MPI_ERRORS_RETURN); the wrappers,
@@ -136,6 +144,15 @@ int main(int argc, char **argv) {
         }
         for (int i = 0; i < n; i++)
             if (rb[i] != value(peer, it, i)) mt_die("round %d value %d: got %g", it, i, rb[i]);
+        /* blocking sends (the partner's receive is posted first: MPI_Ssend cannot wait forever) */
+        MT_MPI(MPI_Irecv(rb, 8, MPI_DOUBLE, peer, 20000 + it, comm, &rq[0]));
+        if (it % 2) MT_MPI(MPI_Ssend(sb, n, MPI_DOUBLE, peer, 20000 + it, comm));
+        else MT_MPI(MPI_Send(sb, n, MPI_DOUBLE, peer, 20000 + it, comm));
+        MT_MPI(MPI_Send(sb, 1, MPI_DOUBLE, MPI_PROC_NULL, it, comm));
+        MT_MPI(MPI_Wait(&rq[0], &st[0]));
+        check_status(&st[0], peer, 20000 + it, n);
+        for (int i = 0; i < n; i++)
+            if (rb[i] != value(peer, it, i)) mt_die("round %d blocking send, value %d: got %g", it, i, rb[i]);
         if (it % 40 == 0) {
             MPI_Request bad = MPI_REQUEST_NULL;
             if (MPI_Isend(sb, 1, MPI_DOUBLE, mt_size + 5, 1, MPI_COMM_WORLD, &bad) == MPI_SUCCESS)
