@@ -110,6 +110,26 @@ def rank_pids(work, np_):
     return pids
 
 
+def alive(pid):
+    """Whether pid runs (a zombie has released its locks: not alive)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_ranks_gone(work, np_, timeout=120):
+    """Until no rank of the job runs. mpirun may exit while a rank it signalled is still ending (its
+    exit handlers, the kernel tearing down its memory), and salvage rightly refuses a run whose rank
+    still holds its journal's lock: a user salvages a job that is gone. Returns the pids still alive."""
+    pids = list(rank_pids(work, np_).values())
+    end = time.time() + timeout
+    while time.time() < end and any(alive(q) for q in pids):
+        time.sleep(0.02)
+    return [q for q in pids if alive(q)]
+
+
 def wait_started(work, np_, p, ops=100, timeout=60):
     """Until every rank's truth holds `ops` operations (the program is past its start-up, however
     loaded the machine), or the process ended. True when started."""
@@ -149,6 +169,10 @@ def judge(a, run, work, t_kill, killed, np_, mpi, strict_final=False):
     that ended by itself (its journal's final flush) must have every operation it executed."""
     trace = os.path.join(work, "trace")
     interval = a.interval_ms * 1000000
+    if mpi:
+        left = wait_ranks_gone(work, np_)
+        if left:
+            run.note(f"ranks still running 120 s after mpirun exited: pids {left}")
     for r in a.drop_journal:  # as if its file were lost: salvage must keep the job whole without it
         os.unlink(os.path.join(trace, "zecoll-journal", f"{r}.zcj"))
     p = subprocess.run([os.path.join(a.bindir, "zecoll"), "salvage", trace] + (["--keep-journal"] if a.keep else []),
