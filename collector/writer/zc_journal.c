@@ -387,9 +387,27 @@ bool zc_jrn_exists(void) {
     return open;
 }
 
+/* The event files the finalize's pass sealed (jlock): made durable by the journal's close before
+ * the journal whose SEAL records name their bytes, when the journal is kept (ZECOLL_FLUSH_SYNC);
+ * not in the pass itself, which runs before the slower steps of finalize (jrn_pre_finalize) */
+static int *final_fds;
+static size_t nfinal_fds;
+
+static void close_final_fds_locked(bool sync) {
+    for (size_t i = 0; i < nfinal_fds; i++) {
+        if (sync) (void)fdatasync(final_fds[i]);
+        close(final_fds[i]);
+    }
+    free(final_fds);
+    final_fds = NULL;
+    nfinal_fds = 0;
+}
+
 bool zc_jrn_close(bool complete) {
     pthread_mutex_lock(&jlock);
     bool kept = false;
+    /* before the journal's own fdatasync below: its seals must not name bytes a node crash loses */
+    close_final_fds_locked(!complete && jfd >= 0 && jok && zc_knobs.FLUSH_SYNC);
     if (jfd >= 0) {
         if (complete) {
             close(jfd);
@@ -636,7 +654,17 @@ static void jrn_pre_finalize(void) {
     if (!journal_open()) return;
     pthread_mutex_lock(&pass_lock);
     (void)flush_pass(true);
-    for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]); /* written; the journal's close syncs */
+    /* written; the journal's close syncs them when it keeps the journal (zc_jrn_close) */
+    pthread_mutex_lock(&jlock);
+    int *all = nseal_fds ? realloc(final_fds, (nfinal_fds + nseal_fds) * sizeof(*all)) : final_fds;
+    if (all) { /* beside an earlier finalize's pass's (a signal during exit) */
+        memcpy(all + nfinal_fds, seal_fds, nseal_fds * sizeof(*all));
+        final_fds = all;
+        nfinal_fds += nseal_fds;
+    } else { /* not synced: a node crash may lose what they sealed (salvage counts it lost) */
+        for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]);
+    }
+    pthread_mutex_unlock(&jlock);
     nseal_fds = 0;
     pthread_mutex_unlock(&pass_lock);
 }

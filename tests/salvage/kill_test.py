@@ -91,6 +91,9 @@ def job_env(a, work):
     env = env_for(a, work)
     keys = ["LD_PRELOAD", "ZE_ENABLE_ALT_DRIVERS", "ZESIM_TRUTH", "ZESIM_TRUTH_UNBUFFERED", "ZECOLL_OUTPUT",
             "ZECOLL_STRICT", "ZECOLL_FLUSH_INTERVAL_MS"] + [kv.partition("=")[0] for kv in a.env]
+    if a.check_final_syncs:
+        env["ZC_TEST_SYNC_LOG"] = os.path.join(work, "syncs.log")
+        keys.append("ZC_TEST_SYNC_LOG")
     own = dict(os.environ)
     for k in keys:
         own.pop(k, None)
@@ -323,6 +326,45 @@ def one_mpi(a, k, delay, victim):
     return run
 
 
+def final_syncs(run, work, np_):
+    """Every event file with bytes was made durable by its rank before that rank's last sync of its
+    journal (the one whose SEAL records name the files' bytes: ZECOLL_FLUSH_SYNC's promise). Run
+    with no flusher pass during the job, so that only the final pass seals them."""
+    wait_ranks_gone(work, np_)
+    try:
+        with open(os.path.join(work, "syncs.log")) as f:
+            lines = [l.split(" ", 2) for l in f.read().splitlines()]
+    except OSError as e:
+        run.fail(f"no sync log: {e}")
+        return
+    last_jrn = {}
+    for i, (pid, _, path) in enumerate(lines):
+        if path.endswith(".zcj"):
+            last_jrn[pid] = i
+    synced = {}  # pid -> the event files it synced before its last journal sync
+    for i, (pid, _, path) in enumerate(lines):
+        if path.endswith(".evt") and pid in last_jrn and i < last_jrn[pid]:
+            synced.setdefault(pid, set()).add(os.path.realpath(path))
+    tdir = os.path.join(work, "trace", "traces")
+    files = [os.path.realpath(os.path.join(tdir, n)) for n in sorted(os.listdir(tdir))
+             if n.endswith(".evt") and os.path.getsize(os.path.join(tdir, n)) > 0] if os.path.isdir(tdir) else []
+    if not last_jrn or not files:
+        run.fail(f"nothing to check: {len(last_jrn)} ranks synced their journal, {len(files)} event files")
+        return
+    # a rank mpirun stopped (SIGTERM after another rank's end) may end before its journal's close:
+    # every rank that reached it synced its own event files first
+    bare = [pid for pid in last_jrn if not synced.get(pid)]
+    if bare:
+        run.fail(f"pids {bare} synced their journal's last time without syncing an event file before")
+    if len(last_jrn) == np_:  # every rank reached its close: every event file is among the synced
+        every = set().union(*synced.values())
+        missing = [os.path.basename(f) for f in files if f not in every]
+        if missing:
+            run.fail(f"event files not synced before their rank's last journal sync: {missing}")
+    run.note(f"{sum(len(v) for v in synced.values())} of {len(files)} event files synced before the last "
+             f"journal syncs of {len(last_jrn)} of {np_} ranks")
+
+
 def one_end(a):
     run = Run(f"job ending with '{a.arg[0]}'")
     work = os.path.join(a.work, "end")
@@ -337,6 +379,8 @@ def one_end(a):
     n_warn = len(re.findall(r"ends without MPI_Finalize.*zecoll salvage", out))
     if n_warn == 0:
         run.fail("no rank said to run `zecoll salvage`: " + out[-800:])
+    if a.check_final_syncs:
+        final_syncs(run, work, a.np)
     # the job ended by itself: everything recorded is in the journals (t_end bounds every op)
     judge(a, run, work, t_end, [], a.np, True, strict_final=True)
     return run
@@ -356,6 +400,8 @@ def main():
     ap.add_argument("--hydra", action="store_true", help="MPIRUN is MPICH's Hydra (mpirun.mpich)")
     ap.add_argument("--victims", choices=["one", "all"], default="one")
     ap.add_argument("--keep", action="store_true", help="keep the journals (debugging)")
+    ap.add_argument("--check-final-syncs", action="store_true",
+                    help="mpi-end: every event file synced before its rank's last journal sync (needs the zc_slow_sync preload)")
     ap.add_argument("--mpi-check", action="append", default=[], metavar="ARG",
                     help="one more argument for check_mpi_trace.py of an MPI run's archive (repeatable)")
     ap.add_argument("--drop-journal", type=int, action="append", default=[], metavar="RANK",

@@ -4,6 +4,9 @@
  *                           where one can take seconds (salvage.mpi.abort_slow_sync: the aborting
  *                           rank's finalize must still put its records into the journal within
  *                           MPI_Abort's time limit);
+ *   ZC_TEST_SYNC_LOG=FILE   each fdatasync and fsync appends "pid call path" to FILE, in the order
+ *                           they happen (salvage.mpi.final_syncs: the event files a rank's final
+ *                           pass sealed are made durable before the journal that names their seals);
  *   ZC_TEST_NO_SYNC_IN_INIT=1   a sync on the thread inside MPI_Init or MPI_Init_thread is a
  *                           defect: it says so and aborts the process. MPI_Init runs on every rank at once; the
  *                           journal's syncs belong on the flusher's thread (docs/salvage.md).
@@ -11,6 +14,8 @@
  * call the next ones (libzecoll.so's wrappers) with the same arguments and return their result. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -39,10 +44,26 @@ static void before_sync(const char *fn) {
     }
 }
 
+/* One write(2) of one line to a file opened O_APPEND: the ranks' lines do not interleave. */
+static void log_sync(const char *fn, int fd) {
+    const char *log = getenv("ZC_TEST_SYNC_LOG");
+    if (!log || !*log) return;
+    char link[64], path[PATH_MAX] = "?", line[PATH_MAX + 96];
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof(path) - 1);
+    if (n > 0) path[n] = 0;
+    int k = snprintf(line, sizeof(line), "%ld %s %s\n", (long)getpid(), fn, path);
+    int lf = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (lf < 0) return;
+    if (k > 0) (void)!write(lf, line, (size_t)k < sizeof(line) ? (size_t)k : sizeof(line) - 1);
+    close(lf);
+}
+
 int fdatasync(int fd) {
     static int (*real)(int);
     if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     before_sync("fdatasync");
+    log_sync("fdatasync", fd);
     return real ? real(fd) : 0;
 }
 
@@ -50,6 +71,7 @@ int fsync(int fd) {
     static int (*real)(int);
     if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     before_sync("fsync");
+    log_sync("fsync", fd);
     return real ? real(fd) : 0;
 }
 
