@@ -11,6 +11,7 @@
 #include "zc_otf2.h"
 
 #include "zc_journal.h"
+#include "zc_otf2_evt.h"
 #include "zc_otf2_io.h"
 #include "zc_unify.h"
 
@@ -429,159 +430,15 @@ static bool decide_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n) 
     return true;
 }
 
-/* ---------------------------------------------------------------- event files */
-/* A location's event file (loc->writer): written by our own encoder (zc_otf2_enc.h) into
- * traces/<id>.evt, or by OTF2's event writer, or both (the encoder's copy then goes to
- * <id>.evt.own, for the tests that compare the two: ZECOLL_OTF2_ENCODER). */
-enum { ENC_OWN, ENC_LIBRARY, ENC_BOTH };
-static int enc_mode = -1; /* decided when the first event file opens */
-
-struct evt_out {
-    OTF2_EvtWriter *lib;
-    struct zc_enc enc; /* enc.chunk: the own encoder is used */
-    uint64_t gid;
-    bool created; /* the file exists */
-    bool failed;  /* a write failed: the rest is discarded */
-    /* seals (zc_otf2_seal): the file offset of the chunk the encoder fills, how many of its
-     * bytes are in the file already, the stream index after the last record encoded, and that
-     * of the last seal */
-    uint64_t chunk_off, written, next, sealed;
-};
-
-static int encoder_mode(void) {
-    if (enc_mode >= 0) return enc_mode;
-    const char *k = zc_knobs.OTF2_ENCODER;
-    enc_mode = ENC_OWN;
-    if (k && !strcmp(k, "library")) enc_mode = ENC_LIBRARY;
-    else if (k && !strcmp(k, "both")) enc_mode = ENC_BOTH;
-    else if (k && *k && strcmp(k, "own"))
-        ZC_WARN("ignoring ZECOLL_OTF2_ENCODER=\"%s\": expected own, library or both; using own", k);
-    if (enc_mode != ENC_LIBRARY && !zc_enc_supported()) enc_mode = ENC_LIBRARY; /* a big-endian host */
-    return enc_mode;
-}
-
-/* false when the name does not fit (an archive directory near PATH_MAX): a write error */
-static bool evt_path(const struct evt_out *o, char *path, size_t size) {
-    int k = snprintf(path, size, "%s/traces/%llu.evt%s", archive_dir, (unsigned long long)o->gid,
-                     enc_mode == ENC_BOTH ? ".own" : "");
-    return k > 0 && (size_t)k < size;
-}
-
-/* Bytes of the current chunk, from its byte `from` to `to`, into the file at their offset (the
- * chunk's offset: a seal wrote part of the chunk before, zc_otf2_seal), and its header first
- * where `head` (its last event number, set when the chunk ends); the descriptor is kept open for
- * the caller when keep (else closed). 0 or an errno (the failure said and counted). */
-enum { CHUNK_HEAD = 18 };
-static int evt_pwrite(struct evt_out *o, const uint8_t *p, uint64_t from, uint64_t to, int *keep, bool head) {
-    bool copy = enc_mode == ENC_BOTH; /* the test copy: no part of the archive */
-    char path[PATH_MAX];
-    int fd = -1, err = ENAMETOOLONG;
-    if (evt_path(o, path, sizeof(path))) {
-        fd = zc_fd_high(open(path, O_WRONLY | O_CLOEXEC | (o->created ? 0 : O_CREAT | O_TRUNC), 0666));
-        err = fd < 0 ? errno : 0;
-    }
-    o->created = o->created || fd >= 0;
-    if (!err && head && from > CHUNK_HEAD) {
-        ssize_t w;
-        do w = pwrite(fd, p, CHUNK_HEAD, (off_t)o->chunk_off);
-        while (w < 0 && errno == EINTR);
-        if (w != CHUNK_HEAD) err = w < 0 ? errno : ENOSPC;
-    }
-    while (!err && from < to) {
-        ssize_t w = pwrite(fd, p + from, (size_t)(to - from), (off_t)(o->chunk_off + from));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) err = w < 0 ? errno : ENOSPC;
-        else from += (uint64_t)w;
-    }
-    if (fd >= 0 && !err && keep) {
-        *keep = fd;
-        return 0;
-    }
-    if (fd >= 0 && close(fd) != 0 && !err && errno != EINTR) err = errno;
-    if (err) {
-        o->failed = true;
-        if (!copy) zc_otf2_io_write_failed(o->gid, err, path);
-    }
-    return err;
-}
-
-/* The encoder's chunks to the file, under otf2_lock (SIGXFSZ held, zc_otf2_io_enter): a whole
- * chunk, or at the end the last one's used part, at the chunk's offset. After a failed write
- * (here or OTF2's) the archive's event data is discarded, as OTF2's pre-flush does: the file is
- * ended after its last whole chunk at close (zc_otf2_io_repair). */
-static int own_sink(void *ud, const uint8_t *p, size_t n) {
-    struct evt_out *o = ud;
-    bool copy = enc_mode == ENC_BOTH;
-    if (o->failed) return EIO;
-    if (!copy && !zc_otf2_io_flush(OTF2_FILETYPE_EVENTS, o->gid)) {
-        zc_otf2_io_flushed();
-        o->failed = true;
-        return EIO;
-    }
-    if (!copy) zc_otf2_io_flushed();
-    /* what a seal wrote of the chunk is in the file already: its header (now with its last event
-     * number) and the rest (at a short interval, most of a chunk would be written twice) */
-    uint64_t from = o->written <= n ? o->written : 0;
-    int err = evt_pwrite(o, p, from, n, NULL, true);
-    if (!err && n == o->enc.chunk_size) { /* a whole chunk: the next one follows it */
-        o->chunk_off += n;
-        o->written = 0;
-    }
-    return err;
-}
-
-/* The location's event file, made on its first events (or at close, for one without any). */
-static struct evt_out *evt_out(struct zc_loc *loc) {
-    if (loc->writer) return loc->writer;
-    struct evt_out *o = calloc(1, sizeof(*o));
-    if (!o) return NULL;
-    loc->gid = o->gid = loc_id(loc);
-    int mode = encoder_mode();
-    if (mode != ENC_OWN) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid);
-    bool own = mode != ENC_LIBRARY && zc_enc_open(&o->enc, ZC_EVT_CHUNK, own_sink, o) == 0;
-    if (mode == ENC_OWN && !own) o->lib = OTF2_Archive_GetEvtWriter(archive, loc->gid); /* no memory: OTF2's */
-    if (mode != ENC_OWN || !own) __atomic_store_n(&loc->jall, true, __ATOMIC_RELAXED); /* no seals: journaled */
-    if (!o->lib && !own) {
-        free(o);
-        return NULL;
-    }
-    loc->writer = o;
-    zc_otf2_io_reserve_grow(0); /* its mapping tables, at the end */
-    return o;
-}
-
-/* Closes the location's event file; its event count for the definitions. */
-static OTF2_ErrorCode evt_close(struct zc_loc *loc) {
-    struct evt_out *o = loc->writer;
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    if (o->enc.chunk) {
-        loc->otf2_events = o->enc.events;
-        zc_enc_close(&o->enc); /* its failures are the archive's (zc_otf2_io.c) */
-    }
-    if (o->lib) {
-        OTF2_EvtWriter_GetNumberOfEvents(o->lib, &loc->otf2_events);
-        e = OTF2_Archive_CloseEvtWriter(archive, o->lib);
-    }
-    free(o);
-    loc->writer = NULL;
-    return e;
-}
-
 /* next: the stream index after the batch's last record (markers: the same as before) */
 static void write_events_locked(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t next) {
-    struct evt_out *o = evt_out(loc);
+    struct zc_otf2_evt *o = zc_otf2_evt_get(loc, loc_id(loc), archive, archive_dir);
     if (!o) {
         ZC_FAIL(ZC_F_TRACE, "no OTF2 event writer for location %s", loc->name);
         loc->ndropped += n;
         return;
     }
-    o->next = next;
-    const uint8_t *types = zc_papi_otf2_types();
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    if (o->lib) e = zc_evt_write(o->lib, ev, n, zc_param_callsite, types, &ts_min, &ts_max);
-    if (o->enc.chunk && zc_enc_write(&o->enc, ev, n, zc_param_callsite, types, &ts_min, &ts_max) != 0 &&
-        e == OTF2_SUCCESS)
-        e = OTF2_ERROR_INVALID_ARGUMENT; /* a timestamp before the last one: refused, as by OTF2 */
+    OTF2_ErrorCode e = zc_otf2_evt_write(o, ev, n, next, &ts_min, &ts_max);
     /* after a write failed, OTF2 is still given the events (its buffers of them are discarded,
      * and they count as dropped when the file is ended, zc_otf2_io.c); anything else is ours */
     if (e != OTF2_SUCCESS && !zc_otf2_io_damaged())
@@ -640,35 +497,11 @@ void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uin
     otf2_leave();
 }
 
-/* Seals loc's event file (the flusher, zc_writer.c's snapshot, under the writer queue's lock):
- * the chunk's bytes not in the file yet are written at their offset, then a SEAL record says
- * which records the file holds. Under the OTF2 lock the encoder is between batches: every
- * record encoded is whole, a call's events complete. Returns K, the records below it in the
- * file (0: none, or a location journaled whole); *sync_fd: the file, for the flusher to
- * fdatasync after its pass (ZECOLL_FLUSH_SYNC), or -1. */
+
+/* Only while the archive is open (its event files are being written): the flusher (zc_writer.c's
+ * snapshot, under the writer queue's lock) and a location's first window marker */
 static uint64_t seal_locked(struct zc_loc *loc, int *sync_fd) {
-    uint64_t k = 0;
-    struct evt_out *o = loc->writer;
-    if (opened && !closed && o && o->enc.chunk && !o->lib && !o->failed && enc_mode == ENC_OWN &&
-        !__atomic_load_n(&loc->jall, __ATOMIC_RELAXED) && !zc_otf2_io_damaged()) {
-        k = o->sealed;
-        uint64_t used = (uint64_t)(o->enc.pos - o->enc.chunk);
-        if (o->next != o->sealed || used != o->written) {
-            int fd = -1;
-            if (evt_pwrite(o, o->enc.chunk, o->written, used, zc_knobs.FLUSH_SYNC ? &fd : NULL, false) == 0) {
-                o->written = used;
-                uint64_t first;
-                memcpy(&first, o->enc.chunk + 2, 8);
-                struct zc_jrn_seal sl = {o->next, o->chunk_off + used, o->chunk_off, o->enc.events, o->enc.time, first};
-                zc_jrn_seal(loc, &sl);
-                k = o->sealed = o->next;
-                *sync_fd = fd;
-            } else { /* said and counted; the writer's batches are dropped from now on */
-                k = o->sealed;
-            }
-        }
-    }
-    return k;
+    return opened && !closed ? zc_otf2_evt_seal(loc, sync_fd) : 0;
 }
 
 uint64_t zc_otf2_seal(struct zc_loc *loc, int *sync_fd) {
@@ -695,7 +528,7 @@ void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
             if (fd >= 0) close(fd); /* written; synced by the journal's next pass or close */
             __atomic_store_n(&loc->jall, true, __ATOMIC_RELAXED);
         }
-        write_events_locked(loc, ev, n, loc->writer ? ((struct evt_out *)loc->writer)->next : 0);
+        write_events_locked(loc, ev, n, zc_otf2_evt_next(loc));
     }
     otf2_leave();
 }
@@ -755,13 +588,13 @@ static void close_locked(void) {
         /* a location that never recorded anything: its (empty) file written directly, without a
          * writer, whose chunk would be allocated (and, by OTF2, cleared) only to write 20 bytes of
          * it; not when the tests ask for the encoder's copy beside OTF2's (every .evt has its .own) */
-        if (!l->writer && !l->nevents && !zc_otf2_io_damaged() && encoder_mode() != ENC_BOTH &&
+        if (!l->writer && !l->nevents && !zc_otf2_io_damaged() && !zc_otf2_evt_copy() &&
             zc_otf2_io_empty_evt(archive_dir, "traces", l->gid, ZC_EVT_CHUNK)) {
             l->otf2_events = 0;
             continue;
         }
-        if (evt_out(l)) {
-            OTF2_ErrorCode c = evt_close(l);
+        if (zc_otf2_evt_get(l, l->gid, archive, archive_dir)) {
+            OTF2_ErrorCode c = zc_otf2_evt_close(l, archive);
             if (e == OTF2_SUCCESS) e = c;
             atomic_fetch_add_explicit(&zc_progress, 1, memory_order_relaxed);
         }
