@@ -90,16 +90,23 @@ static void fail_locked(const char *what) {
 /* Writes to the file (jlock): the flusher's passes compare it to tell an idle interval */
 static uint64_t jwrites;
 
+/* SIGXFSZ held (zc_otf2_io.h): a journal reaching a file-size limit fails the write (EFBIG, said
+ * once by fail_locked) instead of killing the application. Since the flusher writes most of the
+ * journal (seals), its writes are no longer inside OTF2's scope, which holds it too. */
 static bool write_all(const struct iovec *iov, int n) {
     jwrites++;
     struct iovec v[4];
     memcpy(v, iov, (size_t)n * sizeof(*v));
+    struct zc_xfsz x;
+    zc_xfsz_hold(&x);
+    bool ok = true;
     while (n > 0) {
         ssize_t w = writev(jfd, v, n);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             if (w == 0) errno = ENOSPC;
-            return false;
+            ok = false;
+            break;
         }
         while (n > 0 && (size_t)w >= v[0].iov_len) {
             w -= (ssize_t)v[0].iov_len;
@@ -110,7 +117,10 @@ static bool write_all(const struct iovec *iov, int n) {
             v[0].iov_len -= (size_t)w;
         }
     }
-    return true;
+    int e = errno;
+    zc_xfsz_release(&x);
+    errno = e; /* fail_locked names it */
+    return ok;
 }
 
 static size_t rec_begin(uint32_t type) {

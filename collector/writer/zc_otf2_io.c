@@ -114,22 +114,21 @@ void zc_otf2_io_init(void) {
 }
 
 /* SIGXFSZ: a file-size limit (RLIMIT_FSIZE) reached by our writes would kill the application;
- * held while OTF2 writes, the write fails with EFBIG instead, which is handled as above. A
- * SIGXFSZ that our writes raised on this thread is taken back before the mask is restored. */
-void zc_otf2_io_enter(struct zc_otf2_io_scope *s) {
-    in_ours = true;
+ * held while we write (OTF2, the own encoder, the salvage journal), the write fails with EFBIG
+ * instead, which each writer handles. A SIGXFSZ that our writes raised on this thread is taken
+ * back before the mask is restored. */
+void zc_xfsz_hold(struct zc_xfsz *s) {
     sigset_t x;
     sigemptyset(&x);
     sigaddset(&x, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &x, &s->mask);
     sigset_t pend;
-    s->xfsz_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
+    s->pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
 }
 
-void zc_otf2_io_leave(struct zc_otf2_io_scope *s) {
-    flushing_type = -1;
+void zc_xfsz_release(struct zc_xfsz *s) {
     sigset_t pend;
-    if (!s->xfsz_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
+    if (!s->pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
         sigset_t x;
         sigemptyset(&x);
         sigaddset(&x, SIGXFSZ);
@@ -139,6 +138,16 @@ void zc_otf2_io_leave(struct zc_otf2_io_scope *s) {
         errno = saved;
     }
     pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+}
+
+void zc_otf2_io_enter(struct zc_otf2_io_scope *s) {
+    in_ours = true;
+    zc_xfsz_hold(&s->xfsz);
+}
+
+void zc_otf2_io_leave(struct zc_otf2_io_scope *s) {
+    flushing_type = -1;
+    zc_xfsz_release(&s->xfsz);
     in_ours = false;
 }
 

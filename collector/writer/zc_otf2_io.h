@@ -9,9 +9,16 @@
 
 void zc_otf2_io_init(void); /* routes OTF2's errors through zc_log */
 /* Around every stretch of OTF2 calls made for us (under the writer's lock). */
-struct zc_otf2_io_scope {
+/* SIGXFSZ held on this thread around a write of ours (a file-size limit then fails the write
+ * with EFBIG instead of killing the application); what the write raised is taken back */
+struct zc_xfsz {
     sigset_t mask;
-    bool xfsz_pending;
+    bool pending; /* one was pending before: the application's, left to it */
+};
+void zc_xfsz_hold(struct zc_xfsz *s);
+void zc_xfsz_release(struct zc_xfsz *s);
+struct zc_otf2_io_scope {
+    struct zc_xfsz xfsz;
 };
 void zc_otf2_io_enter(struct zc_otf2_io_scope *s);
 void zc_otf2_io_leave(struct zc_otf2_io_scope *s);
