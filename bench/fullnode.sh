@@ -6,7 +6,9 @@
 # libraries it needs that the host lacks). Side by side in one run, each variant once per
 # repetition, the order alternating, medians printed with each target:
 #   lj.N       LAMMPS in.lj (2,048 atoms), NP ranks bound to cores, 15,000 steps: without / with
-#              (target ×1.03); also unbound (--bind-to none), for the occupancy target
+#              (target ×1.03); also unbound (--bind-to none), for the occupancy target. Beside
+#              each run's wall: LAMMPS's own "Loop time of" (the steps alone, without mpirun's
+#              launch and the finalize) and the CPU steal during it (the host is a KVM guest)
 #   fixed      the same, 300 steps, with MPI recording off (ZECOLL_RECORD_MPI=0) against no
 #              collector: the fixed cost of starting and ending an NP-rank job (target ≤ 20 ms);
 #              beside it recording on, the journal off, the journal's syncs off
@@ -118,20 +120,34 @@ thermo          1000
 run             ${steps}
 EOF
 
-# timed <name> <cmd...>: the wall time of one run (s), recorded under name; a failed run is nan
+# steal: the CPU time the hypervisor took from this guest, all CPUs, in ms (/proc/stat's 8th
+# field, USER_HZ 100). The host is a KVM guest whose repetitions spread ±10%: a run's steal says
+# whether another tenant took the cores during it (printed per variant beside the LAMMPS rows)
+steal() { awk '/^cpu / {print $9 * 10; exit}' /proc/stat 2>/dev/null || echo 0; }
+# timed <name> <cmd...>: the wall time of one run (s), recorded under name; a failed run is nan.
+# A LAMMPS run also records its own "Loop time of" (loop.<name>: the 15,000 steps without
+# mpirun's launch, the set-up and the finalize, whose spread is not ours) and the steal (steal.<name>)
 declare -A vals
 timed() {
   local name=$1; shift
-  local t0 t1 rc
+  local t0 t1 rc s0 s1
+  rm -f "$work/lmp.log"
+  s0=$(steal)
   t0=$(date +%s.%N)
   "$@" >"$work/run.out" 2>&1; rc=$?
   t1=$(date +%s.%N)
-  local v
+  s1=$(steal)
+  local v lt=nan
   if [ $rc = 0 ]; then v=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$t0" "$t1")
   else v=nan; echo "fullnode: $name failed (rc $rc):" >&2; tail -5 "$work/run.out" >&2; fi
   vals[$name]+="$v "
-  echo "$name $v" >>"$raw"
-  rm -rf "$work"/t-*
+  vals[steal.$name]+="$((s1 - s0)) "
+  if [ -f "$work/lmp.log" ]; then
+    [ $rc = 0 ] && lt=$(awk '/^Loop time of/ {t = $4} END {print t + 0 ? t : "nan"}' "$work/lmp.log")
+    vals[loop.$name]+="$lt "
+  fi
+  echo "$name $v steal_ms $((s1 - s0)) loop_s $lt" >>"$raw"
+  rm -rf "$work"/t-* "$work/lmp.log"
 }
 # json <name> <field> <cmd...>: a field of the JSON line zc_bench_app prints
 json() {
@@ -181,12 +197,12 @@ lj() { # lj <bind: core|none> <steps> [env...]
     mpiexec.hydra -launcher fork -bind-to "$bind" -n "$np" -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
       -genv UCX_MODULE_DIR "$UCX_MODULE_DIR" \
       -genv ZE_ENABLE_ALT_DRIVERS "$ZE_ENABLE_ALT_DRIVERS" "${xs[@]}" \
-      "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
+      "$lmp" -nocite -log "$work/lmp.log" -screen none -var steps "$n" -in "$work/in.lj"
     return
   fi
   for e in "$@"; do xs+=(-x "$e"); done
   "${mpirun[@]}" --bind-to "$bind" -np "$np" -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
-    "$lmp" -nocite -log none -screen none -var steps "$n" -in "$work/in.lj"
+    "$lmp" -nocite -log "$work/lmp.log" -screen none -var steps "$n" -in "$work/in.lj"
 }
 col() { echo "LD_PRELOAD=$1" ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0; }
 mpi0() { # mpi0 [env...]: one rank bound to a core, 0-byte Irecv/Isend/Waitall
@@ -275,7 +291,10 @@ row "median of $reps (s)" without with "ratio/delta" target
 for i in "${!libs[@]}"; do
   [ ${#libs[@]} -gt 1 ] && echo "-- ${libs[$i]}" | tee -a "$out/table.txt"
   part lj && cmp "LAMMPS in.lj, $np ranks bound to cores, $steps steps" lj.core.base "lj.core.with$i" "≤ x1.03" ratio
+  part lj && cmp "… LAMMPS's own loop time, bound" loop.lj.core.base "loop.lj.core.with$i" "" ratio
+  part lj && row "… CPU steal during a bound run (ms, all CPUs)" "$(med steal.lj.core.base)" "$(med "steal.lj.core.with$i")" "" ""
   part lj && cmp "… unbound (--bind-to none)" lj.none.base "lj.none.with$i" "(occupancy)" ratio
+  part lj && cmp "… LAMMPS's own loop time, unbound" loop.lj.none.base "loop.lj.none.with$i" "" ratio
   part fixed && cmp "fixed cost, $np ranks, 300 steps, MPI recording off" fixed.base "fixed.with$i" "≤ +20 ms" ms
   part fixed && cmp "… MPI recording on" fixed.base "fixed.all.with$i" "" ms
   part fixed && cmp "… MPI recording off, salvage journal off" fixed.base "fixed.nojrn.with$i" "" ms
@@ -300,6 +319,7 @@ done
 for p in "${peers[@]}"; do # the peers beside the collector's rows: everything recorded
   echo "-- peer $p: ${peer_lib[$p]} ${peer_env[$p]}" | tee -a "$out/table.txt"
   part lj && cmp "LAMMPS in.lj, $np ranks bound to cores, $steps steps" lj.core.base "lj.core.$p" "" ratio
+  part lj && cmp "… LAMMPS's own loop time" loop.lj.core.base "loop.lj.core.$p" "" ratio
   part fixed && cmp "fixed cost, $np ranks, 300 steps, the tool's default recording" fixed.base "fixed.$p" "" ms
   part mpi0 && cmp "0-byte Irecv/Isend/Waitall, 1 rank, ns per call" mpi0.base "mpi0.$p" "" delta
 done
