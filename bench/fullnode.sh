@@ -19,6 +19,8 @@
 #              without / with (targets ×1.05 / ×1.02); beside them the control (zc_bench_app
 #              kernels ... ctl): no collector, the app makes its driver calls (a timestamp event
 #              per kernel, read and reset by a second thread every 1 ms), the simulated driver's floor
+#   kernpoll   (not in the default parts) kern with zesim's engines polling for submissions
+#              (ZESIM_POLL_US=50: an Append wakes no thread, as on a GPU) instead of sleeping
 #   reg        zc_bench_app reglist 500000: a regular list of 500,000 kernels appended, executed once,
 #              synchronised (run_s), per kernel: without / with (target ≤ +200 ns); beside them the
 #              control (zc_bench_app reglist ... ctl): no collector, the app makes its driver calls
@@ -260,15 +262,21 @@ for r in $(seq "$reps"); do
         timed "phases.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_PHASE_TIMES=1
         grep 'zecoll phases' "$work/run.out" >>"$out/phases.$k.txt"
       fi
-      if part kern; then
+      for kp in kern kernpoll; do
+        part $kp || continue
+        # kernpoll: zesim's engines poll for submissions (ZESIM_POLL_US=50) instead of sleeping
+        # on a condition variable, as a GPU's command streamer does: an Append kicks no thread
+        # (tests/zesim/README.md); kern's wall measures zesim's futex wake-ups as well
+        kx=X=1 kk=kern
+        [ $kp = kernpoll ] && kx=ZESIM_POLL_US=50 kk=kernp
         for us in 1 2; do
           if [ "$v" = base ]; then
-            json "kern.$us.$k" run_s env X=1 "$app" kernels 200000 "$us"
+            json "$kk.$us.$k" run_s env "$kx" "$app" kernels 200000 "$us"
             # the control: no collector, its driver calls made by the app (zc_bench_app ... ctl)
-            json "kern.$us.ctl" run_s env X=1 "$app" kernels 200000 "$us" ctl
-          else json "kern.$us.$k" run_s env $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
+            json "$kk.$us.ctl" run_s env "$kx" "$app" kernels 200000 "$us" ctl
+          else json "$kk.$us.$k" run_s env "$kx" $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
         done
-      fi
+      done
       if part reg; then
         if [ "$v" = base ]; then
           json "reg.$k" run_s env X=1 "$app" reglist 500000
@@ -303,6 +311,12 @@ for i in "${!libs[@]}"; do
   part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
   part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
   part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
+  part kernpoll && cmp "kernels of 1 us, zesim polling (ZESIM_POLL_US=50)" kernp.1.base "kernp.1.with$i" "≤ x1.05" ratio
+  part kernpoll && cmp "kernels of 2 us, zesim polling" kernp.2.base "kernp.2.with$i" "≤ x1.02" ratio
+  part kernpoll && cmp "… 1 us polling, ctl / with" kernp.1.ctl "kernp.1.with$i" "(the collector's own)" ratio
+  part kernpoll && cmp "… 2 us polling, ctl / with" kernp.2.ctl "kernp.2.with$i" "(the collector's own)" ratio
+  part kernpoll && cmp "… 1 us polling, no collector / ctl" kernp.1.base kernp.1.ctl "(zesim's floor)" ratio
+  part kernpoll && cmp "… 2 us polling, no collector / ctl" kernp.2.base kernp.2.ctl "(zesim's floor)" ratio
   part reg && cmp "regular list of 500000 kernels, executed once (run_s)" reg.base "reg.with$i" "≤ +200 ns" ns_reg
   part reg && cmp "… no collector, its driver calls (ctl) / without" reg.base reg.ctl "(zesim's floor)" ns_reg
   part reg && cmp "… no collector, its driver calls (ctl) / with" reg.ctl "reg.with$i" "(the collector's own)" ns_reg
