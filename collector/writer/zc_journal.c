@@ -91,8 +91,11 @@ static void fail_locked(const char *what) {
 static uint64_t jwrites;
 
 /* SIGXFSZ held (zc_otf2_io.h): a journal reaching a file-size limit fails the write (EFBIG, said
- * once by fail_locked) instead of killing the application. Since the flusher writes most of the
- * journal (seals), its writes are no longer inside OTF2's scope, which holds it too. */
+ * once by fail_locked) instead of killing the application. The signal goes to the writing thread:
+ * our own threads (the flusher, the writer's) are spawned with every signal blocked, but the
+ * finalize's pass and the journal's close run on the application's exiting thread, and the clock
+ * offsets on its MPI thread, outside OTF2's scope (which holds it too):
+ * hostile.journal_size_limit. */
 static bool write_all(const struct iovec *iov, int n) {
     jwrites++;
     struct iovec v[4];
