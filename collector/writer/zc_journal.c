@@ -91,8 +91,11 @@ static void fail_locked(const char *what) {
 static uint64_t jwrites;
 
 /* SIGXFSZ held (zc_otf2_io.h): a journal reaching a file-size limit fails the write (EFBIG, said
- * once by fail_locked) instead of killing the application. Since the flusher writes most of the
- * journal (seals), its writes are no longer inside OTF2's scope, which holds it too. */
+ * once by fail_locked) instead of killing the application. The signal goes to the writing thread:
+ * our own threads (the flusher, the writer's) are spawned with every signal blocked, but the
+ * finalize's pass and the journal's close run on the application's exiting thread, and the clock
+ * offsets on its MPI thread, outside OTF2's scope (which holds it too):
+ * hostile.journal_size_limit. */
 static bool write_all(const struct iovec *iov, int n) {
     jwrites++;
     struct iovec v[4];
@@ -334,8 +337,50 @@ static void loc_defs_locked(struct zc_loc *loc) {
     }
 }
 
-void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s) {
+/* The descriptors of sealed event files kept open to be synced (the flusher's list, the final
+ * pass's, the markers'), one bit each: a forked child closes those it inherited (jrn_fork_child)
+ * from this lock-free set, whatever state the lists were copied in; one above the set (a process
+ * with more than 65536 descriptors) stays open in a child. */
+enum { HELD_FDS = 65536 };
+static uint64_t held_fds[HELD_FDS / 64];
+
+void zc_jrn_sealed_fd(int fd) {
+    if (fd >= 0 && fd < HELD_FDS) __atomic_fetch_or(&held_fds[fd / 64], UINT64_C(1) << (fd % 64), __ATOMIC_RELAXED);
+}
+
+/* its bit cleared first: the number may be reused as soon as it is closed */
+static void sealed_close(int fd, bool sync) {
+    if (sync) (void)fdatasync(fd);
+    if (fd < HELD_FDS) __atomic_fetch_and(&held_fds[fd / 64], ~(UINT64_C(1) << (fd % 64)), __ATOMIC_RELAXED);
+    close(fd);
+}
+
+/* Event files a window marker sealed (jlock), added with their SEAL record: synced by the
+ * flusher before its next sync of the journal (it takes them under jlock right before it), or by
+ * the journal's close before its last. */
+static int *mark_fds;
+static size_t nmark_fds, cap_mark_fds;
+
+static void keep_mark_fd_locked(int fd) {
+    if (nmark_fds == cap_mark_fds) {
+        size_t nc = cap_mark_fds ? 2 * cap_mark_fds : 8;
+        int *p = realloc(mark_fds, nc * sizeof(*p));
+        if (!p) { /* not synced: a node crash may lose what it sealed (salvage counts it lost) */
+            sealed_close(fd, false);
+            return;
+        }
+        mark_fds = p;
+        cap_mark_fds = nc;
+    }
+    mark_fds[nmark_fds++] = fd;
+}
+
+void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s, int sync_fd) {
     pthread_mutex_lock(&jlock);
+    /* in the list before its record is written: a sync of the journal that may carry the record
+     * takes the list after it (the flusher's), or under jlock (the close's) */
+    if (sync_fd >= 0 && jok) keep_mark_fd_locked(sync_fd);
+    else if (sync_fd >= 0) sealed_close(sync_fd, false);
     if (jok) {
         loc_defs_locked(loc);
         size_t at = rec_begin(ZC_JRN_SEAL);
@@ -404,13 +449,14 @@ static int *final_fds;
 static size_t nfinal_fds;
 
 static void close_final_fds_locked(bool sync) {
-    for (size_t i = 0; i < nfinal_fds; i++) {
-        if (sync) (void)fdatasync(final_fds[i]);
-        close(final_fds[i]);
-    }
+    for (size_t i = 0; i < nfinal_fds; i++) sealed_close(final_fds[i], sync);
     free(final_fds);
     final_fds = NULL;
     nfinal_fds = 0;
+    for (size_t i = 0; i < nmark_fds; i++) sealed_close(mark_fds[i], sync);
+    free(mark_fds);
+    mark_fds = NULL;
+    nmark_fds = cap_mark_fds = 0;
 }
 
 bool zc_jrn_close(bool complete) {
@@ -476,7 +522,7 @@ static void keep_seal_fd(int fd) {
         size_t nc = cap_seal_fds ? 2 * cap_seal_fds : 16;
         int *p = realloc(seal_fds, nc * sizeof(*p));
         if (!p) { /* not synced: a node crash may lose what it sealed (salvage counts it lost) */
-            close(fd);
+            sealed_close(fd, false);
             return;
         }
         seal_fds = p;
@@ -605,12 +651,19 @@ static void *flusher_main(void *arg) {
         nseal_fds = cap_seal_fds = 0;
         pthread_mutex_unlock(&pass_lock);
         /* outside both locks: the writer keeps appending, a finalize's pass can run */
-        for (size_t i = 0; i < nsfd; i++) {
-            if (zc_knobs.FLUSH_SYNC) (void)fdatasync(sfd[i]);
-            close(sfd[i]);
-        }
+        for (size_t i = 0; i < nsfd; i++) sealed_close(sfd[i], zc_knobs.FLUSH_SYNC);
         free(sfd);
         if (fd >= 0) {
+            /* the files window markers sealed, their SEAL records in the journal (taken last: a
+             * marker may seal during the pass or the syncs above) */
+            pthread_mutex_lock(&jlock);
+            int *mfd = mark_fds;
+            size_t nmfd = nmark_fds;
+            mark_fds = NULL;
+            nmark_fds = cap_mark_fds = 0;
+            pthread_mutex_unlock(&jlock);
+            for (size_t i = 0; i < nmfd; i++) sealed_close(mfd[i], true);
+            free(mfd);
             (void)fdatasync(fd);
             pthread_mutex_lock(&jlock);
             bool names = names_unsynced;
@@ -672,7 +725,7 @@ static void jrn_pre_finalize(void) {
         final_fds = all;
         nfinal_fds += nseal_fds;
     } else { /* not synced: a node crash may lose what they sealed (salvage counts it lost) */
-        for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]);
+        for (size_t i = 0; i < nseal_fds; i++) sealed_close(seal_fds[i], false);
     }
     pthread_mutex_unlock(&jlock);
     nseal_fds = 0;
@@ -695,7 +748,7 @@ static void jrn_finalize(void) {
     pthread_mutex_lock(&pass_lock);
     passes_stopped = true;
     atomic_store(&sealing, false);
-    for (size_t i = 0; i < nseal_fds; i++) close(seal_fds[i]);
+    for (size_t i = 0; i < nseal_fds; i++) sealed_close(seal_fds[i], false);
     free(seal_fds);
     seal_fds = NULL;
     nseal_fds = cap_seal_fds = 0;
@@ -706,11 +759,20 @@ static void jrn_finalize(void) {
     if (started) pthread_detach(fthread);
 }
 
-/* The child of a fork runs untraced: it has no flusher and must not write the parent's file. */
+/* The child of a fork runs untraced: it has no flusher and must not write the parent's file, nor
+ * hold the parent's event files open (the sealed ones the parent keeps to sync: closed here,
+ * neither synced nor written; the lists they were in are dropped, not freed, as the fork may have
+ * copied them mid-change, and their numbers may be the child's own files later). */
 static void jrn_fork_child(void) {
     pthread_mutex_init(&jlock, NULL);
     pthread_mutex_init(&flock, NULL);
     pthread_mutex_init(&pass_lock, NULL);
+    for (int w = 0; w < HELD_FDS / 64; w++) {
+        uint64_t bits = __atomic_exchange_n(&held_fds[w], 0, __ATOMIC_RELAXED);
+        for (; bits; bits &= bits - 1) close(w * 64 + __builtin_ctzll(bits));
+    }
+    seal_fds = final_fds = mark_fds = NULL;
+    nseal_fds = cap_seal_fds = nfinal_fds = nmark_fds = cap_mark_fds = 0;
     if (jfd >= 0) close(jfd);
     jfd = -1;
     jok = false;

@@ -36,8 +36,13 @@ void zc_jrn_start(void); /* a location exists: the flusher starts (once) */
 struct zc_jrn_seal {
     uint64_t k, end, chunk_off, events, time, chunk_first;
 };
-/* Appends loc's seal (OTF2 lock held, its event file written up to s->end). */
-void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s);
+/* Appends loc's seal (OTF2 lock held, its event file written up to s->end). sync_fd >= 0 (a
+ * window marker's seal, ZECOLL_FLUSH_SYNC): the journal takes the file's descriptor and
+ * fdatasyncs it before its own next sync (the flusher's, or the close's), then closes it. */
+void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s, int sync_fd);
+/* fd: an event file's descriptor kept open to be synced after a seal (zc_otf2_evt.c); a forked
+ * child closes every such descriptor it inherited, unsynced (any thread, lock-free). */
+void zc_jrn_sealed_fd(int fd);
 /* Whether the flusher seals the event files (zc_journal.c): while true, the writer need not
  * journal a batch that our encoder writes to an event file of the open archive. */
 bool zc_jrn_sealing(void);

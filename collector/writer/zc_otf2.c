@@ -523,9 +523,9 @@ void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n) {
         hold_locked(loc, ev, n);
     } else if (!(zc_job.mpi && !opened) && open_locked() == 0 && !zc_otf2_io_damaged()) {
         if (!__atomic_load_n(&loc->jall, __ATOMIC_RELAXED)) {
-            int fd = -1;
-            (void)seal_locked(loc, &fd);
-            if (fd >= 0) close(fd); /* written; synced by the journal's next pass or close */
+            /* its file (ZECOLL_FLUSH_SYNC) is synced before the journal's next sync, the one
+             * that makes this SEAL record durable (zc_jrn_seal) */
+            (void)seal_locked(loc, NULL);
             __atomic_store_n(&loc->jall, true, __ATOMIC_RELAXED);
         }
         write_events_locked(loc, ev, n, zc_otf2_evt_next(loc));

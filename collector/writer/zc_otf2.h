@@ -21,7 +21,7 @@ bool zc_otf2_write_begin(struct zc_loc *loc, const struct zc_ev *ev, size_t n, u
 void zc_otf2_write_end(struct zc_loc *loc, const struct zc_ev *ev, size_t n, uint64_t first);
 /* The journal's flusher: seals loc's event file (a SEAL record, zc_journal.h); returns K, the
  * records of loc below it are in the file (0: none sealed); *sync_fd: the file to fdatasync after
- * the pass, or -1 (unchanged when nothing was sealed). */
+ * the pass, or -1 (unchanged when nothing was sealed); NULL: the journal syncs it (zc_jrn_seal). */
 uint64_t zc_otf2_seal(struct zc_loc *loc, int *sync_fd);
 /* Measurement markers (recording windows): written, not journaled. */
 void zc_otf2_write_marks(struct zc_loc *loc, const struct zc_ev *ev, size_t n);

@@ -87,6 +87,7 @@ static int evt_pwrite(struct zc_otf2_evt *o, const uint8_t *p, uint64_t from, ui
         else from += (uint64_t)w;
     }
     if (fd >= 0 && !err && keep) {
+        zc_jrn_sealed_fd(fd); /* a forked child closes it (zc_journal.c) */
         *keep = fd;
         return 0;
     }
@@ -176,9 +177,11 @@ uint64_t zc_otf2_evt_seal(struct zc_loc *loc, int *sync_fd) {
                 uint64_t first;
                 memcpy(&first, o->enc.chunk + 2, 8);
                 struct zc_jrn_seal sl = {o->next, o->chunk_off + used, o->chunk_off, o->enc.events, o->enc.time, first};
-                zc_jrn_seal(loc, &sl);
+                /* a marker's seal (no sync_fd): the journal keeps the file, to sync it before
+                 * its own next sync, which makes the SEAL record durable */
+                zc_jrn_seal(loc, &sl, sync_fd ? -1 : fd);
                 k = o->sealed = o->next;
-                *sync_fd = fd;
+                if (sync_fd) *sync_fd = fd;
             } else { /* said and counted; the writer's batches are dropped from now on */
                 k = o->sealed;
             }

@@ -25,7 +25,9 @@ OTF2_ErrorCode zc_otf2_evt_close(struct zc_loc *loc, OTF2_Archive *archive);
 /* Seals loc's event file while the archive is open (zc_otf2_seal, zc_otf2.h): the chunk's bytes
  * not in the file yet written at their offset, then a SEAL record (zc_jrn_seal). Returns K, the
  * records below it in the file (0: none, or a location journaled whole); *sync_fd: the file, for
- * the flusher to fdatasync after its pass (ZECOLL_FLUSH_SYNC), or unchanged. */
+ * the flusher to fdatasync after its pass (ZECOLL_FLUSH_SYNC), or unchanged; sync_fd NULL (a
+ * window marker's seal, outside any pass): the journal keeps the file, to fdatasync before its
+ * own next sync (zc_jrn_seal). */
 uint64_t zc_otf2_evt_seal(struct zc_loc *loc, int *sync_fd);
 /* The stream index after loc's last record written to its file (0: none) */
 uint64_t zc_otf2_evt_next(const struct zc_loc *loc);

@@ -292,7 +292,18 @@ static int batch_cmp(const void *a, const void *b) {
  * records from max(from, K) on: those of its buffers in flight (converted, not encoded yet:
  * the writer journals none of them while it leaves them to the seals), then its current
  * buffer's. All under wq_lock, so that no buffer in flight is given back and refilled before
- * it is copied (a batch the emitter encodes after the seal is copied too: beyond the seal). */
+ * it is copied (a batch the emitter encodes after the seal is copied too: beyond the seal).
+ * The seal's pwrite (up to a chunk, 1 MiB) runs under wq_lock too, so an application thread
+ * handing over a buffer may wait for it. Taking it out needs the seal split in two: its point
+ * (K and the chunk's used part, under wq_lock) and, after wq_lock, the pwrite and SEAL record
+ * under the OTF2 lock alone. That is safe for the bytes (the encoder, the only writer of the
+ * chunk, under the OTF2 lock, only appends within a chunk; its header's last event number is set
+ * when the chunk ends, and then own_sink writes the whole chunk from `written`, which the split
+ * must leave unchanged until its pwrite), but not yet for the journal: a marker's seal between
+ * the two steps makes the later SEAL record a smaller one (salvage rejects seals that shrink:
+ * drop it), and a pwrite that fails after the copy began at K loses the records below K that
+ * the old seal does not hold (today the copy then starts at the old seal). Not done (issue 22,
+ * round 10): both need handling and the TSan tests. */
 static void snapshot(struct zc_loc *loc, uint64_t from, struct zc_ev *out, size_t max, struct zc_jrn_snap *sn) {
     pthread_mutex_lock(&wq_lock);
     wait_converted_locked(loc);

@@ -527,10 +527,51 @@ def case_file_size_limit():
     judge_truncated(work, d, p)
 
 
+def case_journal_size_limit():
+    """RLIMIT_FSIZE reached by the salvage journal alone, in a write outside OTF2's scope on an
+    application thread (where SIGXFSZ is not blocked, unlike our own threads, spawned with every
+    signal blocked): the finalize's pass on the exiting thread journals the records of 40 threads
+    still alive at exit (no flusher pass during the run, buffers never full), ~2 MB, past a 896 KiB
+    limit that no event file (at most ~430 KiB) and the space reserve (257 KiB) reach. SIGXFSZ
+    would kill the application there (zc_xfsz_hold in the journal's write, commit a28ae82): it runs
+    to its end, one message names the journal, and the archive is complete."""
+    import resource
+    work = fresh("journal-size-limit")
+    d = os.path.join(work, "trace")
+    limit = 896 << 10
+
+    def lim():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    env = base_env(work, d)
+    env.pop("ZESIM_TRUTH")  # the simulated driver's own log would hit the limit, with or without us
+    env.update({"ZECOLL_FLUSH_INTERVAL_MS": "3600000", "ZECOLL_BUFFER_EVENTS": "16384", "ZECOLL_DEVICE_TIMING": "0"})
+    args = app("journal-limit", 6000, 40, 2500)
+    plain = dict(env)
+    plain.pop("LD_PRELOAD")
+    p0 = subprocess.run(args, env=plain, capture_output=True, text=True, preexec_fn=lim)
+    ok(p0.returncode == 0, f"without the collector the application runs under the limit (got {p0.returncode})")
+    p = run(args, env, preexec_fn=lim)
+    ok(p.returncode == 0 and "checked" in p.stdout,
+       f"the application runs to its end, its results checked, and exits 0 (got {p.returncode})")
+    msgs = re.findall(r"^zecoll\[0:(\d+):(\d+)\] warning: .*cannot write the salvage journal (.*): File too large",
+                      p.stderr, re.M)
+    ok(len(msgs) == 1 and msgs[0][2].endswith("0.zcj"), "one message names the journal and the failure")
+    ok(len(msgs) == 1 and msgs[0][0] == msgs[0][1], "written by the exiting (application) thread, outside OTF2's scope")
+    ok("cannot write the archive" not in p.stderr and "[OTF2]" not in p.stderr, "no other write failed")
+    ok(re.search(r"\(0 clamped, 0 dropped, 0 internal errors, 1 write errors\)", p.stderr) is not None,
+       "the summary counts the one write error, and nothing dropped")
+    archive_ok(d, (0, 0), "the archive (device timing off)")
+    r = subprocess.run(["otf2-print", "-A", os.path.join(d, "traces.otf2")], capture_output=True, text=True)
+    ok(r.returncode == 0 and "ZECOLL::TRUNCATED" not in r.stdout, "the archive is complete (not truncated)")
+
+
 CASES = {
     "concurrent-mpi": (case_concurrent_mpi, [int]),
     "disk-full": (case_disk_full, []),
     "file-size-limit": (case_file_size_limit, []),
+    "journal-size-limit": (case_journal_size_limit, []),
     "signal-sleep": (case_signal_sleep, [str, str]),
     "signal-handled": (case_signal_handled, [str]),
     "exits": (case_exits, [int]),

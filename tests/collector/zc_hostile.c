@@ -14,7 +14,12 @@
  *   zc_hostile exits THREADS           GPU work, then THREADS threads call exit(7) at once
  *   zc_hostile fatal SIGNAL            GPU work, then raise(SIGNAL) (e.g. SEGV, ABRT)
  *   zc_hostile handled restart|norestart   its own SIGTERM handler, then a read of stdin that the
- *       signal interrupts; prints what read returned and whether the handler ran; exits 5 */
+ *       signal interrupts; prints what read returned and whether the handler ran; exits 5
+ *   zc_hostile journal-limit M THREADS LAUNCHES   M launches on the main thread (a full buffer:
+ *       the archive and its journal open), then THREADS threads at once, each with LAUNCHES
+ *       launches (fewer records than a buffer holds: nothing reaches the writer), then exits 0
+ *       with them alive: the finalize's pass, on the exiting thread, journals their records
+ */
 #include "ex_common.h"
 
 #include <errno.h>
@@ -256,6 +261,32 @@ static int fatal(const char *name) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- journal-limit */
+static uint32_t limit_launches;
+static pthread_barrier_t limit_barrier;
+/* alive together, each its own thread location, and still alive at the exit: a thread that
+ * ends hands its buffer to the writer */
+static void *limit_worker(void *p) {
+    gpu_work((uint32_t)(uintptr_t)p, limit_launches);
+    pthread_barrier_wait(&limit_barrier);
+    for (;;) pause();
+    return NULL;
+}
+
+static int journal_limit(uint32_t main_launches, uint32_t threads, uint32_t launches) {
+    setup(threads + 1);
+    gpu_work(threads, main_launches);
+    limit_launches = launches;
+    pthread_barrier_init(&limit_barrier, NULL, threads + 1);
+    for (uint32_t i = 0; i < threads; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, limit_worker, (void *)(uintptr_t)i) != 0) ex_die("pthread_create failed");
+    }
+    pthread_barrier_wait(&limit_barrier);
+    printf("journal-limit: %u launches, then %u threads x %u launches, checked\n", main_launches, threads, launches);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "churn") && argc == 5)
@@ -267,6 +298,10 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "exits") && argc == 3) return exits((uint32_t)ex_arg_u64(argc, argv, 2, "threads", 0, 2, 64));
     if (!strcmp(mode, "fatal") && argc == 3) return fatal(argv[2]);
     if (!strcmp(mode, "handled") && argc == 3) return handled_read(argv[2]);
-    fprintf(stderr, "usage: zc_hostile churn N W L | fds REPORT L | sleep nanosleep|poll|read|pause | exits N | fatal SEGV|ABRT|BUS | handled restart|norestart\n");
+    if (!strcmp(mode, "journal-limit") && argc == 5)
+        return journal_limit((uint32_t)ex_arg_u64(argc, argv, 2, "main launches", 0, 1, 1000000),
+                             (uint32_t)ex_arg_u64(argc, argv, 3, "threads", 0, 1, 64),
+                             (uint32_t)ex_arg_u64(argc, argv, 4, "launches", 0, 1, 1000000));
+    fprintf(stderr, "usage: zc_hostile churn N W L | fds REPORT L | sleep nanosleep|poll|read|pause | exits N | fatal SEGV|ABRT|BUS | handled restart|norestart | journal-limit M T L\n");
     return 2;
 }

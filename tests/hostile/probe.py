@@ -296,6 +296,24 @@ def case_fork():
     ok(readable(d, "the child's archive") == 81, "the child's archive holds every operation (81)")
 
 
+def case_fork_sealed():
+    """fork() after a window marker sealed an event file, whose descriptor the parent keeps to sync
+    before its journal's next sync (no flusher pass before the end): the child, untraced, holds none
+    of the parent's event files; the parent's archive holds every operation."""
+    w = fresh("fork-sealed")
+    d = os.path.join(w, "trace")
+    p = run([A.app, "fork-sealed", d], env(d, ZECOLL_WINDOWS="signal:SIGUSR1 initial=on",
+                                            ZECOLL_FLUSH_INTERVAL_MS="3600000", ZECOLL_BUFFER_EVENTS="1024"))
+    print("\n".join("# " + l for l in p.stdout.splitlines() if "holds" in l or "descriptor" in l))
+    m = re.search(r"the parent holds (\d+)", p.stdout)
+    ok(m is not None and int(m.group(1)) > 0, "the parent holds its sealed event files (the case happens)")
+    ok("the child holds 0" in p.stdout, "the child holds none of them")
+    ok(p.returncode == 0 and "PASS" in p.stdout, f"parent and child run (status {p.returncode})")
+    m = re.search(r"(\d+) commands executed", p.stdout)
+    ok(m is not None and readable(d, "the parent's archive") == int(m.group(1)),
+       "the parent's archive holds every operation")
+
+
 def case_window_never():
     """A kernel window on a name never launched: one line says so, at the default log level."""
     w = fresh("window-never")
@@ -371,7 +389,7 @@ def case_ze_messages():
 CASES = {"salvage-live": case_salvage_live, "salvage-disk-full": case_salvage_disk_full,
          "salvage-files": case_salvage_files, "salvage-early-death": case_salvage_early_death,
          "config-files": case_config_files, "exit-path": case_exit_path, "chdir": case_chdir,
-         "window-never": case_window_never, "fork": case_fork, "reserve-small": case_reserve_small, "knobs": case_knobs,
+         "window-never": case_window_never, "fork": case_fork, "fork-sealed": case_fork_sealed, "reserve-small": case_reserve_small, "knobs": case_knobs,
          "ze-messages": case_ze_messages}
 
 

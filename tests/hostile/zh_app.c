@@ -5,6 +5,12 @@
  *                 list: a relative ZECOLL_OUTPUT must not follow the application there;
  *   fork N        fork() before any Level Zero call, the work (N kernels) in the child only, the
  *                 parent waits for it (a daemonising program);
+ *   fork-sealed DIR   under ZECOLL_WINDOWS="signal:SIGUSR1 initial=on": kernels + copies, recording
+ *                 turned off and on at once (two raise()s, nothing missed) after 100, until a
+ *                 window marker has sealed an event file of the archive DIR (it appears: without
+ *                 flusher passes only a seal writes one before the end); then fork(): the child
+ *                 lists its descriptors open on DIR's event files (none: the parent's sealed
+ *                 files are not held by it), the parent, which holds them, waits and goes on;
  *   mpi-crash     MPI: rank 1 dies of SIGSEGV right after MPI_Init (before the journal's first
  *                 flush), the other ranks wait for it in MPI_Recv (mpirun then ends them);
  *   work N        N kernels + copies, then exit (the control case, and a "kernel window" that
@@ -12,10 +18,14 @@
  * Prints "<N> commands executed" (as the examples do) and PASS. */
 #include "ex_common.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #if ZH_MPI
@@ -49,6 +59,92 @@ static void work(uint32_t n) {
     ex_fini(&env);
 }
 
+/* descriptors of this process open on the event files in DIR/traces (each named on stdout, as `who`) */
+static int evt_fds(const char *dir, const char *who) {
+    char traces[PATH_MAX], want[PATH_MAX + 16];
+    EX_REQUIRE(realpath(dir, traces), "realpath %s", dir);
+    snprintf(want, sizeof(want), "%s/traces/", traces);
+    DIR *d = opendir("/proc/self/fd");
+    EX_REQUIRE(d, "/proc/self/fd");
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char link[300], path[PATH_MAX];
+        snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(link, path, sizeof(path) - 1);
+        if (k <= 0) continue;
+        path[k] = 0;
+        if (!strncmp(path, want, strlen(want)) && k > 4 && !strcmp(path + k - 4, ".evt")) {
+            printf("zh_app: %s: descriptor %s on %s\n", who, e->d_name, path);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static bool sealed_file(const char *dir) {
+    char traces[PATH_MAX + 16];
+    snprintf(traces, sizeof(traces), "%s/traces", dir);
+    DIR *d = opendir(traces);
+    if (!d) return false;
+    bool any = false;
+    for (struct dirent *e; !any && (e = readdir(d));) {
+        size_t k = strlen(e->d_name);
+        char path[2 * PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", traces, e->d_name);
+        any = k > 4 && !strcmp(e->d_name + k - 4, ".evt") && stat(path, &st) == 0 && st.st_size > 0;
+    }
+    closedir(d);
+    return any;
+}
+
+static void fork_sealed(const char *dir) {
+    ex_env_t env;
+    ex_init(&env, "zh_app");
+    ze_device_handle_t dev = env.devices[0];
+    ze_command_list_handle_t list =
+        ex_immediate_list(&env, dev, ex_compute_group(dev, NULL), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_module_handle_t module = ex_module_create(&env, dev);
+    ze_kernel_handle_t add = ex_kernel_create(module, "vector_add");
+    const uint32_t elems = 1024;
+    const size_t bytes = elems * sizeof(float);
+    const ze_group_count_t groups = ex_group_count_1d(add, elems);
+    float *a = ex_alloc_device(&env, dev, bytes), *c = ex_alloc_device(&env, dev, bytes);
+    float *host = ex_alloc_host(&env, bytes);
+    for (uint32_t i = 0; i < elems; ++i) host[i] = 1.0f;
+    EX_CHECK(zeCommandListAppendMemoryCopy(list, a, host, bytes, NULL, 0, NULL));
+    EX_ARG(add, 0, a);
+    EX_ARG(add, 1, a);
+    EX_ARG(add, 2, c);
+    uint32_t i = 0;
+    for (; i < 200000 && (i < 200 || i % 50 || !sealed_file(dir)); ++i) {
+        if (i == 100) {
+            raise(SIGUSR1);
+            raise(SIGUSR1);
+        }
+        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &groups, NULL, 0, NULL));
+        EX_CHECK(zeCommandListAppendMemoryCopy(list, host, c, bytes, NULL, 0, NULL));
+    }
+    EX_REQUIRE(sealed_file(dir), "no event file sealed after %u kernels", i);
+    int mine = evt_fds(dir, "parent");
+    printf("zh_app: the parent holds %d sealed event file(s)\n", mine);
+    fflush(stdout);
+    pid_t p = fork();
+    EX_REQUIRE(p >= 0, "fork");
+    if (p == 0) {
+        int n = evt_fds(dir, "child");
+        printf("zh_app: the child holds %d\n", n);
+        exit(n ? 3 : 0);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    EX_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    EX_REQUIRE(host[0] == 2.0f && host[elems - 1] == 2.0f, "vector_add: %g, want 2", host[0]);
+    printf("zh_app: %u commands executed\n", 2 * i + 1);
+    ex_fini(&env);
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "work";
     if (!strcmp(mode, "chdir") && argc > 3) {
@@ -66,6 +162,8 @@ int main(int argc, char **argv) {
         int st = 0;
         waitpid(p, &st, 0);
         EX_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    } else if (!strcmp(mode, "fork-sealed") && argc > 2) {
+        fork_sealed(argv[2]);
     } else if (!strcmp(mode, "work") && argc > 2) {
         work((uint32_t)atoi(argv[2]));
 #if ZH_MPI
@@ -80,7 +178,7 @@ int main(int argc, char **argv) {
         return 1;
 #endif
     } else {
-        fprintf(stderr, "usage: zh_app chdir DIR N | fork N | work N | mpi-crash\n");
+        fprintf(stderr, "usage: zh_app chdir DIR N | fork N | fork-sealed DIR | work N | mpi-crash\n");
         return 2;
     }
     printf("zh_app: PASS\n");

@@ -6,6 +6,9 @@
  *               others wait in the next MPI_Allreduce (mpirun then stops them);
  *   nofinalize  every rank returns from main without MPI_Finalize (exit status 0);
  *   finalize    a normal end (the control case).
+ * With SALV_PAUSE_AT=N set, step N begins with MPI_Pcontrol(0) and MPI_Pcontrol(1) back to back:
+ * under ZECOLL_WINDOWS="pcontrol initial=on" a pair of window markers and no operation missed
+ * (salvage.mpi.marker_syncs: a location's first marker seals its event file).
  * usage: mpirun -np 4 salv_mpi_end MODE [STEPS=200] [elements=4096] */
 #include "ex_common.h"
 
@@ -47,7 +50,13 @@ int main(int argc, char **argv)
     EX_ARG(add, 0, a);
     EX_ARG(add, 1, b);
     EX_ARG(add, 2, c);
+    const char *pause = getenv("SALV_PAUSE_AT");
+    const uint32_t pause_at = pause ? (uint32_t)strtoul(pause, NULL, 10) : 0;
     for (uint32_t s = 1; s <= steps; ++s) {
+        if (s == pause_at) {
+            MPI_Pcontrol(0);
+            MPI_Pcontrol(1);
+        }
         EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &groups, NULL, 0, NULL));
         EX_CHECK(zeCommandListAppendMemoryCopy(list, host, c, bytes, NULL, 0, NULL));
         double mine = host[0] + host[n - 1], all = 0;
