@@ -376,9 +376,9 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
         } else if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
             const struct zc_ev *end = x + x->d;
             if (!room) { /* its records and its Leave in this step, as far as put_inner takes them */
-                const struct zc_ev *y = x + 1;
-                for (; y <= end; y++)
-                    if (y - x > FUSE_MAX || !put_inner(e, s, y)) break;
+                const struct zc_ev *y = x + 1; /* d >= 1: the first is there */
+                while (put_inner(e, s, y) && ++y <= end && y - x <= FUSE_MAX) {
+                }
                 if (y > end && open_ev(e, s, x->b, EST_ENTER, false)) {
                     *xp = end;
                     DONE(put_leave_as(s->p, enter, enter_len));
