@@ -271,7 +271,9 @@ int main(int argc, char **argv) {
         snprintf(b, sizeof(b), "%s.own", a);
         CHECK(rename(b, a) == 0, "rename %s", b);
     }
-    OTF2_Reader *rd = OTF2_Reader_Open(dir[0] ? strcat(strcpy(malloc(strlen(dir) + 16), dir), "/traces.otf2") : NULL);
+    char anchor[4096];
+    snprintf(anchor, sizeof(anchor), "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     CHECK(rd, "OTF2_Reader_Open");
     if (rd) {
         OTF2_Reader_SetSerialCollectiveCallbacks(rd);
