@@ -235,17 +235,13 @@ static inline __attribute__((always_inline)) bool open_ev(struct zc_enc *e, stru
             s->p += 9;
             s->time = t;
         }
-    } else if (__builtin_expect(t > s->time, 1)) {
+    } else if (__builtin_expect(t - 1 >= s->time, 1)) { /* t > time, or t == 0 (then time is 0 too): one compare */
         s->p[0] = T_TIMESTAMP;
         memcpy(s->p + 1, &t, 8);
         s->p += 9;
         s->time = t;
     } else if (t < s->time) {
         return false;
-    } else if (t == 0) {
-        s->p[0] = T_TIMESTAMP;
-        memcpy(s->p + 1, &t, 8);
-        s->p += 9;
     }
     s->events++;
     return true;
@@ -267,11 +263,75 @@ static inline __attribute__((always_inline)) void open_same(struct zc_enc *e, st
     s->events++;
 }
 
+/* A call's Leave where the room is known (no chunk ends between it and its Enter): the Enter's
+ * region bytes copied (one word: the record's reckoned size and the copy's 9 bytes both fit the
+ * room known), not compressed again. */
+static inline uint8_t *put_leave_as(uint8_t *p, const uint8_t *enter, size_t len) {
+    uint64_t w;
+    memcpy(&w, enter + 1, 8); /* through a register: the Leave may overlap the Enter's word */
+    p[0] = T_LEAVE;
+    memcpy(p + 1, &w, 8);
+    return p + len;
+}
+
+/* The records inside a call that its own step writes with it, at most (step, "fused"), and the
+ * most bytes that step writes: a Leave due before it, the Enter, the callsite, FUSE_MAX
+ * messages with a request (the largest record of the fused types) and the copied Leave, each
+ * with a timestamp. */
+enum {
+    FUSE_MAX = 3,
+    EST_FUSED = (EST_ENTER + EST_TS) + (EST_ENTER + EST_TS) + (EST_PARAM + EST_TS) + FUSE_MAX * (EST_P2P_REQ + EST_TS) +
+                (9 + EST_TS),
+};
+
 /* The most bytes one step of the loop below writes (a call's Leave due before the record, then
- * the record: a Metric of 16 values, 15 + 173) and the most room OTF2 asks for one event (the
- * same Metric's 168, plus a timestamp): steps taken with at least both free need no check of
- * the room. The compressed integers' whole-word stores stay within a field's largest size. */
-enum { STEP_MAX = 192, ROOM_MAX = 192 };
+ * the record: a Metric of 16 values, 15 + 173; or a call with its records, EST_FUSED) and the
+ * most room OTF2 asks for one event (the same Metric's 168, plus a timestamp): steps taken with
+ * at least both free need no check of the room. The compressed integers' whole-word stores stay
+ * within a field's largest size. */
+enum { STEP_MAX = EST_FUSED > 15 + 173 ? EST_FUSED : 15 + 173, ROOM_MAX = 192 };
+_Static_assert(EST_P2P_REQ >= EST_P2P && EST_P2P_REQ >= EST_REQ, "the fused types' largest record");
+
+/* A record inside a call, written by the call's step where the room is known (fused): true
+ * when written (or nothing to write: a NOP); false leaves it to a step of its own, for a type
+ * not fused or an event refused (before the last time: that step refuses it again and keeps
+ * the time range as zc_evt_write does). The commonest of an MPI call's records (a blocking
+ * send, a completion, a wait's receive): no step, no dispatch of its own, no pending Leave. */
+static inline __attribute__((always_inline)) bool put_inner(struct zc_enc *e, struct st *s, const struct zc_ev *y) {
+    uint64_t t = y->ts;
+    uint32_t type = y->type;
+    /* a blocking send's and a wait's records first, by compares: the jump table costs more */
+    if (type == ZC_EV_MPI_SEND) {
+        if (!open_ev(e, s, t, EST_P2P, false)) return false;
+        s->p = put_p2p(s->p, y, T_MPI_SEND, false);
+        return true;
+    }
+    if (type == ZC_EV_MPI_IRECV) {
+        if (!open_ev(e, s, t, EST_P2P_REQ, false)) return false;
+        s->p = put_p2p(s->p, y, T_MPI_IRECV, true);
+        return true;
+    }
+    switch (type) {
+    case ZC_EV_MPI_NOP: return true;
+    case ZC_EV_MPI_ISEND:
+        if (!open_ev(e, s, t, EST_P2P_REQ, false)) return false;
+        s->p = put_p2p(s->p, y, T_MPI_ISEND, true);
+        return true;
+    case ZC_EV_MPI_RECV:
+        if (!open_ev(e, s, t, EST_P2P, false)) return false;
+        s->p = put_p2p(s->p, y, T_MPI_RECV, false);
+        return true;
+    case ZC_EV_MPI_ISEND_COMPLETE:
+        if (!open_ev(e, s, t, EST_REQ, false)) return false;
+        s->p = put_req(s->p, T_MPI_ISEND_COMPLETE, y->d);
+        return true;
+    case ZC_EV_MPI_IRECV_REQUEST:
+        if (!open_ev(e, s, t, EST_REQ, false)) return false;
+        s->p = put_req(s->p, T_MPI_IRECV_REQUEST, y->d);
+        return true;
+    default: return false;
+    }
+}
 
 /* One step: the Leave of a call whose records ended, then record *xp (a Metric or a
  * NonBlockingCollectiveComplete takes the records after it too: *xp moves on). false: refused.
@@ -303,7 +363,9 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
     if (zc_ev_is_call(x->type)) {
         if (room && x->b > s->hi) s->hi = x->b;
         OPEN(t, EST_ENTER);
+        const uint8_t *enter = p;
         DONE(put_id(p, T_ENTER, x->a));
+        size_t enter_len = (size_t)(s->p - enter);
         if (x->c) {
             open_same(e, s, t, EST_PARAM, room);
             DONE(put_param(s->p, s->cs_pre, s->cs_n, x->c));
@@ -312,12 +374,24 @@ static inline __attribute__((always_inline)) bool step(struct zc_enc *e, struct 
             open_same(e, s, t, EST_REQ, room);
             DONE(put_req(s->p, T_MPI_IRECV_REQUEST, x->d));
         } else if (x->d - 1 < s->n && x + x->d <= s->last) { /* d records inside, all in this batch */
-            s->leave_after = (uintptr_t)(x + x->d);
+            const struct zc_ev *end = x + x->d;
+            if (!room) { /* its records and its Leave in this step, as far as put_inner takes them */
+                const struct zc_ev *y = x + 1; /* d >= 1: the first is there */
+                while (put_inner(e, s, y) && ++y <= end && y - x <= FUSE_MAX) {
+                }
+                if (y > end && open_ev(e, s, x->b, EST_ENTER, false)) {
+                    *xp = end;
+                    DONE(put_leave_as(s->p, enter, enter_len));
+                    return true;
+                }
+                *xp = y - 1; /* the rest, or the Leave refused, as if the records were steps */
+            }
+            s->leave_after = (uintptr_t)end;
             s->call = x;
             return true;
         }
         OPEN(x->b, EST_ENTER);
-        DONE(put_id(p, T_LEAVE, x->a));
+        DONE(room ? put_id(p, T_LEAVE, x->a) : put_leave_as(p, enter, enter_len));
         return true;
     }
     switch (x->type) {

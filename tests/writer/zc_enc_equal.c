@@ -134,7 +134,9 @@ static size_t gen_put(struct zc_ev *ev, uint64_t *t) {
 
 /* Writes nput random puts to location loc both ways, in batches of whole puts; the own bytes go
  * to DIR/traces/<loc>.evt.own. Returns the events written. `back`: one put goes back in time,
- * 1: by 10 ns, 2: before the location's first event (the time range then starts there). */
+ * 1: by 10 ns, 2: before the location's first event (the time range then starts there), 3: a
+ * record inside a call before the one before it, 4: a call's Leave before its last record (the
+ * encoder writes a call's records with it: these leave the rest to its general steps). */
 static uint64_t one_location(OTF2_Archive *ar, const char *dir, uint64_t loc, size_t nput, int back) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/traces/%llu.evt.own", dir, (unsigned long long)loc);
@@ -153,6 +155,14 @@ static uint64_t one_location(OTF2_Archive *ar, const char *dir, uint64_t loc, si
             size_t k = gen_put(batch + n, &t);
             if (back == 1 && done == nput / 2 && t > 10) batch[n].ts = t - 10, t -= 10; /* refused by both */
             if (back == 2 && done == nput / 2) batch[n].ts = 1;
+            if (back >= 3 && done == nput / 2) { /* a call whose second record (3) or Leave (4) goes back */
+                batch[n] = (struct zc_ev){.ts = t, .type = ZC_EV_CALL, .a = 5, .b = t + (back == 3 ? 20 : 7), .d = 2};
+                batch[n + 1] = (struct zc_ev){.ts = t + 5, .type = ZC_EV_MPI_SEND, .a = 1, .b = 8, .c = 3};
+                batch[n + 2] = (struct zc_ev){.ts = t + (back == 3 ? 1 : 10), .type = ZC_EV_MPI_IRECV, .a = 1, .b = 8,
+                                              .c = 3, .d = 42};
+                k = 3;
+                t += 20;
+            }
             n += k;
         }
         OTF2_ErrorCode r1 = zc_evt_write(w, batch, n, callsite, metric_types, &lo1, &hi1);
@@ -215,10 +225,10 @@ int main(int argc, char **argv) {
         uint64_t loc;
         size_t puts;
         int back;
-    } locs[] = {{0, 0, 0}, {1, 1, 0}, {2, 3000, 0}, {3, 400, 1}, {4, 100000, 0}, {5, 400, 2}};
+    } locs[] = {{0, 0, 0}, {1, 1, 0}, {2, 3000, 0}, {3, 400, 1}, {4, 100000, 0}, {5, 400, 2}, {6, 400, 3}, {7, 400, 4}};
     size_t nl = sizeof(locs) / sizeof(*locs);
     uint64_t events[8];
-    static const uint32_t callsites[] = {7, 0, UINT32_MAX, 0x12345, 0x89abcdef, 7};
+    static const uint32_t callsites[] = {7, 0, UINT32_MAX, 0x12345, 0x89abcdef, 7, 0, 300};
     for (size_t i = 0; i < nl; i++) {
         callsite = callsites[i];
         events[i] = one_location(ar, dir, locs[i].loc, locs[i].puts, locs[i].back);
@@ -261,7 +271,9 @@ int main(int argc, char **argv) {
         snprintf(b, sizeof(b), "%s.own", a);
         CHECK(rename(b, a) == 0, "rename %s", b);
     }
-    OTF2_Reader *rd = OTF2_Reader_Open(dir[0] ? strcat(strcpy(malloc(strlen(dir) + 16), dir), "/traces.otf2") : NULL);
+    char anchor[4096];
+    snprintf(anchor, sizeof(anchor), "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     CHECK(rd, "OTF2_Reader_Open");
     if (rd) {
         OTF2_Reader_SetSerialCollectiveCallbacks(rd);
