@@ -355,31 +355,52 @@ static void sealed_close(int fd, bool sync) {
     close(fd);
 }
 
-/* Event files a window marker sealed (jlock), added with their SEAL record: synced by the
- * flusher before its next sync of the journal (it takes them under jlock right before it), or by
- * the journal's close before its last. */
-static int *mark_fds;
-static size_t nmark_fds, cap_mark_fds;
+/* Descriptors of sealed event files kept open to be synced before a journal naming their seals
+ * (the flusher's pass's, the finalize's, the window markers'): each list guarded by its owner's lock */
+struct fd_list {
+    int *v;
+    size_t n, cap;
+};
 
-static void keep_mark_fd_locked(int fd) {
-    if (nmark_fds == cap_mark_fds) {
-        size_t nc = cap_mark_fds ? 2 * cap_mark_fds : 8;
-        int *p = realloc(mark_fds, nc * sizeof(*p));
+static void fds_push(struct fd_list *l, int fd) {
+    if (fd < 0) return;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 16;
+        int *p = realloc(l->v, nc * sizeof(*p));
         if (!p) { /* not synced: a node crash may lose what it sealed (salvage counts it lost) */
             sealed_close(fd, false);
             return;
         }
-        mark_fds = p;
-        cap_mark_fds = nc;
+        l->v = p;
+        l->cap = nc;
     }
-    mark_fds[nmark_fds++] = fd;
+    l->v[l->n++] = fd;
 }
+
+/* each closed (synced first with sync), the list emptied */
+static void fds_close(struct fd_list *l, bool sync) {
+    for (size_t i = 0; i < l->n; i++) sealed_close(l->v[i], sync);
+    free(l->v);
+    *l = (struct fd_list){0};
+}
+
+/* the list handed over to be closed outside its lock, its owner's emptied */
+static struct fd_list fds_take(struct fd_list *l) {
+    struct fd_list t = *l;
+    *l = (struct fd_list){0};
+    return t;
+}
+
+/* Event files a window marker sealed (jlock), added with their SEAL record: synced by the
+ * flusher before its next sync of the journal (it takes them under jlock right before it), or by
+ * the journal's close before its last. */
+static struct fd_list mark_fds;
 
 void zc_jrn_seal(struct zc_loc *loc, const struct zc_jrn_seal *s, int sync_fd) {
     pthread_mutex_lock(&jlock);
     /* in the list before its record is written: a sync of the journal that may carry the record
      * takes the list after it (the flusher's), or under jlock (the close's) */
-    if (sync_fd >= 0 && jok) keep_mark_fd_locked(sync_fd);
+    if (sync_fd >= 0 && jok) fds_push(&mark_fds, sync_fd);
     else if (sync_fd >= 0) sealed_close(sync_fd, false);
     if (jok) {
         loc_defs_locked(loc);
@@ -445,18 +466,11 @@ bool zc_jrn_exists(void) {
 /* The event files the finalize's pass sealed (jlock): made durable by the journal's close before
  * the journal whose SEAL records name their bytes, when the journal is kept (ZECOLL_FLUSH_SYNC);
  * not in the pass itself, which runs before the slower steps of finalize (jrn_pre_finalize) */
-static int *final_fds;
-static size_t nfinal_fds;
+static struct fd_list final_fds;
 
 static void close_final_fds_locked(bool sync) {
-    for (size_t i = 0; i < nfinal_fds; i++) sealed_close(final_fds[i], sync);
-    free(final_fds);
-    final_fds = NULL;
-    nfinal_fds = 0;
-    for (size_t i = 0; i < nmark_fds; i++) sealed_close(mark_fds[i], sync);
-    free(mark_fds);
-    mark_fds = NULL;
-    nmark_fds = cap_mark_fds = 0;
+    fds_close(&final_fds, sync);
+    fds_close(&mark_fds, sync);
 }
 
 bool zc_jrn_close(bool complete) {
@@ -506,8 +520,7 @@ static size_t scratch_cap;
 static const struct zc_jrn_feed *feed; /* the writer's (zc_writer.c), set before the flusher starts */
 /* Event files the pass sealed, to fdatasync (ZECOLL_FLUSH_SYNC) before the journal once the
  * pass's locks are released (pass_lock) */
-static int *seal_fds;
-static size_t nseal_fds, cap_seal_fds;
+static struct fd_list seal_fds;
 /* The writer may leave to the flusher's seals what it writes to an event file (zc_jrn_sealing):
  * the flusher runs, and its final pass (finalize) has not begun */
 static atomic_bool sealing;
@@ -515,21 +528,6 @@ static atomic_bool sealing;
 void zc_jrn_feed(const struct zc_jrn_feed *f) { feed = f; }
 
 bool zc_jrn_sealing(void) { return atomic_load_explicit(&sealing, memory_order_acquire); }
-
-static void keep_seal_fd(int fd) {
-    if (fd < 0) return;
-    if (nseal_fds == cap_seal_fds) {
-        size_t nc = cap_seal_fds ? 2 * cap_seal_fds : 16;
-        int *p = realloc(seal_fds, nc * sizeof(*p));
-        if (!p) { /* not synced: a node crash may lose what it sealed (salvage counts it lost) */
-            sealed_close(fd, false);
-            return;
-        }
-        seal_fds = p;
-        cap_seal_fds = nc;
-    }
-    seal_fds[nseal_fds++] = fd;
-}
 
 static bool journal_open(void) {
     pthread_mutex_lock(&jlock);
@@ -555,7 +553,7 @@ static void flush_loc(struct zc_loc *l) {
     struct zc_jrn_snap sn = {0};
     sn.sync_fd = -1;
     feed->snapshot(l, from, scratch, scratch_cap, &sn);
-    keep_seal_fd(sn.sync_fd);
+    fds_push(&seal_fds, sn.sync_fd);
     if (sn.nconv) zc_jrn_events(l, sn.first_conv, scratch, sn.nconv);
     size_t n = sn.ncur;
     if (!n) return;
@@ -645,25 +643,17 @@ static void *flusher_main(void *arg) {
         pthread_mutex_lock(&pass_lock);
         int fd = passes_stopped ? -1 : flush_pass(false);
         /* the event files the pass sealed: synced before the journal that names their seals */
-        int *sfd = seal_fds;
-        size_t nsfd = nseal_fds;
-        seal_fds = NULL;
-        nseal_fds = cap_seal_fds = 0;
+        struct fd_list sfd = fds_take(&seal_fds);
         pthread_mutex_unlock(&pass_lock);
         /* outside both locks: the writer keeps appending, a finalize's pass can run */
-        for (size_t i = 0; i < nsfd; i++) sealed_close(sfd[i], zc_knobs.FLUSH_SYNC);
-        free(sfd);
+        fds_close(&sfd, zc_knobs.FLUSH_SYNC);
         if (fd >= 0) {
             /* the files window markers sealed, their SEAL records in the journal (taken last: a
              * marker may seal during the pass or the syncs above) */
             pthread_mutex_lock(&jlock);
-            int *mfd = mark_fds;
-            size_t nmfd = nmark_fds;
-            mark_fds = NULL;
-            nmark_fds = cap_mark_fds = 0;
+            struct fd_list mfd = fds_take(&mark_fds);
             pthread_mutex_unlock(&jlock);
-            for (size_t i = 0; i < nmfd; i++) sealed_close(mfd[i], true);
-            free(mfd);
+            fds_close(&mfd, true);
             (void)fdatasync(fd);
             pthread_mutex_lock(&jlock);
             bool names = names_unsynced;
@@ -719,16 +709,10 @@ static void jrn_pre_finalize(void) {
     (void)flush_pass(true);
     /* written; the journal's close syncs them when it keeps the journal (zc_jrn_close) */
     pthread_mutex_lock(&jlock);
-    int *all = nseal_fds ? realloc(final_fds, (nfinal_fds + nseal_fds) * sizeof(*all)) : final_fds;
-    if (all) { /* beside an earlier finalize's pass's (a signal during exit) */
-        memcpy(all + nfinal_fds, seal_fds, nseal_fds * sizeof(*all));
-        final_fds = all;
-        nfinal_fds += nseal_fds;
-    } else { /* not synced: a node crash may lose what they sealed (salvage counts it lost) */
-        for (size_t i = 0; i < nseal_fds; i++) sealed_close(seal_fds[i], false);
-    }
+    /* beside an earlier finalize's pass's (a signal during exit) */
+    for (size_t i = 0; i < seal_fds.n; i++) fds_push(&final_fds, seal_fds.v[i]);
     pthread_mutex_unlock(&jlock);
-    nseal_fds = 0;
+    seal_fds.n = 0;
     pthread_mutex_unlock(&pass_lock);
 }
 
@@ -748,10 +732,7 @@ static void jrn_finalize(void) {
     pthread_mutex_lock(&pass_lock);
     passes_stopped = true;
     atomic_store(&sealing, false);
-    for (size_t i = 0; i < nseal_fds; i++) sealed_close(seal_fds[i], false);
-    free(seal_fds);
-    seal_fds = NULL;
-    nseal_fds = cap_seal_fds = 0;
+    fds_close(&seal_fds, false);
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
@@ -771,8 +752,7 @@ static void jrn_fork_child(void) {
         uint64_t bits = __atomic_exchange_n(&held_fds[w], 0, __ATOMIC_RELAXED);
         for (; bits; bits &= bits - 1) close(w * 64 + __builtin_ctzll(bits));
     }
-    seal_fds = final_fds = mark_fds = NULL;
-    nseal_fds = cap_seal_fds = nfinal_fds = nmark_fds = cap_mark_fds = 0;
+    seal_fds = final_fds = mark_fds = (struct fd_list){0};
     if (jfd >= 0) close(jfd);
     jfd = -1;
     jok = false;

@@ -32,31 +32,53 @@
 #include <mpi.h>
 #endif
 
-static void work(uint32_t n) {
+/* A synchronous immediate list that adds a vector to itself and copies the sum back, step by
+ * step (zh_step): the work each mode records */
+struct zh_gpu {
     ex_env_t env;
-    ex_init(&env, "zh_app");
-    ze_device_handle_t dev = env.devices[0];
-    ze_command_list_handle_t list =
-        ex_immediate_list(&env, dev, ex_compute_group(dev, NULL), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    ze_module_handle_t module = ex_module_create(&env, dev);
-    ze_kernel_handle_t add = ex_kernel_create(module, "vector_add");
-    const uint32_t elems = 1024;
-    const size_t bytes = elems * sizeof(float);
-    const ze_group_count_t groups = ex_group_count_1d(add, elems);
-    float *a = ex_alloc_device(&env, dev, bytes), *c = ex_alloc_device(&env, dev, bytes);
-    float *host = ex_alloc_host(&env, bytes);
-    for (uint32_t i = 0; i < elems; ++i) host[i] = 1.0f;
-    EX_CHECK(zeCommandListAppendMemoryCopy(list, a, host, bytes, NULL, 0, NULL));
-    EX_ARG(add, 0, a);
-    EX_ARG(add, 1, a);
-    EX_ARG(add, 2, c);
-    for (uint32_t i = 0; i < n; ++i) {
-        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &groups, NULL, 0, NULL));
-        EX_CHECK(zeCommandListAppendMemoryCopy(list, host, c, bytes, NULL, 0, NULL));
-    }
-    EX_REQUIRE(host[0] == 2.0f && host[elems - 1] == 2.0f, "vector_add: %g, want 2", host[0]);
-    printf("zh_app: %u commands executed\n", 2 * n + 1);
-    ex_fini(&env);
+    ze_command_list_handle_t list;
+    ze_kernel_handle_t add;
+    ze_group_count_t groups;
+    float *c, *host;
+    uint32_t elems;
+};
+
+static void zh_open(struct zh_gpu *g) {
+    ex_init(&g->env, "zh_app");
+    ze_device_handle_t dev = g->env.devices[0];
+    g->list = ex_immediate_list(&g->env, dev, ex_compute_group(dev, NULL), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_module_handle_t module = ex_module_create(&g->env, dev);
+    g->add = ex_kernel_create(module, "vector_add");
+    g->elems = 1024;
+    const size_t bytes = g->elems * sizeof(float);
+    g->groups = ex_group_count_1d(g->add, g->elems);
+    float *a = ex_alloc_device(&g->env, dev, bytes);
+    g->c = ex_alloc_device(&g->env, dev, bytes);
+    g->host = ex_alloc_host(&g->env, bytes);
+    for (uint32_t i = 0; i < g->elems; ++i) g->host[i] = 1.0f;
+    EX_CHECK(zeCommandListAppendMemoryCopy(g->list, a, g->host, bytes, NULL, 0, NULL));
+    EX_ARG(g->add, 0, a);
+    EX_ARG(g->add, 1, a);
+    EX_ARG(g->add, 2, g->c);
+}
+
+static void zh_step(struct zh_gpu *g) {
+    EX_CHECK(zeCommandListAppendLaunchKernel(g->list, g->add, &g->groups, NULL, 0, NULL));
+    EX_CHECK(zeCommandListAppendMemoryCopy(g->list, g->host, g->c, g->elems * sizeof(float), NULL, 0, NULL));
+}
+
+/* the application's own result checked after `steps` steps */
+static void zh_close(struct zh_gpu *g, uint32_t steps) {
+    EX_REQUIRE(g->host[0] == 2.0f && g->host[g->elems - 1] == 2.0f, "vector_add: %g, want 2", g->host[0]);
+    printf("zh_app: %u commands executed\n", 2 * steps + 1);
+    ex_fini(&g->env);
+}
+
+static void work(uint32_t n) {
+    struct zh_gpu g;
+    zh_open(&g);
+    for (uint32_t i = 0; i < n; ++i) zh_step(&g);
+    zh_close(&g, n);
 }
 
 /* descriptors of this process open on the event files in DIR/traces (each named on stdout, as `who`) */
@@ -100,31 +122,15 @@ static bool sealed_file(const char *dir) {
 }
 
 static void fork_sealed(const char *dir) {
-    ex_env_t env;
-    ex_init(&env, "zh_app");
-    ze_device_handle_t dev = env.devices[0];
-    ze_command_list_handle_t list =
-        ex_immediate_list(&env, dev, ex_compute_group(dev, NULL), 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
-    ze_module_handle_t module = ex_module_create(&env, dev);
-    ze_kernel_handle_t add = ex_kernel_create(module, "vector_add");
-    const uint32_t elems = 1024;
-    const size_t bytes = elems * sizeof(float);
-    const ze_group_count_t groups = ex_group_count_1d(add, elems);
-    float *a = ex_alloc_device(&env, dev, bytes), *c = ex_alloc_device(&env, dev, bytes);
-    float *host = ex_alloc_host(&env, bytes);
-    for (uint32_t i = 0; i < elems; ++i) host[i] = 1.0f;
-    EX_CHECK(zeCommandListAppendMemoryCopy(list, a, host, bytes, NULL, 0, NULL));
-    EX_ARG(add, 0, a);
-    EX_ARG(add, 1, a);
-    EX_ARG(add, 2, c);
+    struct zh_gpu g;
+    zh_open(&g);
     uint32_t i = 0;
     for (; i < 200000 && (i < 200 || i % 50 || !sealed_file(dir)); ++i) {
         if (i == 100) {
             raise(SIGUSR1);
             raise(SIGUSR1);
         }
-        EX_CHECK(zeCommandListAppendLaunchKernel(list, add, &groups, NULL, 0, NULL));
-        EX_CHECK(zeCommandListAppendMemoryCopy(list, host, c, bytes, NULL, 0, NULL));
+        zh_step(&g);
     }
     EX_REQUIRE(sealed_file(dir), "no event file sealed after %u kernels", i);
     int mine = evt_fds(dir, "parent");
@@ -140,9 +146,7 @@ static void fork_sealed(const char *dir) {
     int st = 0;
     waitpid(p, &st, 0);
     EX_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
-    EX_REQUIRE(host[0] == 2.0f && host[elems - 1] == 2.0f, "vector_add: %g, want 2", host[0]);
-    printf("zh_app: %u commands executed\n", 2 * i + 1);
-    ex_fini(&env);
+    zh_close(&g, i);
 }
 
 int main(int argc, char **argv) {
