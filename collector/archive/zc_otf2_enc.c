@@ -235,13 +235,17 @@ static inline __attribute__((always_inline)) bool open_ev(struct zc_enc *e, stru
             s->p += 9;
             s->time = t;
         }
-    } else if (__builtin_expect(t - 1 >= s->time, 1)) { /* t > time, or t == 0 (then time is 0 too): one compare */
+    } else if (__builtin_expect(t > s->time, 1)) {
         s->p[0] = T_TIMESTAMP;
         memcpy(s->p + 1, &t, 8);
         s->p += 9;
         s->time = t;
     } else if (t < s->time) {
-        return false;
+        return false; /* also t == 0 after a later time, which `t - 1 >= time` would take */
+    } else if (t == 0) {
+        s->p[0] = T_TIMESTAMP;
+        memcpy(s->p + 1, &t, 8);
+        s->p += 9;
     }
     s->events++;
     return true;
