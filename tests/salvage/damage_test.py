@@ -95,10 +95,22 @@ def make_journal(a, name="run", extra=None):
     os.makedirs(work)
     env = collector_env(a, os.path.join(work, "trace"), dict({"ZECOLL_FLUSH_INTERVAL_MS": "20"}, **(extra or {})))
     p = subprocess.Popen([a.app] + a.arg, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    j = os.path.join(work, "trace", "zecoll-journal", "0.zcj")
+    # killed once the journal holds event records, and 0.6 s later (a few dozen passes at 20 ms):
+    # a fixed sleep from the start was too short on a loaded machine (no journal, or one of
+    # definitions only); a run that never gets there is killed at the deadline and the test says so
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            with open(j, "rb") as f:
+                if any(typ == jf.EVENTS for _p, typ, _x in jf.records(f.read())):
+                    break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
     time.sleep(0.6)
     p.send_signal(signal.SIGKILL)
     p.wait()
-    j = os.path.join(work, "trace", "zecoll-journal", "0.zcj")
     return os.path.join(work, "trace"), j
 
 
@@ -197,20 +209,25 @@ def main():
     ev3, ev1 = (subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True, text=True).stdout
                 for d in (os.path.join(a.work, "wholelib"), d1))
     t.check(ev1 == ev3 and ev3.count("\n") > 1000, f"format 1: otf2-print differs from format 3's ({len(ev1)}, {len(ev3)} bytes)")
-    b1, _ = boundaries(old)
+    # cuts and flips from the end of the first EVENTS record on: before it a cut leaves nothing to
+    # salvage (exit 2, rightly), and how many records precede it depends on when the kill came
+    b1, events1_end = boundaries(old)
+    t.check(events1_end is not None, "format 1: an EVENTS record")
+    events1_end = events1_end or len(old)
     prev1 = -1
-    cuts1 = {b1[i] + off for i in rnd.sample(range(2, len(b1) - 1), min(2, len(b1) - 3)) for off in (0, 5, 27, 40)}
+    after = [i for i in range(2, len(b1) - 1) if b1[i] >= events1_end]
+    cuts1 = {b1[i] + off for i in rnd.sample(after, min(2, len(after))) for off in (0, 5, 27, 40)}
     for k, c in enumerate(sorted(x for x in cuts1 if x < len(old))):
-        rc, out = salvage(a, variant(a, base, f"f1cut{k}", old[:c]))
+        rc, out = salvage(a, variant(a, lbase, f"f1cut{k}", old[:c]))
         n = records_of(out)
         t.check(rc == 0 and (c in b1 or "torn record" in out) and None not in (n, lfull) and prev1 <= n <= lfull,
                 f"format 1 cut at {c}: exit {rc}, {n} records after {prev1}: {out[-300:]}")
         prev1 = n if n is not None else prev1
     for k in range(3):
         x = bytearray(old)
-        pos = rnd.randrange(b1[2], len(old))
+        pos = rnd.randrange(min(events1_end, len(old) - 1), len(old))
         x[pos] ^= 1 << rnd.randrange(8)
-        rc, out = salvage(a, variant(a, base, f"f1flip{k}", bytes(x)))
+        rc, out = salvage(a, variant(a, lbase, f"f1flip{k}", bytes(x)))
         t.check(sane(rc, out) and rc == 0 and re.search(r"checksum|damaged|does not make sense", out),
                 f"format 1 flip at {pos}: exit {rc}: {out[-300:]}")
 
