@@ -62,9 +62,14 @@ static inline void zc_evt_normalize(struct zc_ev *ev, size_t n, bool thread, uin
             struct zc_ev *e = &ev[i++];
             uint32_t type = e->type;
             /* one test: a thread's records inside a call (thread: a constant in each caller), and
-             * outside a call's run every record of a device stream that needs no more */
+             * outside a call's run every record of a device stream that needs no more. With a
+             * conversion (the writer, the journal's snapshot: the collector's own records in
+             * memory, whose types are the enum's) the bit test alone, on type & 63 (what bt does):
+             * a type of 32-63 reads 0 (the masks are below 32), and no code writes one above;
+             * -2 instructions a record. Without one (device streams, zecoll-salvage reading a
+             * journal that may be damaged) the type is bounded first. */
             if (__builtin_expect(
-                    type < 32 && ((thread || run ? ZC_EVT_PLAIN_TYPES : ZC_EVT_SIMPLE_TYPES) >> type & 1), 1)) {
+                    (conv || type < 32) && ((thread || run ? ZC_EVT_PLAIN_TYPES : ZC_EVT_SIMPLE_TYPES) >> (type & 63) & 1), 1)) {
                 l = zc_evt_stamp(e, conv, cv, l, &clamped);
                 events++;
                 continue;
