@@ -27,7 +27,7 @@
  * name, ns from /proc/self/task/TID/schedstat; the main thread first), and their sum (cpu_ns).
  * maxrss_kb is the process's peak resident size (getrusage). ZC_BENCH_KERNEL_NS sets the duration of
  * the appended kernel (default 0); ZC_BENCH_SPIN_NS makes "appends" busy-wait that long after each
- * Append. */
+ * Append. ZC_BENCH_CPU: see pin_app_thread. */
 #include <dirent.h>
 #include <level_zero/ze_api.h>
 #include <pthread.h>
@@ -180,11 +180,25 @@ static void thread_cpu_print(const struct tcpu *a, const struct tcpu *b) {
     printf("],\"cpu_ns\":%llu", sum);
 }
 
+/* ZC_BENCH_CPU=N (kernels): the application's thread is bound to CPU N for the timed run, once the
+ * threads started before it (the collector's, the control's reader) have taken the process's
+ * whole set; with ZESIM_ENGINE_CPUS keeping zesim's engine on another CPU, each repetition places
+ * the three busy threads alike (bench/fullnode.sh, part kernpin). */
+static void pin_app_thread(void) {
+    const char *c = getenv("ZC_BENCH_CPU");
+    if (!c || !*c) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(atoi(c), &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) fprintf(stderr, "zc_bench: cannot bind to CPU %s (ZC_BENCH_CPU)\n", c);
+}
+
 /* "kernels N US ctl": the no-collector control of the in-order immediate list (zc_bench_ctl.h). */
 static void ctl_kernels(ze_context_handle_t ctx, ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *g, long n,
                         ze_event_handle_t done) {
     static struct ctl c;
     if (ctl_start(&c, ctx)) exit(3);
+    pin_app_thread();
     for (long i = 0; i < n; i++) {
         CK(zeCommandListAppendLaunchKernel(l, k, g, ctl_event(&c, i), 0, NULL));
         ctl_issued(&c, i);
@@ -446,6 +460,7 @@ int main(int argc, char **argv) {
         ctl_kernels(ctx, l, k, &g, n, ev);
         in_run = now() - t0;
     } else {
+        pin_app_thread();
         if (tcpu_on) thread_cpu(&tcpu0);
         double t0 = now();
         for (long i = 0; i < n; i++) CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));

@@ -4,6 +4,8 @@
  * table getters the loader dlsym()s in zs_ddi.c. */
 #include "zs_internal.h"
 
+#include <sched.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -309,6 +311,22 @@ static void parse_config(void) {
     c->ring_cmds = env_u64("ZESIM_RING_CMDS", 8192);
     if (c->ring_cmds < 16) c->ring_cmds = 16;
     c->poll_ns = env_u64("ZESIM_POLL_US", 0) * 1000u;
+    /* Benchmarks bind the simulated engines apart from the application's threads: a GPU's engine
+     * takes no CPU from the host, and a worker the scheduler moves between runs (beside the
+     * appending thread, on its SMT sibling, on another socket) moves the wall time more than what
+     * is measured. A list of CPU numbers, given out to the workers in turn as they start. */
+    const char *ec = getenv("ZESIM_ENGINE_CPUS");
+    for (const char *p = ec; p && *p && c->nengine_cpus < 64;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v >= CPU_SETSIZE || (*end && *end != ',')) {
+            fprintf(stderr, "zesim: ignoring ZESIM_ENGINE_CPUS=%s (want CPU numbers separated by commas)\n", ec);
+            c->nengine_cpus = 0;
+            break;
+        }
+        c->engine_cpus[c->nengine_cpus++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
     const char *t = getenv("ZESIM_TRUTH");
     c->truth_path = (t && *t) ? strdup(t) : NULL;
     parse_faults();

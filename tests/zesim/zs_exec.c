@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -581,6 +583,14 @@ static void *engine_main(void *arg) {
      * (a host waiting for a slot, a chain of executions on two engines) would run that much
      * slower than on a device, which signals at the end. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    if (zs.cfg.nengine_cpus) {
+        int i = atomic_fetch_add(&zs.cfg.engine_cpu_next, 1) % zs.cfg.nengine_cpus;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(zs.cfg.engine_cpus[i], &set);
+        if (sched_setaffinity(0, sizeof(set), &set) != 0)
+            fprintf(stderr, "zesim: cannot bind an engine to CPU %d (ZESIM_ENGINE_CPUS)\n", zs.cfg.engine_cpus[i]);
+    }
     pthread_mutex_lock(&zs.lock);
     for (;;) {
         e->kick = false;
@@ -644,6 +654,12 @@ static void *engine_main(void *arg) {
 
 /* ---------------------------------------------------------------- submission */
 void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
+    /* A command that must wait for every earlier one (an in-order stream) behind one not yet
+     * complete cannot start before that one completes, and a completion makes the engine
+     * schedule: the doorbell need not wake it. A GPU's command streamer is not interrupted by a
+     * submission behind the running command; a woken worker here costs the submitting thread a
+     * futex wake and the engine a pass under zs.lock for each kernel appended. */
+    bool behind = s->head != NULL && needs_all_prior(in);
     if (in->cmd.nwaits) waits_add_locked(in, s->engine); /* until it starts (start_locked) */
     zs_cb_enqueue_locked(in);
     in->stream = s;
@@ -654,7 +670,7 @@ void zs_enqueue_locked(struct zs_stream *s, struct zs_inst *in) {
     else s->head = in;
     s->tail = in;
     s->npending++;
-    zs_engine_kick_locked(s->engine);
+    if (!behind) zs_engine_kick_locked(s->engine);
 }
 
 struct ring_arg {

@@ -68,6 +68,9 @@ struct zs_config {
     uint64_t sync_op_ns, launch_latency_ns;
     uint64_t ring_cmds;
     uint64_t poll_ns; /* ZESIM_POLL_US: an idle engine polls this long before it sleeps */
+    int engine_cpus[64]; /* ZESIM_ENGINE_CPUS: the CPUs engine workers are bound to, in turn */
+    int nengine_cpus;
+    _Atomic int engine_cpu_next;
     char *truth_path;
     struct zs_fault *faults;
     int nfaults;
