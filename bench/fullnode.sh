@@ -21,6 +21,17 @@
 #              per kernel, read and reset by a second thread every 1 ms), the simulated driver's floor
 #   kernpoll   (not in the default parts) kern with zesim's engines polling for submissions
 #              (ZESIM_POLL_US=50: an Append wakes no thread, as on a GPU) instead of sleeping
+#   kernpin    (not in the default parts) kern with the three busy threads placed alike in every
+#              run: the app's thread bound to one CPU for the timed loop (ZC_BENCH_CPU), zesim's
+#              engine to a CPU of another core (ZESIM_ENGINE_CPUS), the collector's threads and the
+#              control's reader free; the host placing them anew each run spread single
+#              repetitions from x0.78 to x1.31 with the same library (results/issue22-kernels6.md)
+#   ljhalf     (not in the default parts) LAMMPS without and with the collector at the same time,
+#              each NP/2 ranks bound to one half of the cores (whole cores, by sysfs topology;
+#              the halves swapped every repetition): whatever else the host runs meanwhile
+#              slows both alike, so the repetition's own ratio is what is compared. Each job has
+#              half lj's atoms (a 4x8x8 lattice, processors 2 2 2 at 16 ranks) so that a rank's
+#              domain is the one of lj at NP ranks (2x4x4 cells), all six directions through MPI
 #   reg        zc_bench_app reglist 500000: a regular list of 500,000 kernels appended, executed once,
 #              synchronised (run_s), per kernel: without / with (target ≤ +200 ns); beside them the
 #              control (zc_bench_app reglist ... ctl): no collector, the app makes its driver calls
@@ -70,7 +81,7 @@ mpi=${FULLNODE_MPI:-openmpi}
 tarball=$D/lammps.tar.xz
 [ "$mpi" = mpich ] && tarball=$D/lammps-mpich.tar.xz
 [ "$mpi" = openmpi ] || [ "$mpi" = mpich ] || { echo "fullnode: FULLNODE_MPI=$mpi: openmpi or mpich" >&2; exit 2; }
-if [ -z "$lmp" ] && [ -f "$tarball" ] && { part lj || part fixed || part phases; }; then
+if [ -z "$lmp" ] && [ -f "$tarball" ] && { part lj || part fixed || part phases || part ljhalf; }; then
   mkdir -p "$work/lammps" && tar -C "$work/lammps" -xJf "$tarball"
   lmp=$work/lammps/bin/lmp
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$work/lammps/lib
@@ -96,7 +107,7 @@ if part mpi0 && [ ! -x "$mapp" ]; then echo "fullnode: $mapp is missing (device-
 for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
   [ -e "$f" ] || { echo "fullnode: $f is missing (pack with bench/fullnode_pack.sh)" >&2; exit 2; }
 done
-if part lj || part fixed || part phases; then
+if part lj || part fixed || part phases || part ljhalf; then
   [ -n "$lmp" ] && [ -x "$lmp" ] || { echo "fullnode: no LAMMPS (bench/fullnode_pack.sh packs Debian's)" >&2; exit 2; }
   if [ "$mpi" = mpich ]; then
     command -v mpiexec.hydra >/dev/null || { echo "fullnode: no mpiexec.hydra (FULLNODE_LMP_MPICH for fullnode_pack.sh)" >&2; exit 2; }
@@ -121,6 +132,33 @@ fix             1 all nve
 thermo          1000
 run             ${steps}
 EOF
+
+# ljhalf's input: half the box along x, the same domain per rank at half the ranks
+grid='* * *'; [ "$np" = 16 ] && grid='2 2 2' # 4x2x2 at 16 ranks: a rank's cells 2x4x4 in both
+sed -e 's/^region .*/region          box block 0 4 0 8 0 8/' -e "s/^create_box/processors      $grid\\ncreate_box/" \
+  "$work/in.lj" >"$work/in-half.lj"
+# the CPUs ordered by package and core (hardware threads of a core next to each other): halves
+# of whole cores for ljhalf, and kernpin's two CPUs on different cores
+mapfile -t cpus_by_core < <("$py" - <<'PYEOF'
+import glob, os, re
+rows = []
+for d in glob.glob('/sys/devices/system/cpu/cpu[0-9]*'):
+    c = int(re.sub(r'.*cpu', '', d))
+    try:
+        pkg = int(open(d + '/topology/physical_package_id').read()); core = int(open(d + '/topology/core_id').read())
+    except OSError:
+        pkg, core = 0, c
+    if c in os.sched_getaffinity(0): rows.append((pkg, core, c))
+for r in sorted(rows): print(r[2], f'{r[0]}.{r[1]}')
+PYEOF
+)
+half_a=() half_b=()
+for ((x = 0; x < ${#cpus_by_core[@]}; x++)); do
+  c=${cpus_by_core[x]%% *}
+  if [ $x -lt $((${#cpus_by_core[@]} / 2)) ]; then half_a+=("$c"); else half_b+=("$c"); fi
+done
+pin_app=${cpus_by_core[0]%% *} pin_eng=""
+for e in "${cpus_by_core[@]}"; do [ "${e#* }" != "${cpus_by_core[0]#* }" ] && { pin_eng=${e%% *}; break; }; done
 
 # steal: the CPU time the hypervisor took from this guest, all CPUs, in ms (/proc/stat's 8th
 # field, USER_HZ 100). The host is a KVM guest whose repetitions spread ±10%: a run's steal says
@@ -207,6 +245,53 @@ lj() { # lj <bind: core|none> <steps> [env...]
     "$lmp" -nocite -log "$work/lmp.log" -screen none -var steps "$n" -in "$work/in.lj"
 }
 col() { echo "LD_PRELOAD=$1" ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0; }
+# half <a|b> <tag> [env...]: lj's half job on one half of the cores; its wall, loop time recorded
+# under ljhalf.<tag> (run in the background beside the other half)
+half() {
+  local h=$1 tag=$2; shift 2
+  local set xs=() e t0 t1 rc lt=nan v=nan log=$work/lmp-$h.log
+  if [ "$h" = a ]; then set=$(IFS=,; echo "${half_a[*]}"); else set=$(IFS=,; echo "${half_b[*]}"); fi
+  rm -f "$log"
+  t0=$(date +%s.%N)
+  if [ "$mpi" = mpich ]; then
+    for e in "$@"; do xs+=(-genv "${e%%=*}" "${e#*=}"); done
+    mpiexec.hydra -launcher fork -bind-to "user:$set" -n $((np / 2)) -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
+      -genv UCX_MODULE_DIR "$UCX_MODULE_DIR" -genv ZE_ENABLE_ALT_DRIVERS "$ZE_ENABLE_ALT_DRIVERS" "${xs[@]}" \
+      "$lmp" -nocite -log "$log" -screen none -var steps "$steps" -in "$work/in-half.lj" >"$work/half-$h.out" 2>&1
+  else
+    for e in "$@"; do xs+=(-x "$e"); done
+    "${mpirun[@]}" --cpu-set "$set" --bind-to core -np $((np / 2)) -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
+      "$lmp" -nocite -log "$log" -screen none -var steps "$steps" -in "$work/in-half.lj" >"$work/half-$h.out" 2>&1
+  fi
+  rc=$?
+  t1=$(date +%s.%N)
+  if [ $rc = 0 ]; then
+    v=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$t0" "$t1")
+    lt=$(awk '/^Loop time of/ {t = $4} END {print t + 0 ? t : "nan"}' "$log")
+  else echo "fullnode: ljhalf $tag on half $h failed (rc $rc):" >&2; tail -5 "$work/half-$h.out" >&2; fi
+  echo "$tag $v $lt" >"$work/half-$h.res"
+}
+# ljhalf_round REP: each library against no collector, at the same time on the two halves
+ljhalf_round() {
+  local r=$1 i ha hb tag v lt s0 s1
+  for i in "${!libs[@]}"; do
+    # the halves swap every repetition: a difference between them cancels over pairs of repetitions
+    if [ $((r % 2)) = 1 ]; then ha=base hb=with$i; else ha=with$i hb=base; fi
+    s0=$(steal)
+    # shellcheck disable=SC2046
+    half a "$ha" $([ "$ha" = base ] || col "${libs[$i]}") &
+    # shellcheck disable=SC2046
+    half b "$hb" $([ "$hb" = base ] || col "${libs[$i]}") &
+    wait
+    s1=$(steal)
+    for h in a b; do
+      read -r tag v lt <"$work/half-$h.res"
+      vals[ljhalf.$tag.$i]+="$v "; vals[loop.ljhalf.$tag.$i]+="$lt "
+      echo "ljhalf.$tag.$i $v steal_ms $((s1 - s0)) loop_s $lt half $h" >>"$raw"
+    done
+    rm -rf "$work"/t-*
+  done
+}
 mpi0() { # mpi0 [env...]: one rank bound to a core, 0-byte Irecv/Isend/Waitall
   local xs=() e
   for e in "$@"; do xs+=(-x "$e"); done
@@ -233,6 +318,7 @@ for r in $(seq "$reps"); do
   [ $((r % 2)) = 0 ] && for ((a = 0, b = ${#order[@]} - 1; a < b; a++, b--)); do
     t=${order[a]}; order[a]=${order[b]}; order[b]=$t
   done
+  part ljhalf && ljhalf_round "$r"
   for v in "${order[@]}"; do
     if [ "$v" != base ] && [ "$v" != with ]; then peer_round "$v"; continue; fi
     for i in "${!libs[@]}"; do
@@ -262,19 +348,20 @@ for r in $(seq "$reps"); do
         timed "phases.$k" lj core 300 $(col "${libs[$i]}") ZECOLL_RECORD_MPI=0 ZECOLL_PHASE_TIMES=1
         grep 'zecoll phases' "$work/run.out" >>"$out/phases.$k.txt"
       fi
-      for kp in kern kernpoll; do
+      for kp in kern kernpoll kernpin; do
         part $kp || continue
         # kernpoll: zesim's engines poll for submissions (ZESIM_POLL_US=50) instead of sleeping
         # on a condition variable, as a GPU's command streamer does: an Append kicks no thread
         # (tests/zesim/README.md); kern's wall measures zesim's futex wake-ups as well
-        kx=X=1 kk=kern
-        [ $kp = kernpoll ] && kx=ZESIM_POLL_US=50 kk=kernp
+        kx=(X=1) kk=kern
+        [ $kp = kernpoll ] && kx=(ZESIM_POLL_US=50) kk=kernp
+        [ $kp = kernpin ] && kx=(ZC_BENCH_CPU="$pin_app" ZESIM_ENGINE_CPUS="$pin_eng") kk=kernpin
         for us in 1 2; do
           if [ "$v" = base ]; then
-            json "$kk.$us.$k" run_s env "$kx" "$app" kernels 200000 "$us"
+            json "$kk.$us.$k" run_s env "${kx[@]}" "$app" kernels 200000 "$us"
             # the control: no collector, its driver calls made by the app (zc_bench_app ... ctl)
-            json "$kk.$us.ctl" run_s env "$kx" "$app" kernels 200000 "$us" ctl
-          else json "$kk.$us.$k" run_s env "$kx" $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
+            json "$kk.$us.ctl" run_s env "${kx[@]}" "$app" kernels 200000 "$us" ctl
+          else json "$kk.$us.$k" run_s env "${kx[@]}" $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
         done
       done
       if part reg; then
@@ -311,6 +398,14 @@ for i in "${!libs[@]}"; do
   part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
   part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
   part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
+  part kernpin && cmp "kernels of 1 us, app and engine bound (CPUs $pin_app, $pin_eng)" kernpin.1.base "kernpin.1.with$i" "≤ x1.05" ratio
+  part kernpin && cmp "kernels of 2 us, bound" kernpin.2.base "kernpin.2.with$i" "≤ x1.02" ratio
+  part kernpin && cmp "… 1 us bound, ctl / with" kernpin.1.ctl "kernpin.1.with$i" "(the collector's own)" ratio
+  part kernpin && cmp "… 2 us bound, ctl / with" kernpin.2.ctl "kernpin.2.with$i" "(the collector's own)" ratio
+  part kernpin && cmp "… 1 us bound, no collector / ctl" kernpin.1.base kernpin.1.ctl "(zesim's floor)" ratio
+  part kernpin && cmp "… 2 us bound, no collector / ctl" kernpin.2.base kernpin.2.ctl "(zesim's floor)" ratio
+  part ljhalf && cmp "LAMMPS, $((np / 2)) + $((np / 2)) ranks at once, halves of the cores (wall)" "ljhalf.base.$i" "ljhalf.with$i.$i" "≤ x1.03" ratio
+  part ljhalf && cmp "… LAMMPS's own loop time, at once" "loop.ljhalf.base.$i" "loop.ljhalf.with$i.$i" "≤ x1.03" ratio
   part kernpoll && cmp "kernels of 1 us, zesim polling (ZESIM_POLL_US=50)" kernp.1.base "kernp.1.with$i" "≤ x1.05" ratio
   part kernpoll && cmp "kernels of 2 us, zesim polling" kernp.2.base "kernp.2.with$i" "≤ x1.02" ratio
   part kernpoll && cmp "… 1 us polling, ctl / with" kernp.1.ctl "kernp.1.with$i" "(the collector's own)" ratio
