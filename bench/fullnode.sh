@@ -19,8 +19,9 @@
 #              without / with (targets ×1.05 / ×1.02); beside them the control (zc_bench_app
 #              kernels ... ctl): no collector, the app makes its driver calls (a timestamp event
 #              per kernel, read and reset by a second thread every 1 ms), the simulated driver's floor
-#   kernpoll   (not in the default parts) kern with zesim's engines polling for submissions
-#              (ZESIM_POLL_US=50: an Append wakes no thread, as on a GPU) instead of sleeping
+#   kernpoll   (not in the default parts) kern with zesim's engines polling for submissions and
+#              for a running kernel's end (ZESIM_POLL_US=50: a command streamer polls) instead of
+#              sleeping, bound as kernpin (since round 11; unbound before)
 #   kernpin    (not in the default parts) kern with the three busy threads placed alike in every
 #              run: the app's thread bound to one CPU for the timed loop (ZC_BENCH_CPU), zesim's
 #              engine to a CPU of another core (ZESIM_ENGINE_CPUS), the collector's threads and the
@@ -354,7 +355,8 @@ for r in $(seq "$reps"); do
         # on a condition variable, as a GPU's command streamer does: an Append kicks no thread
         # (tests/zesim/README.md); kern's wall measures zesim's futex wake-ups as well
         kx=(X=1) kk=kern
-        [ $kp = kernpoll ] && kx=(ZESIM_POLL_US=50) kk=kernp
+        # (bound as kernpin: a polling engine beside the appending thread would take its CPU)
+        [ $kp = kernpoll ] && kx=(ZESIM_POLL_US=50 ZC_BENCH_CPU="$pin_app" ZESIM_ENGINE_CPUS="$pin_eng") kk=kernp
         [ $kp = kernpin ] && kx=(ZC_BENCH_CPU="$pin_app" ZESIM_ENGINE_CPUS="$pin_eng") kk=kernpin
         for us in 1 2; do
           if [ "$v" = base ]; then
