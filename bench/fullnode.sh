@@ -32,7 +32,8 @@
 #              the halves swapped every repetition): whatever else the host runs meanwhile
 #              slows both alike, so the repetition's own ratio is what is compared. Each job has
 #              half lj's atoms (a 4x8x8 lattice, processors 2 2 2 at 16 ranks) so that a rank's
-#              domain is the one of lj at NP ranks (2x4x4 cells), all six directions through MPI
+#              domain is the one of lj at NP ranks (2x4x4 cells), all six directions through MPI.
+#              FULLNODE_HALF (below) pairs two builds or settings of the collector the same way
 #   reg        zc_bench_app reglist 500000: a regular list of 500,000 kernels appended, executed once,
 #              synchronised (run_s), per kernel: without / with (target ≤ +200 ns); beside them the
 #              control (zc_bench_app reglist ... ctl): no collector, the app makes its driver calls
@@ -272,23 +273,43 @@ half() {
   else echo "fullnode: ljhalf $tag on half $h failed (rc $rc):" >&2; tail -5 "$work/half-$h.out" >&2; fi
   echo "$tag $v $lt" >"$work/half-$h.res"
 }
-# ljhalf_round REP: each library against no collector, at the same time on the two halves
+# ljhalf's pairs: FULLNODE_HALF="A/B ..." (default: base/with0 for each library), each side base
+# (no collector), with<i> (library i) or a NAME of FULLNODE_HALF_ENVS="NAME=VAR=VALUE[:VAR=VALUE] ..."
+# (library 0 with those settings); B's ratio over A is printed
+declare -A half_env
+for s in ${FULLNODE_HALF_ENVS:-}; do half_env[${s%%=*}]="${s#*=}"; done
+half_pairs=()
+if [ -n "${FULLNODE_HALF:-}" ]; then read -ra half_pairs <<<"$FULLNODE_HALF"
+else for i in "${!libs[@]}"; do half_pairs+=("base/with$i"); done; fi
+half_side() { # the environment of a side's job
+  case $1 in
+    base) ;;
+    with[0-9]*) col "${libs[${1#with}]}" ;;
+    *) [ -n "${half_env[$1]:-}" ] || { echo "fullnode: FULLNODE_HALF: no variant $1" >&2; return 1; }
+       col "${libs[0]}"; tr ':' '\n' <<<"${half_env[$1]}" ;;
+  esac
+}
+for pr in "${half_pairs[@]}"; do
+  for x in "${pr%%/*}" "${pr#*/}"; do half_side "$x" >/dev/null || exit 2; done
+done
+# ljhalf_round REP: each pair's two sides at the same time, one on each half of the cores
 ljhalf_round() {
-  local r=$1 i ha hb tag v lt s0 s1
-  for i in "${!libs[@]}"; do
+  local r=$1 p sa sb ha hb tag v lt s0 s1
+  for p in "${!half_pairs[@]}"; do
+    sa=${half_pairs[p]%%/*} sb=${half_pairs[p]#*/}
     # the halves swap every repetition: a difference between them cancels over pairs of repetitions
-    if [ $((r % 2)) = 1 ]; then ha=base hb=with$i; else ha=with$i hb=base; fi
+    if [ $((r % 2)) = 1 ]; then ha=$sa hb=$sb; else ha=$sb hb=$sa; fi
     s0=$(steal)
     # shellcheck disable=SC2046
-    half a "$ha" $([ "$ha" = base ] || col "${libs[$i]}") &
+    half a "$ha" $(half_side "$ha") &
     # shellcheck disable=SC2046
-    half b "$hb" $([ "$hb" = base ] || col "${libs[$i]}") &
+    half b "$hb" $(half_side "$hb") &
     wait
     s1=$(steal)
     for h in a b; do
       read -r tag v lt <"$work/half-$h.res"
-      vals[ljhalf.$tag.$i]+="$v "; vals[loop.ljhalf.$tag.$i]+="$lt "
-      echo "ljhalf.$tag.$i $v steal_ms $((s1 - s0)) loop_s $lt half $h" >>"$raw"
+      vals[ljhalf.$p.$tag]+="$v "; vals[loop.ljhalf.$p.$tag]+="$lt "
+      echo "ljhalf.$p.$tag $v steal_ms $((s1 - s0)) loop_s $lt half $h" >>"$raw"
     done
     rm -rf "$work"/t-*
   done
@@ -406,8 +427,6 @@ for i in "${!libs[@]}"; do
   part kernpin && cmp "… 2 us bound, ctl / with" kernpin.2.ctl "kernpin.2.with$i" "(the collector's own)" ratio
   part kernpin && cmp "… 1 us bound, no collector / ctl" kernpin.1.base kernpin.1.ctl "(zesim's floor)" ratio
   part kernpin && cmp "… 2 us bound, no collector / ctl" kernpin.2.base kernpin.2.ctl "(zesim's floor)" ratio
-  part ljhalf && cmp "LAMMPS, $((np / 2)) + $((np / 2)) ranks at once, halves of the cores (wall)" "ljhalf.base.$i" "ljhalf.with$i.$i" "≤ x1.03" ratio
-  part ljhalf && cmp "… LAMMPS's own loop time, at once" "loop.ljhalf.base.$i" "loop.ljhalf.with$i.$i" "≤ x1.03" ratio
   part kernpoll && cmp "kernels of 1 us, zesim polling (ZESIM_POLL_US=50)" kernp.1.base "kernp.1.with$i" "≤ x1.05" ratio
   part kernpoll && cmp "kernels of 2 us, zesim polling" kernp.2.base "kernp.2.with$i" "≤ x1.02" ratio
   part kernpoll && cmp "… 1 us polling, ctl / with" kernp.1.ctl "kernp.1.with$i" "(the collector's own)" ratio
@@ -418,6 +437,13 @@ for i in "${!libs[@]}"; do
   part reg && cmp "… no collector, its driver calls (ctl) / without" reg.base reg.ctl "(zesim's floor)" ns_reg
   part reg && cmp "… no collector, its driver calls (ctl) / with" reg.ctl "reg.with$i" "(the collector's own)" ns_reg
   part idle && cmp "idle 2 s after 2000 kernels: other threads' wake-ups per s" idle.base "idle.with$i" "(occupancy) ~0" delta
+done
+for p in "${!half_pairs[@]}"; do
+  part ljhalf || break
+  sa=${half_pairs[p]%%/*} sb=${half_pairs[p]#*/}
+  tg=""; [ "$sa" = base ] && tg="≤ x1.03"
+  cmp "LAMMPS $sb over $sa at once, $((np / 2)) ranks each on half the cores (wall)" "ljhalf.$p.$sa" "ljhalf.$p.$sb" "$tg" ratio
+  cmp "… LAMMPS's own loop time" "loop.ljhalf.$p.$sa" "loop.ljhalf.$p.$sb" "$tg" ratio
 done
 for i in "${!libs[@]}"; do
   part phases && [ -s "$out/phases.with$i.txt" ] || continue
