@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *kind_of(mode_t m) {
@@ -39,14 +40,54 @@ int zc_salv_open_regular(const char *path, const char *what, struct stat *st) {
     return fd;
 }
 
+/* Whether any thread of pid runs on this host (a zombie's threads hold nothing). */
+static bool pid_runs(uint64_t pid) {
+    char p[64];
+    snprintf(p, sizeof(p), "/proc/%llu/task", (unsigned long long)pid);
+    DIR *d = opendir(p);
+    if (!d) return false;
+    bool runs = false;
+    for (struct dirent *e; !runs && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char sp[384], buf[512];
+        snprintf(sp, sizeof(sp), "%s/%s/stat", p, e->d_name);
+        FILE *f = fopen(sp, "re");
+        if (!f) continue;
+        size_t k = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[k] = 0;
+        const char *c = strrchr(buf, ')');
+        runs = c && c[1] == ' ' && c[2] != 'Z' && c[2] != 'X';
+    }
+    closedir(d);
+    return runs;
+}
+
+/* The journal's lock is free now, or within a grace period. The kernel may release a dead
+ * process's lock a few milliseconds after its last thread ended (its files' last references are
+ * dropped by deferred work), so a salvage started as soon as mpirun returns can still see it. */
+static bool lock_released(const char *path) {
+    for (int i = 0; i < 200; i++) { /* 2 s */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) return false;
+        struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+        bool held = fcntl(fd, F_OFD_GETLK, &lk) != 0 || lk.l_type != F_UNLCK;
+        close(fd);
+        if (!held) return true;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
 bool zc_salv_alive(const struct zc_salv_rank *j, char *why, size_t n) {
     if (j->missing) return false;
-    if (j->locked) {
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    if (j->locked && !(!strcmp(host, j->host) && !pid_runs(j->pid) && lock_released(j->path))) {
         snprintf(why, n, "it holds its journal's lock");
         return true;
     }
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
     if (!strcmp(host, j->host)) {
         /* this host carries the lock: not held, so the writer has ended (a collector without the
          * lock, older than this salvage: its pid running the same executable) */

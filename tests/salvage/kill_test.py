@@ -114,12 +114,21 @@ def rank_pids(work, np_):
 
 
 def alive(pid):
-    """Whether pid runs (a zombie has released its locks: not alive)."""
+    """Whether any thread of pid runs. A process whose leader is a zombie may still have threads
+    ending (the collector's), which hold its descriptors and so its journal's lock; the leader's
+    zombie alone holds nothing."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return False
+    for t in tids:
+        try:
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    return True
+        except (OSError, IndexError):
+            pass
+    return False
 
 
 def wait_ranks_gone(work, np_, timeout=120):

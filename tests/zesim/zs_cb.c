@@ -165,6 +165,9 @@ void *zs_cb_ext_function(const char *name) {
 ze_result_t zs_cb_append_check(ze_command_list_handle_t l, ze_event_handle_t ev) {
     ze_result_t r = ZE_RESULT_SUCCESS;
     bool converted = false;
+    /* a regular event where nothing converts: nothing to check or change (the creation's
+     * flags never change, so this needs no lock) */
+    if (!(ev->cb & ZS_CB_EXPLICIT) && !implicit_knob()) return ZE_RESULT_SUCCESS;
     pthread_mutex_lock(&zs.lock);
     if (ev->cb & ZS_CB_EXPLICIT) {
         uint32_t need = l->immediate ? ZS_CB_IMMEDIATE : ZS_CB_NON_IMMEDIATE;
@@ -183,17 +186,18 @@ ze_result_t zs_cb_append_check(ze_command_list_handle_t l, ze_event_handle_t ev)
 }
 
 ze_result_t zs_cb_host_signal(ze_event_handle_t ev) {
-    pthread_mutex_lock(&zs.lock);
     bool cb = CB_IS(ev);
-    pthread_mutex_unlock(&zs.lock);
     return cb ? reject("zeEventHostSignal", ev, NULL, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) : ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zs_cb_host_reset(ze_event_handle_t ev) {
-    pthread_mutex_lock(&zs.lock);
-    bool explicit = (ev->cb & ZS_CB_EXPLICIT) != 0;
-    ev->cb &= ~ZS_CB_IMPLICIT; /* a converted event is regular again until its next signal */
-    pthread_mutex_unlock(&zs.lock);
+    uint32_t cb = ev->cb;
+    bool explicit = (cb & ZS_CB_EXPLICIT) != 0;
+    if (cb & ZS_CB_IMPLICIT) {
+        pthread_mutex_lock(&zs.lock);
+        ev->cb &= ~ZS_CB_IMPLICIT; /* a converted event is regular again until its next signal */
+        pthread_mutex_unlock(&zs.lock);
+    }
     return explicit ? reject("zeEventHostReset", ev, NULL, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) : ZE_RESULT_SUCCESS;
 }
 

@@ -146,10 +146,12 @@ struct _ze_event_handle_t {
     _Atomic uint64_t signal_ns;   /* host time at which it became signaled */
     _Atomic bool has_ts;          /* kernel timestamps valid */
     _Atomic uint64_t ts_start, ts_end; /* masked kernel-timestamp ticks */
-    /* counter-based events (zs_cb.c), under zs.lock: ZS_CB_* flags (0: a regular event), the
-     * generation of its latest signalling command (only that one signals it), and whether it
-     * owns its pool (CB events created without one) */
-    uint32_t cb;
+    /* counter-based events (zs_cb.c): ZS_CB_* flags (0: a regular event; written under zs.lock,
+     * read without it where only the creation's flags matter or no implicit conversion can be:
+     * a host reset of an event is a memory write on hardware, not a driver-wide lock), the
+     * generation of its latest signalling command (only that one signals it, under zs.lock), and
+     * whether it owns its pool (CB events created without one) */
+    _Atomic uint32_t cb;
     uint64_t cb_gen;
     bool own_pool;
     /* commands enqueued and not started that wait on it (one per wait slot), under zs.lock: a
