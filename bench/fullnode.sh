@@ -70,7 +70,8 @@ steps=${FULLNODE_STEPS:-15000}
 parts=" ${FULLNODE_PARTS:-lj fixed kern reg idle} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ZE_ENABLE_ALT_DRIVERS=$D/lib/libzesim.so
+# FULLNODE_ZESIM: another build of the simulated driver (a before/after of zesim's own changes)
+export ZE_ENABLE_ALT_DRIVERS=${FULLNODE_ZESIM:-$D/lib/libzesim.so}
 unset ZESIM_TRUTH
 libs=("$D/lib/libzecoll.so")
 for l in ${FULLNODE_LIBS:-}; do libs+=("$(readlink -f "$l")"); done
@@ -106,7 +107,7 @@ for s in ${FULLNODE_PEERS:-}; do
 done
 mapp=$D/bin/zc_mpi_bench
 if part mpi0 && [ ! -x "$mapp" ]; then echo "fullnode: $mapp is missing (device-pack.sh DIR zc_mpi_bench)" >&2; exit 2; fi
-for f in "$app" "${libs[@]}" "$D/lib/libzesim.so"; do
+for f in "$app" "${libs[@]}" "$ZE_ENABLE_ALT_DRIVERS"; do
   [ -e "$f" ] || { echo "fullnode: $f is missing (pack with bench/fullnode_pack.sh)" >&2; exit 2; }
 done
 if part lj || part fixed || part phases || part ljhalf; then
@@ -332,7 +333,7 @@ peer_round() { # peer_round NAME: the peer's variants of one repetition
 
 {
   echo "== fullnode: $(nproc) CPUs, $(uname -r), $np ranks, $steps steps, $reps alternating repetitions, LAMMPS under $mpi"
-  echo "== libraries: ${libs[*]}"
+  echo "== libraries: ${libs[*]}; zesim: $ZE_ENABLE_ALT_DRIVERS"
 } | tee "$out/table.txt"
 for r in $(seq "$reps"); do
   # the order of the variants alternates between repetitions (even: reversed, with before base)
