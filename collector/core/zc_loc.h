@@ -93,19 +93,7 @@ extern void (*zc_loc_resolver)(struct zc_loc *loc, struct zc_ev *ev, size_t n);
 /* Publishes a location's record count after the records themselves (release): the journal's
  * flusher reads the records below it from another thread (writer/zc_writer.c). Every store of n
  * goes through here; on x86 it is the plain store it replaces. */
-static inline void zc_loc_publish(struct zc_loc *l, size_t n) {
-    __atomic_store_n(&l->n, n, __ATOMIC_RELEASE);
-    /* The next records go to the two lines after the one holding buf[n]: ask for them with intent
-     * to write now. A buffer comes back from the writer, which converted and read it in place
-     * (on another core, or long enough ago to be out of this core's caches: 2.6 MB each); a
-     * record's store that misses holds up every later store of the application's behind it
-     * (stores commit in order) until its line arrives, at a rate of a line or two per call.
-     * Past the buffer's end: a prefetch never faults. PREFETCHW is a NOP where absent. */
-#if defined(__x86_64__)
-    const char *p = (const char *)(l->buf + n);
-    __asm__ volatile("prefetchw %0\n\tprefetchw %1" ::"m"(p[64]), "m"(p[128]));
-#endif
-}
+static inline void zc_loc_publish(struct zc_loc *l, size_t n) { __atomic_store_n(&l->n, n, __ATOMIC_RELEASE); }
 /* Hands loc's full buffer to the writer (called with loc held): zc_loc_sink.write_out. */
 void zc_loc_write_out(struct zc_loc *loc);
 /* The writer's side of the locations, installed by the writer when it starts (writer/zc_writer.c),
