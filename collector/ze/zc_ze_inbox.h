@@ -67,14 +67,6 @@ static inline uint64_t zc_ze_inbox_next_seq(const struct zc_inbox *ib) {
 static inline void zc_ze_inbox_publish(struct zc_inbox *ib) {
     ib->pi++;
     atomic_store_explicit(&ib->tail, atomic_load_explicit(&ib->tail, memory_order_relaxed) + 1, memory_order_release);
-    /* The next Append writes the next entry, whose line a drainer read last (blocks are reused):
-     * ask for it with intent to write now, so that its ownership arrives during the driver's
-     * Append instead of stalling the first locked instruction after the write (the driver's own
-     * locks drain the store buffer). One past the block's last entry is its `next` line: harmless.
-     * PREFETCHW is a NOP on x86-64 processors without it. */
-#if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" ::"m"(ib->pb->e[ib->pi]));
-#endif
     zc_ze_bg_poke();
 }
 /* The producer's block is full and more than ZC_INBOX_DRAIN_ABOVE entries wait: nobody collects
