@@ -406,6 +406,25 @@ for r in $(seq "$reps"); do
   done
 done
 
+# kern_rows KEY LABEL CTL_LABEL FLOOR_LABEL: a kernel part's rows for library i, both lengths (%s: the
+# length; no floor rows where FLOOR_LABEL is empty)
+kern_rows() {
+  local k=$1 us t
+  for us in 1 2; do
+    t="≤ x1.05"; [ $us = 2 ] && t="≤ x1.02"
+    # shellcheck disable=SC2059  # the labels are formats of the length
+    cmp "$(printf "$2" $us)" "$k.$us.base" "$k.$us.with$i" "$t" ratio
+  done
+  for us in 1 2; do
+    # shellcheck disable=SC2059
+    cmp "$(printf "$3" $us)" "$k.$us.ctl" "$k.$us.with$i" "(the collector's own)" ratio
+  done
+  [ -n "$4" ] || return 0
+  for us in 1 2; do
+    # shellcheck disable=SC2059
+    cmp "$(printf "$4" $us)" "$k.$us.base" "$k.$us.ctl" "(zesim's floor)" ratio
+  done
+}
 row "median of $reps (s)" without with "ratio/delta" target
 for i in "${!libs[@]}"; do
   [ ${#libs[@]} -gt 1 ] && echo "-- ${libs[$i]}" | tee -a "$out/table.txt"
@@ -418,22 +437,9 @@ for i in "${!libs[@]}"; do
   part fixed && cmp "… MPI recording on" fixed.base "fixed.all.with$i" "" ms
   part fixed && cmp "… MPI recording off, salvage journal off" fixed.base "fixed.nojrn.with$i" "" ms
   part fixed && cmp "… MPI recording off, journal syncs off" fixed.base "fixed.nosync.with$i" "" ms
-  part kern && cmp "kernels 200000 of 1 us, in-order immediate list (run_s)" kern.1.base "kern.1.with$i" "≤ x1.05" ratio
-  part kern && cmp "kernels 200000 of 2 us" kern.2.base "kern.2.with$i" "≤ x1.02" ratio
-  part kern && cmp "… 1 us, no collector, its driver calls (ctl) / with" kern.1.ctl "kern.1.with$i" "(the collector's own)" ratio
-  part kern && cmp "… 2 us, no collector, its driver calls (ctl) / with" kern.2.ctl "kern.2.with$i" "(the collector's own)" ratio
-  part kernpin && cmp "kernels of 1 us, app and engine bound (CPUs $pin_app, $pin_eng)" kernpin.1.base "kernpin.1.with$i" "≤ x1.05" ratio
-  part kernpin && cmp "kernels of 2 us, bound" kernpin.2.base "kernpin.2.with$i" "≤ x1.02" ratio
-  part kernpin && cmp "… 1 us bound, ctl / with" kernpin.1.ctl "kernpin.1.with$i" "(the collector's own)" ratio
-  part kernpin && cmp "… 2 us bound, ctl / with" kernpin.2.ctl "kernpin.2.with$i" "(the collector's own)" ratio
-  part kernpin && cmp "… 1 us bound, no collector / ctl" kernpin.1.base kernpin.1.ctl "(zesim's floor)" ratio
-  part kernpin && cmp "… 2 us bound, no collector / ctl" kernpin.2.base kernpin.2.ctl "(zesim's floor)" ratio
-  part kernpoll && cmp "kernels of 1 us, zesim polling (ZESIM_POLL_US=50)" kernp.1.base "kernp.1.with$i" "≤ x1.05" ratio
-  part kernpoll && cmp "kernels of 2 us, zesim polling" kernp.2.base "kernp.2.with$i" "≤ x1.02" ratio
-  part kernpoll && cmp "… 1 us polling, ctl / with" kernp.1.ctl "kernp.1.with$i" "(the collector's own)" ratio
-  part kernpoll && cmp "… 2 us polling, ctl / with" kernp.2.ctl "kernp.2.with$i" "(the collector's own)" ratio
-  part kernpoll && cmp "… 1 us polling, no collector / ctl" kernp.1.base kernp.1.ctl "(zesim's floor)" ratio
-  part kernpoll && cmp "… 2 us polling, no collector / ctl" kernp.2.base kernp.2.ctl "(zesim's floor)" ratio
+  part kern && kern_rows kern "kernels 200000 of %s us, in-order immediate list (run_s)" "… %s us, no collector, its driver calls (ctl) / with" ""
+  part kernpin && kern_rows kernpin "kernels of %s us, app and engine bound (CPUs $pin_app, $pin_eng)" "… %s us bound, ctl / with" "… %s us bound, no collector / ctl"
+  part kernpoll && kern_rows kernp "kernels of %s us, zesim polling (ZESIM_POLL_US=50), bound" "… %s us polling, ctl / with" "… %s us polling, no collector / ctl"
   part reg && cmp "regular list of 500000 kernels, executed once (run_s)" reg.base "reg.with$i" "≤ +200 ns" ns_reg
   part reg && cmp "… no collector, its driver calls (ctl) / without" reg.base reg.ctl "(zesim's floor)" ns_reg
   part reg && cmp "… no collector, its driver calls (ctl) / with" reg.ctl "reg.with$i" "(the collector's own)" ns_reg
