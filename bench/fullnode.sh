@@ -167,6 +167,9 @@ for e in "${cpus_by_core[@]}"; do [ "${e#* }" != "${cpus_by_core[0]#* }" ] && { 
 # field, USER_HZ 100). The host is a KVM guest whose repetitions spread ±10%: a run's steal says
 # whether another tenant took the cores during it (printed per variant beside the LAMMPS rows)
 steal() { awk '/^cpu / {print $9 * 10; exit}' /proc/stat 2>/dev/null || echo 0; }
+# elapsed T0 T1: seconds between two `date +%s.%N` readings; loop_time LOG: LAMMPS's "Loop time of"
+elapsed() { "$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$1" "$2"; }
+loop_time() { awk '/^Loop time of/ {t = $4} END {print t + 0 ? t : "nan"}' "$1"; }
 # timed <name> <cmd...>: the wall time of one run (s), recorded under name; a failed run is nan.
 # A LAMMPS run also records its own "Loop time of" (loop.<name>: the 15,000 steps without
 # mpirun's launch, the set-up and the finalize, whose spread is not ours) and the steal (steal.<name>)
@@ -181,12 +184,12 @@ timed() {
   t1=$(date +%s.%N)
   s1=$(steal)
   local v lt=nan
-  if [ $rc = 0 ]; then v=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$t0" "$t1")
+  if [ $rc = 0 ]; then v=$(elapsed "$t0" "$t1")
   else v=nan; echo "fullnode: $name failed (rc $rc):" >&2; tail -5 "$work/run.out" >&2; fi
   vals[$name]+="$v "
   vals[steal.$name]+="$((s1 - s0)) "
   if [ -f "$work/lmp.log" ]; then
-    [ $rc = 0 ] && lt=$(awk '/^Loop time of/ {t = $4} END {print t + 0 ? t : "nan"}' "$work/lmp.log")
+    [ $rc = 0 ] && lt=$(loop_time "$work/lmp.log")
     vals[loop.$name]+="$lt "
   fi
   echo "$name $v steal_ms $((s1 - s0)) loop_s $lt" >>"$raw"
@@ -232,45 +235,44 @@ print(f'x{b / a:.3f}' + (f' (paired x{st.median(p):.3f})' if len(x) == len(y) an
 }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe)
-lj() { # lj <bind: core|none> <steps> [env...]
-  local bind=$1 n=$2; shift 2
+# lmp_launch NP OMPI_BINDING HYDRA_BINDING LOG INPUT STEPS [env...]: LAMMPS on NP ranks under the
+# chosen MPI, bound as Open MPI's options (words) or Hydra's -bind-to value say
+lmp_launch() {
+  local n=$1 ob=$2 hb=$3 log=$4 input=$5 steps_=$6; shift 6
   local xs=() e
   if [ "$mpi" = mpich ]; then # Hydra: -genv NAME VALUE; the fork launcher (no ssh on one node)
     for e in "$@"; do xs+=(-genv "${e%%=*}" "${e#*=}"); done
-    mpiexec.hydra -launcher fork -bind-to "$bind" -n "$np" -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
+    mpiexec.hydra -launcher fork -bind-to "$hb" -n "$n" -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
       -genv UCX_MODULE_DIR "$UCX_MODULE_DIR" \
       -genv ZE_ENABLE_ALT_DRIVERS "$ZE_ENABLE_ALT_DRIVERS" "${xs[@]}" \
-      "$lmp" -nocite -log "$work/lmp.log" -screen none -var steps "$n" -in "$work/in.lj"
+      "$lmp" -nocite -log "$log" -screen none -var steps "$steps_" -in "$input"
     return
   fi
   for e in "$@"; do xs+=(-x "$e"); done
-  "${mpirun[@]}" --bind-to "$bind" -np "$np" -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
-    "$lmp" -nocite -log "$work/lmp.log" -screen none -var steps "$n" -in "$work/in.lj"
+  # shellcheck disable=SC2086  # the binding options are words
+  "${mpirun[@]}" $ob -np "$n" -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
+    "$lmp" -nocite -log "$log" -screen none -var steps "$steps_" -in "$input"
+}
+lj() { # lj <bind: core|none> <steps> [env...]
+  local bind=$1 n=$2; shift 2
+  lmp_launch "$np" "--bind-to $bind" "$bind" "$work/lmp.log" "$work/in.lj" "$n" "$@"
 }
 col() { echo "LD_PRELOAD=$1" ZECOLL_OUTPUT="$work/t-%p" ZECOLL_SUMMARY=0; }
 # half <a|b> <tag> [env...]: lj's half job on one half of the cores; its wall, loop time recorded
 # under ljhalf.<tag> (run in the background beside the other half)
 half() {
   local h=$1 tag=$2; shift 2
-  local set xs=() e t0 t1 rc lt=nan v=nan log=$work/lmp-$h.log
+  local set t0 t1 rc lt=nan v=nan log=$work/lmp-$h.log
   if [ "$h" = a ]; then set=$(IFS=,; echo "${half_a[*]}"); else set=$(IFS=,; echo "${half_b[*]}"); fi
   rm -f "$log"
   t0=$(date +%s.%N)
-  if [ "$mpi" = mpich ]; then
-    for e in "$@"; do xs+=(-genv "${e%%=*}" "${e#*=}"); done
-    mpiexec.hydra -launcher fork -bind-to "user:$set" -n $((np / 2)) -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" \
-      -genv UCX_MODULE_DIR "$UCX_MODULE_DIR" -genv ZE_ENABLE_ALT_DRIVERS "$ZE_ENABLE_ALT_DRIVERS" "${xs[@]}" \
-      "$lmp" -nocite -log "$log" -screen none -var steps "$steps" -in "$work/in-half.lj" >"$work/half-$h.out" 2>&1
-  else
-    for e in "$@"; do xs+=(-x "$e"); done
-    "${mpirun[@]}" --cpu-set "$set" --bind-to core -np $((np / 2)) -x LD_LIBRARY_PATH -x ZE_ENABLE_ALT_DRIVERS "${xs[@]}" \
-      "$lmp" -nocite -log "$log" -screen none -var steps "$steps" -in "$work/in-half.lj" >"$work/half-$h.out" 2>&1
-  fi
+  lmp_launch $((np / 2)) "--cpu-set $set --bind-to core" "user:$set" "$log" "$work/in-half.lj" "$steps" "$@" \
+    >"$work/half-$h.out" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   if [ $rc = 0 ]; then
-    v=$("$py" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.4f}')" "$t0" "$t1")
-    lt=$(awk '/^Loop time of/ {t = $4} END {print t + 0 ? t : "nan"}' "$log")
+    v=$(elapsed "$t0" "$t1")
+    lt=$(loop_time "$log")
   else echo "fullnode: ljhalf $tag on half $h failed (rc $rc):" >&2; tail -5 "$work/half-$h.out" >&2; fi
   echo "$tag $v $lt" >"$work/half-$h.res"
 }
