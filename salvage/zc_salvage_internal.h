@@ -130,6 +130,9 @@ bool zc_salv_apply(struct zc_salv_rank *j, uint32_t type, const uint64_t *p, uin
 /* Opens path read-only without blocking (a FIFO with no writer, a device) and checks that it is a
  * regular file; the descriptor, or -1 with one message naming the file and `what` it should be. */
 int zc_salv_open_regular(const char *path, const char *what, struct stat *st);
+/* Whether another open file description holds a lock on fd's file: a live collector holds a write
+ * lock on its journal (collector/writer/zc_journal.c); a failed test reads as not held. */
+bool zc_salv_lock_held(int fd);
 /* Is a rank's writer still alive? Its lock is held (same host, or a file system that carries
  * locks), or, from another host, its journal was written within three flush intervals + 5 s.
  * why: a phrase saying how it was judged. */

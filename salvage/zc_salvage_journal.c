@@ -41,9 +41,7 @@ static bool map_journal(struct zc_salv_rank *j, const char *path) {
     struct stat st;
     int fd = zc_salv_open_regular(path, "a journal", &st);
     if (fd < 0) return false;
-    /* a live collector holds a write lock on its journal (collector/writer/zc_journal.c) */
-    struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
-    j->locked = fcntl(fd, F_OFD_GETLK, &lk) == 0 && lk.l_type != F_UNLCK;
+    j->locked = zc_salv_lock_held(fd);
     j->mtime = st.st_mtim;
     j->bytes_total = (uint64_t)st.st_size;
     if (st.st_size < (off_t)(8 + sizeof(struct zc_jrn_hdr))) {

@@ -63,21 +63,25 @@ static bool pid_runs(uint64_t pid) {
     return runs;
 }
 
+bool zc_salv_lock_held(int fd) {
+    struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    return fcntl(fd, F_OFD_GETLK, &lk) == 0 && lk.l_type != F_UNLCK;
+}
+
 /* The journal's lock is free now, or within a grace period. The kernel may release a dead
  * process's lock a few milliseconds after its last thread ended (its files' last references are
  * dropped by deferred work), so a salvage started as soon as mpirun returns can still see it. */
 static bool lock_released(const char *path) {
-    for (int i = 0; i < 200; i++) { /* 2 s */
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) return false;
-        struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
-        bool held = fcntl(fd, F_OFD_GETLK, &lk) != 0 || lk.l_type != F_UNLCK;
-        close(fd);
-        if (!held) return true;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool held = zc_salv_lock_held(fd);
+    for (int i = 0; held && i < 200; i++) { /* 2 s */
         struct timespec ts = {0, 10 * 1000000L};
         nanosleep(&ts, NULL);
+        held = zc_salv_lock_held(fd);
     }
-    return false;
+    close(fd);
+    return !held;
 }
 
 bool zc_salv_alive(const struct zc_salv_rank *j, char *why, size_t n) {
