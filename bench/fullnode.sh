@@ -105,6 +105,9 @@ for s in ${FULLNODE_PEERS:-}; do
   [ -e "${f[0]}" ] || { echo "fullnode: FULLNODE_PEERS: $n: ${f[0]} is missing" >&2; exit 2; }
   peers+=("$n"); peer_lib[$n]=$(readlink -f "${f[0]}"); peer_env[$n]="${f[*]:1}"
 done
+# FULLNODE_KERN_ENVS="NAME=VAR=VALUE[:VAR=VALUE] ...": the kernel parts also run the first library
+# with these settings, printed over the default and over no collector (e.g. noapi=ZECOLL_API_TIMING=0)
+read -ra kern_envs <<<"${FULLNODE_KERN_ENVS:-}"
 mapp=$D/bin/zc_mpi_bench
 if part mpi0 && [ ! -x "$mapp" ]; then echo "fullnode: $mapp is missing (device-pack.sh DIR zc_mpi_bench)" >&2; exit 2; fi
 for f in "$app" "${libs[@]}" "$ZE_ENABLE_ALT_DRIVERS"; do
@@ -277,8 +280,9 @@ half() {
   echo "$tag $v $lt" >"$work/half-$h.res"
 }
 # ljhalf's pairs: FULLNODE_HALF="A/B ..." (default: base/with0 for each library), each side base
-# (no collector), with<i> (library i) or a NAME of FULLNODE_HALF_ENVS="NAME=VAR=VALUE[:VAR=VALUE] ..."
-# (library 0 with those settings); B's ratio over A is printed
+# (no collector), with<i> (library i), a NAME of FULLNODE_HALF_ENVS="NAME=VAR=VALUE[:VAR=VALUE] ..."
+# (library 0 with those settings), with<i>.NAME (library i with them) or a peer of FULLNODE_PEERS
+# (its settings; e.g. the bare recorder, bench/zc_mpi_floor.c); B's ratio over A is printed
 declare -A half_env
 for s in ${FULLNODE_HALF_ENVS:-}; do half_env[${s%%=*}]="${s#*=}"; done
 half_pairs=()
@@ -287,8 +291,16 @@ else for i in "${!libs[@]}"; do half_pairs+=("base/with$i"); done; fi
 half_side() { # the environment of a side's job
   case $1 in
     base) ;;
-    with[0-9]*) col "${libs[${1#with}]}" ;;
-    *) [ -n "${half_env[$1]:-}" ] || { echo "fullnode: FULLNODE_HALF: no variant $1" >&2; return 1; }
+    with[0-9]*.*) local i=${1%%.*} n=${1#*.}
+       i=${i#with}
+       [ -n "${libs[i]:-}" ] && [ -n "${half_env[$n]:-}" ] || { echo "fullnode: FULLNODE_HALF: no variant $1" >&2; return 1; }
+       col "${libs[i]}"; tr ':' '\n' <<<"${half_env[$n]}" ;;
+    with[0-9]*) [ -n "${libs[${1#with}]:-}" ] || { echo "fullnode: FULLNODE_HALF: no library $1" >&2; return 1; }
+       col "${libs[${1#with}]}" ;;
+    *) if [ -n "${peer_lib[$1]:-}" ]; then # a peer of FULLNODE_PEERS, in its own working directory's stead
+         echo "LD_PRELOAD=${peer_lib[$1]}" ${peer_env[$1]}; return 0
+       fi
+       [ -n "${half_env[$1]:-}" ] || { echo "fullnode: FULLNODE_HALF: no variant $1" >&2; return 1; }
        col "${libs[0]}"; tr ':' '\n' <<<"${half_env[$1]}" ;;
   esac
 }
@@ -387,7 +399,17 @@ for r in $(seq "$reps"); do
             json "$kk.$us.$k" run_s env "${kx[@]}" "$app" kernels 200000 "$us"
             # the control: no collector, its driver calls made by the app (zc_bench_app ... ctl)
             json "$kk.$us.ctl" run_s env "${kx[@]}" "$app" kernels 200000 "$us" ctl
-          else json "$kk.$us.$k" run_s env "${kx[@]}" $(col "${libs[$i]}") "$app" kernels 200000 "$us"; fi
+          else
+            json "$kk.$us.$k" run_s env "${kx[@]}" $(col "${libs[$i]}") "$app" kernels 200000 "$us"
+            # FULLNODE_KERN_ENVS' settings of the first library (parts of the collector's own)
+            if [ "$k" = with0 ]; then
+              for ke in "${kern_envs[@]}"; do
+                # shellcheck disable=SC2046  # the settings are words
+                json "$kk.$us.${ke%%=*}" run_s env "${kx[@]}" $(col "${libs[0]}") $(tr ':' ' ' <<<"${ke#*=}") \
+                  "$app" kernels 200000 "$us"
+              done
+            fi
+          fi
         done
       done
       if part reg; then
@@ -421,6 +443,14 @@ kern_rows() {
     # shellcheck disable=SC2059
     cmp "$(printf "$3" $us)" "$k.$us.ctl" "$k.$us.with$i" "(the collector's own)" ratio
   done
+  if [ "$i" = 0 ]; then
+    for ke in "${kern_envs[@]}"; do
+      for us in 1 2; do
+        cmp "… $us us, ${ke%%=*} (${ke#*=}) / with" "$k.$us.with0" "$k.$us.${ke%%=*}" "" ratio
+        cmp "… $us us, ${ke%%=*} over no collector" "$k.$us.base" "$k.$us.${ke%%=*}" "" ratio
+      done
+    done
+  fi
   [ -n "$4" ] || return 0
   for us in 1 2; do
     # shellcheck disable=SC2059

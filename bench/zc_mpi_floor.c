@@ -7,6 +7,8 @@
  *     lock, no check of any state): the arguments as raw handles, the request handles before and
  *     after a completion call, and the statuses of completed requests (asked of MPI where the
  *     application ignores them, as any tracer that reports received bytes must).
+ * MPI_Send, MPI_Wait and MPI_Sendrecv the same way: LAMMPS's halo exchange (Irecv, Send, Wait; a
+ * Sendrecv at each re-neighbouring), so that fullnode.sh can run the floor beside the collector on it.
  * It records nothing anyone could read: a measuring instrument, not a tracer. */
 #include <mpi.h>
 #include <stdint.h>
@@ -76,6 +78,43 @@ FLOOR_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) {
         r->w[2 + 2 * i] = (uint64_t)(uintptr_t)before[i];
         r->w[3 + 2 * i] = (uint64_t)(uint32_t)st[i].MPI_SOURCE << 32 | (uint32_t)st[i].MPI_TAG;
     }
+    floor_keep(r);
+    return rc;
+}
+
+FLOOR_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dst, int tag, MPI_Comm comm) {
+    uint64_t t0 = floor_tick();
+    int rc = PMPI_Send(buf, count, type, dst, tag, comm);
+    MPI_Request none = MPI_REQUEST_NULL;
+    floor_start(4, t0, floor_tick(), count, type, dst, tag, comm, &none);
+    return rc;
+}
+
+FLOOR_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *sts) {
+    MPI_Request before = *req;
+    MPI_Status own;
+    MPI_Status *st = sts == MPI_STATUS_IGNORE ? &own : sts;
+    uint64_t t0 = floor_tick();
+    int rc = PMPI_Wait(req, st);
+    uint64_t t1 = floor_tick();
+    struct floor_rec *r = floor_next();
+    *r = (struct floor_rec){t0, t1, {5, 1, (uint64_t)(uintptr_t)before,
+                                     (uint64_t)(uint32_t)st->MPI_SOURCE << 32 | (uint32_t)st->MPI_TAG}};
+    floor_keep(r);
+    return rc;
+}
+
+FLOOR_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dst, int stag, void *rbuf,
+                              int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *sts) {
+    MPI_Status own;
+    MPI_Status *st = sts == MPI_STATUS_IGNORE ? &own : sts;
+    uint64_t t0 = floor_tick();
+    int rc = PMPI_Sendrecv(sbuf, scount, stype, dst, stag, rbuf, rcount, rtype, src, rtag, comm, st);
+    uint64_t t1 = floor_tick();
+    struct floor_rec *r = floor_next();
+    *r = (struct floor_rec){t0, t1, {6, (uint64_t)scount << 32 | (uint32_t)rcount, (uint64_t)(uintptr_t)stype,
+                                     (uint64_t)(uint32_t)dst << 32 | (uint32_t)stag, (uint64_t)(uintptr_t)comm,
+                                     (uint64_t)(uint32_t)st->MPI_SOURCE << 32 | (uint32_t)st->MPI_TAG}};
     floor_keep(r);
     return rc;
 }
