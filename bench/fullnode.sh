@@ -499,4 +499,8 @@ for p in "${peers[@]}"; do # the peers beside the collector's rows: everything r
   part fixed && cmp "fixed cost, $np ranks, 300 steps, the tool's default recording" fixed.base "fixed.$p" "" ms
   part mpi0 && cmp "0-byte Irecv/Isend/Waitall, 1 rank, ns per call" mpi0.base "mpi0.$p" "" delta
 done
+if part ljhalf; then # each pair's mean of the repetitions' own ratios ± its standard error (medians above)
+  echo "-- ljhalf, mean of the repetitions' ratios ± s.e. (bench/half_stats.py; --trim K leaves out outliers)" | tee -a "$out/table.txt"
+  "$py" "$(dirname "$0")/half_stats.py" "$raw" "${half_pairs[*]}" | tee -a "$out/table.txt"
+fi
 echo "raw: $raw"
