@@ -321,7 +321,7 @@ static void start_watcher(void) {
     if (atomic_load(&watcher_up)) return;
     pthread_mutex_lock(&watcher_lock);
     pthread_t t;
-    if (!atomic_load(&watcher_up) && sig_pipe[0] >= 0 && zc_thread_spawn(&t, sig_watcher, NULL) == 0) {
+    if (!atomic_load(&watcher_up) && sig_pipe[0] >= 0 && zc_thread_spawn(&t, "zc-signal", sig_watcher, NULL) == 0) {
         pthread_detach(t); /* every signal blocked there */
         atomic_store(&watcher_up, true);
     }

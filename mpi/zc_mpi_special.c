@@ -519,7 +519,7 @@ void zc_mpi_abort_prepare(void) {
     record_region(ZC_MPI_MPI_Abort, &sp);
     zc_mpi_set_ready(false);
     pthread_t th;
-    if (zc_thread_spawn(&th, abort_finalize, NULL) != 0) return;
+    if (zc_thread_spawn(&th, "zc-abort", abort_finalize, NULL) != 0) return;
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     uint64_t ns = (uint64_t)dl.tv_nsec + (zc_knobs.FINALIZE_TIMEOUT_MS + 1000) * UINT64_C(1000000);

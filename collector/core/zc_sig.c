@@ -1,16 +1,93 @@
 /* SPDX-License-Identifier: MIT */
-/* The application's signals (zc_sig.h): the collector's own threads start with every signal
- * blocked, and the collector's handlers go in through libc's sigaction, not the interposed one. */
+/* The application's signals and CPUs (zc_sig.h): the collector's own threads start with every
+ * signal blocked, on the CPUs of the application's threads, and the collector's handlers go in
+ * through libc's sigaction, not the interposed one. */
 #include "zc_sig.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
 
-int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg) {
+/* The collector's running threads (their tids), left out of the application's CPUs. A slot is
+ * taken as a thread starts and given back as it ends; a thread that finds none is counted as the
+ * application's, which only widens the set by CPUs the application's threads gave it. */
+enum { OWN_MAX = 16 };
+static _Atomic pid_t own_tids[OWN_MAX];
+
+static bool is_own(pid_t tid) {
+    for (int i = 0; i < OWN_MAX; i++)
+        if (atomic_load_explicit(&own_tids[i], memory_order_relaxed) == tid) return true;
+    return false;
+}
+
+int zc_app_cpus(cpu_set_t *set) {
+    CPU_ZERO(set);
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        cpu_set_t one;
+        if (tid <= 0 || is_own(tid) || sched_getaffinity(tid, sizeof(one), &one) != 0) continue;
+        CPU_OR(set, set, &one);
+        n++;
+    }
+    closedir(d);
+    return n && CPU_COUNT(set) ? 0 : -1;
+}
+
+struct spawn {
+    void *(*fn)(void *);
+    void *arg;
+    const char *name;
+};
+
+static void *spawned(void *p) {
+    struct spawn s = *(struct spawn *)p;
+    free(p);
+    pid_t tid = gettid();
+    int slot = -1;
+    for (int i = 0; i < OWN_MAX && slot < 0; i++) {
+        pid_t none = 0;
+        if (atomic_compare_exchange_strong(&own_tids[i], &none, tid)) slot = i;
+    }
+    if (s.name) pthread_setname_np(pthread_self(), s.name); /* top -H, perf, /proc/PID/task/TID/comm */
+    void *r = s.fn(s.arg);
+    if (slot >= 0) atomic_store(&own_tids[slot], 0);
+    return r;
+}
+
+/* Placement: a thread inherits the CPUs of the thread that creates it, and the collector's are
+ * created by whichever application thread gets there first (the first to fill a buffer starts
+ * the writer, the first to create a command list the drainer). Where an application binds its
+ * threads one per CPU inside its process's set (OpenMP places, a runtime's workers), that would
+ * put our thread on that one thread's CPU for the whole run, taking its time while the others'
+ * CPUs are free. So ours get the union of the application's threads' CPUs: for a rank bound to
+ * one core (every thread there) that is the core, for a process bound to a set the set. */
+int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg) {
     sigset_t all, old;
     sigfillset(&all);
+    struct spawn *s = malloc(sizeof(*s));
+    if (s) *s = (struct spawn){fn, arg, name};
+    cpu_set_t mine, app;
+    pthread_attr_t attr;
+    bool place = s && pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0 && zc_app_cpus(&app) == 0 &&
+                 !CPU_EQUAL(&mine, &app) && pthread_attr_init(&attr) == 0;
+    if (place && pthread_attr_setaffinity_np(&attr, sizeof(app), &app) != 0) {
+        pthread_attr_destroy(&attr);
+        place = false;
+    }
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(t, NULL, fn, arg);
+    int rc = pthread_create(t, place ? &attr : NULL, s ? spawned : fn, s ? (void *)s : arg);
+    if (rc == EINVAL && place) /* a set the kernel refuses now (a cpuset changed): inherit, as before */
+        rc = pthread_create(t, NULL, spawned, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (place) pthread_attr_destroy(&attr);
+    if (rc != 0) free(s);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #define ZC_SIG_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 /* ThreadSanitizer intercepts sigaction itself (and calls it while initialising, before any of our
@@ -17,8 +18,14 @@
 #define ZC_SIG_INTERPOSE 1
 #endif
 
-/* Starts one of the collector's threads with every signal blocked (pthread_create's result). */
-int zc_thread_spawn(pthread_t *t, void *(*fn)(void *), void *arg);
+/* Starts one of the collector's threads (pthread_create's result) with every signal blocked, on
+ * the CPUs the application's threads may run on (zc_app_cpus), named NAME (up to 15 characters,
+ * or NULL). */
+int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
+
+/* The union of the CPUs the process's threads but the collector's own may run on; 0, or -1 where
+ * it cannot be read (then *set is empty). */
+int zc_app_cpus(cpu_set_t *set);
 
 /* libc's sigaction behind ours (NULL if it cannot be found), looked up once by whichever thread
  * comes first. */

@@ -214,7 +214,7 @@ static void time_start(uint64_t base) {
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
         pthread_cond_init(&timer_cv, &ca);
         pthread_condattr_destroy(&ca);
-        timer_running = zc_thread_spawn(&timer_thread, timer_main, NULL) == 0; /* the app's signals are not ours */
+        timer_running = zc_thread_spawn(&timer_thread, "zc-window", timer_main, NULL) == 0; /* the app's signals are not ours */
         if (!timer_running) ZC_FAIL(ZC_F_TRACE, "cannot start the thread of the time windows");
     }
     pthread_mutex_unlock(&timer_lock);

@@ -677,7 +677,7 @@ static void *flusher_main(void *arg) {
 void zc_jrn_start(void) {
     if (!zc_on(ZC_F_JOURNAL) || atomic_exchange(&fonce, true)) return;
     pthread_mutex_lock(&flock);
-    fstarted = zc_thread_spawn(&fthread, flusher_main, NULL) == 0;
+    fstarted = zc_thread_spawn(&fthread, "zc-flush", flusher_main, NULL) == 0;
     atomic_store(&sealing, fstarted);
     pthread_mutex_unlock(&flock);
     if (!fstarted) ZC_FAIL(ZC_F_JOURNAL, "cannot start the journal's flusher thread");

@@ -206,9 +206,9 @@ static void *emitter_main(void *arg) {
     return NULL;
 }
 
-static int spawn_detached(void *(*fn)(void *)) {
+static int spawn_detached(const char *name, void *(*fn)(void *)) {
     pthread_t t;
-    int rc = zc_thread_spawn(&t, fn, NULL); /* signals are the application's */
+    int rc = zc_thread_spawn(&t, name, fn, NULL); /* signals are the application's */
     if (rc == 0) pthread_detach(t);
     return rc;
 }
@@ -217,7 +217,7 @@ static int spawn_detached(void *(*fn)(void *)) {
  * thread. Measured on the 16-core host (bench/results/rounds.md): with the process on 3 or 4 CPUs the
  * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
  * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The CPUs a process has
- * to itself: its affinity mask (the calling thread's, the first to fill a buffer: an MPI
+ * to itself: those its threads may run on (zc_app_cpus, where the writer threads run: an MPI
  * launcher's binding applies to every thread), but no more than its share of the node's CPUs
  * among the job's ranks there, whose masks may overlap (Open MPI binds to a socket for more than
  * two ranks: every rank's mask is then the whole socket). */
@@ -226,7 +226,7 @@ static unsigned writer_stages(int *cpus, unsigned *ranks) {
     *ranks = 0;
     if (zc_knobs.WRITER_STAGES) return (unsigned)zc_knobs.WRITER_STAGES;
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    if (zc_app_cpus(&set) != 0 && sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
     *cpus = CPU_COUNT(&set);
     *ranks = zc_launcher_local_ranks();
     long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -237,10 +237,10 @@ static unsigned writer_stages(int *cpus, unsigned *ranks) {
 /* wq_lock held */
 static bool writer_start_locked(void) {
     if (wq_state != WQ_NONE) return wq_state == WQ_RUNNING;
-    wq_state = spawn_detached(converter_main) == 0 ? WQ_RUNNING : WQ_FAILED;
+    wq_state = spawn_detached("zc-convert", converter_main) == 0 ? WQ_RUNNING : WQ_FAILED;
     int cpus;
     unsigned ranks, stages = writer_stages(&cpus, &ranks);
-    if (wq_state == WQ_RUNNING && stages > 1) emitter = spawn_detached(emitter_main) == 0;
+    if (wq_state == WQ_RUNNING && stages > 1) emitter = spawn_detached("zc-emit", emitter_main) == 0;
     if (wq_state == WQ_RUNNING) {
         if (cpus)
             ZC_INFO("writer threads: %u (ZECOLL_WRITER_STAGES=0: %u, this process may run on %d of %ld CPUs, %u rank(s) "

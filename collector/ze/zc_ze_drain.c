@@ -20,6 +20,8 @@
 #include "zc_ze_inbox.h"
 #include "zc_ze_pace.h"
 
+#include "zc_sig.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -574,7 +576,6 @@ static void bg_wait_locked(uint64_t ns) {
  * pass, every queued record sees it. So a record waits no longer than it did without parking. */
 static void *bg_main(void *arg) {
     (void)arg;
-    pthread_setname_np(pthread_self(), "zc-drain"); /* in top -H, perf, /proc/PID/task/TID/comm */
     const uint64_t base = zc_knobs.DRAIN_INTERVAL_US * UINT64_C(1000);
     const uint64_t ceiling = zc_ze_bg_ceiling_ns(base, zc_knobs.FLUSH_INTERVAL_MS);
     uint64_t interval = base;
@@ -633,12 +634,8 @@ void zc_ze_bg_hurry(void) {
 
 static void bg_launch(void) {
     if (!zc_knobs.DRAIN_INTERVAL_US) return;
-    /* the drainer must not receive the application's signals */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    bg_running = pthread_create(&bg_thread, NULL, bg_main, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* the drainer must not receive the application's signals; it runs where the app's threads may */
+    bg_running = zc_thread_spawn(&bg_thread, "zc-drain", bg_main, NULL) == 0;
 }
 
 void zc_ze_bg_start(void) { pthread_once(&bg_once, bg_launch); }
