@@ -4,6 +4,8 @@
  * through libc's sigaction, not the interposed one. */
 #include "zc_sig.h"
 
+#include "zc_launcher.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -67,7 +69,11 @@ static void *spawned(void *p) {
  * threads one per CPU inside its process's set (OpenMP places, a runtime's workers), that would
  * put our thread on that one thread's CPU for the whole run, taking its time while the others'
  * CPUs are free. So ours get the union of the application's threads' CPUs: for a rank bound to
- * one core (every thread there) that is the core, for a process bound to a set the set. */
+ * one core (every thread there) that is the core, for a process bound to a set the set. Unless
+ * that union is wider than the rank's share of the node (the node's CPUs over the job's ranks
+ * on it): then some thread kept a wider set than the rank's binding (an MPI that binds in
+ * MPI_Init, after helper threads started), and ours inherit the creating thread's CPUs, as
+ * before, rather than run on other ranks' cores. */
 int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg) {
     sigset_t all, old;
     sigfillset(&all);
@@ -75,8 +81,10 @@ int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *a
     if (s) *s = (struct spawn){fn, arg, name};
     cpu_set_t mine, app;
     pthread_attr_t attr;
+    long online = sysconf(_SC_NPROCESSORS_ONLN), ranks = (long)zc_launcher_local_ranks();
     bool place = s && pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0 && zc_app_cpus(&app) == 0 &&
-                 !CPU_EQUAL(&mine, &app) && pthread_attr_init(&attr) == 0;
+                 !CPU_EQUAL(&mine, &app) && (online <= 0 || CPU_COUNT(&app) <= online / (ranks > 0 ? ranks : 1)) &&
+                 pthread_attr_init(&attr) == 0;
     if (place && pthread_attr_setaffinity_np(&attr, sizeof(app), &app) != 0) {
         pthread_attr_destroy(&attr);
         place = false;

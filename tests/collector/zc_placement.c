@@ -6,7 +6,11 @@
  * whole set. Every thread of the collector (named zc-*) must then be allowed the process's CPUs,
  * not the worker's one CPU it would inherit. Prints one line per zc-* thread and the verdict
  * "placement: ok" or "placement: wrong" on stderr; "placement: needs 2 CPUs" where the process
- * has one. */
+ * has one.
+ *   zc_placement inherit   says, as an MPI launcher would, that as many ranks share this node as
+ *                          it has CPUs (MPI_LOCALNRANKS): the application's CPUs are then wider
+ *                          than a rank's share, and the threads the worker starts (zc-convert,
+ *                          zc-drain) must keep the worker's CPU, as they did before placement. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <level_zero/ze_api.h>
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CK(call)                                                                                   \
     do {                                                                                           \
@@ -73,7 +78,13 @@ static int allowed(const char *tid, char *out, size_t n) {
     return found;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    int inherit = argc > 1 && !strcmp(argv[1], "inherit");
+    if (inherit) { /* read when the collector starts a thread, after this */
+        char v[32];
+        snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+        setenv("MPI_LOCALNRANKS", v, 1);
+    }
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) < 2) {
         fprintf(stderr, "placement: needs 2 CPUs\n");
@@ -109,7 +120,10 @@ int main(void) {
         ours++;
         convert += !strcmp(name, "zc-convert");
         drain += !strcmp(name, "zc-drain");
-        wrong += strcmp(cpus, process) != 0;
+        char one[16];
+        snprintf(one, sizeof(one), "%d", worker_cpu);
+        if (!inherit) wrong += strcmp(cpus, process) != 0;
+        else if (!strcmp(name, "zc-convert") || !strcmp(name, "zc-drain")) wrong += strcmp(cpus, one) != 0;
         fprintf(stderr, "thread %s: cpus %s (the process: %s, the worker: %d)\n", name, cpus, process, worker_cpu);
     }
     closedir(d);
