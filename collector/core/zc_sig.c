@@ -26,7 +26,7 @@ static bool is_own(pid_t tid) {
     return false;
 }
 
-int zc_app_cpus(cpu_set_t *set) {
+static int app_cpus(cpu_set_t *set) {
     CPU_ZERO(set);
     DIR *d = opendir("/proc/self/task");
     if (!d) return -1;
@@ -74,18 +74,26 @@ static void *spawned(void *p) {
  * on it): then some thread kept a wider set than the rank's binding (an MPI that binds in
  * MPI_Init, after helper threads started), and ours inherit the creating thread's CPUs, as
  * before, rather than run on other ranks' cores. */
+int zc_thread_cpus(cpu_set_t *set) {
+    if (sched_getaffinity(0, sizeof(*set), set) != 0) return -1; /* the calling thread's */
+    cpu_set_t app;
+    long online = sysconf(_SC_NPROCESSORS_ONLN), ranks = (long)zc_launcher_local_ranks();
+    if (app_cpus(&app) != 0 || CPU_EQUAL(&app, set) ||
+        (online > 0 && CPU_COUNT(&app) > online / (ranks > 0 ? ranks : 1)))
+        return 0;
+    *set = app;
+    return 1;
+}
+
 int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg) {
     sigset_t all, old;
     sigfillset(&all);
     struct spawn *s = malloc(sizeof(*s));
     if (s) *s = (struct spawn){fn, arg, name};
-    cpu_set_t mine, app;
+    cpu_set_t where;
     pthread_attr_t attr;
-    long online = sysconf(_SC_NPROCESSORS_ONLN), ranks = (long)zc_launcher_local_ranks();
-    bool place = s && pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0 && zc_app_cpus(&app) == 0 &&
-                 !CPU_EQUAL(&mine, &app) && (online <= 0 || CPU_COUNT(&app) <= online / (ranks > 0 ? ranks : 1)) &&
-                 pthread_attr_init(&attr) == 0;
-    if (place && pthread_attr_setaffinity_np(&attr, sizeof(app), &app) != 0) {
+    bool place = s && zc_thread_cpus(&where) == 1 && pthread_attr_init(&attr) == 0;
+    if (place && pthread_attr_setaffinity_np(&attr, sizeof(where), &where) != 0) {
         pthread_attr_destroy(&attr);
         place = false;
     }

@@ -19,13 +19,14 @@
 #endif
 
 /* Starts one of the collector's threads (pthread_create's result) with every signal blocked, on
- * the CPUs the application's threads may run on (zc_app_cpus), named NAME (up to 15 characters,
- * or NULL). */
+ * the CPUs zc_thread_cpus names, named NAME (up to 15 characters, or NULL). */
 int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
 
-/* The union of the CPUs the process's threads but the collector's own may run on; 0, or -1 where
- * it cannot be read (then *set is empty). */
-int zc_app_cpus(cpu_set_t *set);
+/* The CPUs a thread of the collector started now from the calling thread runs on: the union of
+ * those the application's threads may run on (1), or the calling thread's own where that union
+ * is the same, cannot be read, or is wider than the rank's share of the node (0); -1 where not
+ * even the calling thread's can be read. */
+int zc_thread_cpus(cpu_set_t *set);
 
 /* libc's sigaction behind ours (NULL if it cannot be found), looked up once by whichever thread
  * comes first. */

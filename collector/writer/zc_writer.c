@@ -217,8 +217,8 @@ static int spawn_detached(const char *name, void *(*fn)(void *)) {
  * thread. Measured on the 16-core host (bench/results/rounds.md): with the process on 3 or 4 CPUs the
  * MPI loop's waits for the writer vanish (15 ns per call before) and it runs 15-19 ns faster;
  * on 2 CPUs, three busy threads share them and it runs 8-27 ns slower. The CPUs a process has
- * to itself: those its threads may run on (zc_app_cpus, where the writer threads run: an MPI
- * launcher's binding applies to every thread), but no more than its share of the node's CPUs
+ * to itself: those the writer threads run on (zc_thread_cpus: an MPI launcher's binding applies
+ * to every thread), but no more than its share of the node's CPUs
  * among the job's ranks there, whose masks may overlap (Open MPI binds to a socket for more than
  * two ranks: every rank's mask is then the whole socket). */
 static unsigned writer_stages(int *cpus, unsigned *ranks) {
@@ -226,7 +226,7 @@ static unsigned writer_stages(int *cpus, unsigned *ranks) {
     *ranks = 0;
     if (zc_knobs.WRITER_STAGES) return (unsigned)zc_knobs.WRITER_STAGES;
     cpu_set_t set;
-    if (zc_app_cpus(&set) != 0 && sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    if (zc_thread_cpus(&set) < 0) return 1;
     *cpus = CPU_COUNT(&set);
     *ranks = zc_launcher_local_ranks();
     long online = sysconf(_SC_NPROCESSORS_ONLN);
