@@ -53,8 +53,14 @@ struct zc_loc *zc_loc_new(enum zc_loc_kind kind, uint32_t group, const char *nam
 
 /* Event buffers: ZECOLL_BUFFER_EVENTS each, unless that much memory cannot be had (an address
  * space limit, a cgroup, strict overcommit): then half, and half again, down to ZC_LOC_MIN_CAP,
- * said once with the variable and the size that worked; later locations start from that size. */
+ * said once with the variable and the size that worked; later locations start from that size.
+ * The size found is what the process can still have in one piece: a buffer that took it would
+ * leave the application nothing (its next allocation fails: hostile.buffer_alloc saw the app's
+ * zeCommandListCreateImmediate fail that way), so after a reduction a buffer takes an eighth
+ * of it (ZC_LOC_SHARE), which leaves the application most of what was left and every other
+ * location of ours its own eighth of the rest. */
 #define ZC_LOC_MIN_CAP 1024
+#define ZC_LOC_SHARE 8
 static atomic_size_t cap_ceiling = SIZE_MAX;
 
 static void no_memory(const char *name) {
@@ -74,14 +80,20 @@ uint64_t zc_loc_lost_count(void) { return atomic_load(&lost_no_buffer); }
 
 static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
     size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
-    for (;; c /= 2) {
+    for (bool reduced = false;; c /= 2, reduced = true) {
         if (c < ZC_LOC_MIN_CAP) c = ZC_LOC_MIN_CAP;
         struct zc_ev *b = malloc(c * sizeof(*b));
+        if (b && reduced && c > ZC_LOC_MIN_CAP) { /* c fits, 2c did not: take a share of it */
+            free(b);
+            c = c / ZC_LOC_SHARE < ZC_LOC_MIN_CAP ? ZC_LOC_MIN_CAP : c / ZC_LOC_SHARE;
+            b = malloc(c * sizeof(*b));
+        }
         if (b) {
             size_t before = c < want ? atomic_exchange(&cap_ceiling, c) : c;
             if (before == SIZE_MAX) /* the first reduction is said; later ones are details */
                 ZC_WARN("ZECOLL_BUFFER_EVENTS=%zu: cannot allocate an event buffer of %zu MiB (%s): using buffers of %zu "
-                        "events (%zu KiB) instead",
+                        "events (%zu KiB) instead, an eighth of the largest the process could still have, to leave "
+                        "the rest to the application",
                         want, want * sizeof(*b) >> 20, strerror(ENOMEM), c, c * sizeof(*b) >> 10);
             else if (before > c)
                 ZC_INFO("event buffers reduced again, to %zu events", c);
