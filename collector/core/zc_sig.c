@@ -42,23 +42,44 @@ static int app_cpus(cpu_set_t *set) {
     return n && CPU_COUNT(set) ? 0 : -1;
 }
 
+/* What a new thread of ours needs, handed over in a slot of a static pool, not in malloc'd
+ * memory: a thread's first free() (or malloc()) makes glibc give it an arena of its own, 64 MiB
+ * of address space (128 MiB while it is aligned), so freeing the hand-over in the thread cost
+ * that much for threads that never allocate (zc-signal, zc-window), and under an address-space
+ * limit the application's own allocations failed (hostile.buffer_alloc). */
 struct spawn {
     void *(*fn)(void *);
     void *arg;
     const char *name;
+    atomic_bool used;
 };
+static struct spawn spawn_pool[OWN_MAX];
+
+static struct spawn *spawn_take(void *(*fn)(void *), void *arg, const char *name) {
+    for (int i = 0; i < OWN_MAX; i++) {
+        if (atomic_exchange(&spawn_pool[i].used, true)) continue;
+        spawn_pool[i].fn = fn;
+        spawn_pool[i].arg = arg;
+        spawn_pool[i].name = name;
+        return &spawn_pool[i];
+    }
+    return NULL;
+}
 
 static void *spawned(void *p) {
-    struct spawn s = *(struct spawn *)p;
-    free(p);
+    struct spawn *h = p;
+    void *(*fn)(void *) = h->fn;
+    void *arg = h->arg;
+    const char *name = h->name;
+    atomic_store(&h->used, false); /* release: the slot is read */
     pid_t tid = gettid();
     int slot = -1;
     for (int i = 0; i < OWN_MAX && slot < 0; i++) {
         pid_t none = 0;
         if (atomic_compare_exchange_strong(&own_tids[i], &none, tid)) slot = i;
     }
-    if (s.name) pthread_setname_np(pthread_self(), s.name); /* top -H, perf, /proc/PID/task/TID/comm */
-    void *r = s.fn(s.arg);
+    if (name) pthread_setname_np(pthread_self(), name); /* top -H, perf, /proc/PID/task/TID/comm */
+    void *r = fn(arg);
     if (slot >= 0) atomic_store(&own_tids[slot], 0);
     return r;
 }
@@ -88,8 +109,7 @@ int zc_thread_cpus(cpu_set_t *set) {
 int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *arg) {
     sigset_t all, old;
     sigfillset(&all);
-    struct spawn *s = malloc(sizeof(*s));
-    if (s) *s = (struct spawn){fn, arg, name};
+    struct spawn *s = spawn_take(fn, arg, name); /* none free (16 starting at once): as before, unnamed */
     cpu_set_t where;
     pthread_attr_t attr;
     bool place = s && zc_thread_cpus(&where) == 1 && pthread_attr_init(&attr) == 0;
@@ -103,7 +123,7 @@ int zc_thread_spawn(pthread_t *t, const char *name, void *(*fn)(void *), void *a
         rc = pthread_create(t, NULL, spawned, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (place) pthread_attr_destroy(&attr);
-    if (rc != 0) free(s);
+    if (rc != 0 && s) atomic_store(&s->used, false);
     return rc;
 }
 
