@@ -92,8 +92,8 @@ static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
             size_t before = c < want ? atomic_exchange(&cap_ceiling, c) : c;
             if (before == SIZE_MAX) /* the first reduction is said; later ones are details */
                 ZC_WARN("ZECOLL_BUFFER_EVENTS=%zu: cannot allocate an event buffer of %zu MiB (%s): using buffers of %zu "
-                        "events (%zu KiB) instead, an eighth of the largest the process could still have, to leave "
-                        "the rest to the application",
+                        "events (%zu KiB) instead (an eighth of the largest the process could still have, 1024 at "
+                        "least), to leave the rest to the application",
                         want, want * sizeof(*b) >> 20, strerror(ENOMEM), c, c * sizeof(*b) >> 10);
             else if (before > c)
                 ZC_INFO("event buffers reduced again, to %zu events", c);
