@@ -78,6 +78,8 @@ static atomic_uint_fast64_t lost_no_buffer;
 void zc_loc_lost(uint64_t n) { atomic_fetch_add_explicit(&lost_no_buffer, n, memory_order_relaxed); }
 uint64_t zc_loc_lost_count(void) { return atomic_load(&lost_no_buffer); }
 
+bool zc_loc_memory_short(void) { return atomic_load_explicit(&cap_ceiling, memory_order_relaxed) != SIZE_MAX; }
+
 static struct zc_ev *alloc_buffer(size_t *cap, const char *name) {
     size_t want = *cap, c = want < atomic_load(&cap_ceiling) ? want : atomic_load(&cap_ceiling);
     for (bool reduced = false;; c /= 2, reduced = true) {

@@ -75,6 +75,9 @@ struct zc_loc *zc_loc_new_cap(enum zc_loc_kind kind, uint32_t group, const char 
  * their location could not be allocated: counted as dropped in the summary. */
 void zc_loc_lost(uint64_t n);
 uint64_t zc_loc_lost_count(void);
+/* Whether an event buffer had to be made smaller than asked (memory is short): the writer then
+ * allocates no spare buffers, so that each location keeps one and the rest is the application's. */
+bool zc_loc_memory_short(void);
 /* Appends n events (n <= 14); flushes the buffer to the archive first if it is full. The caller
  * owns loc for the duration (zc_loc_lock); a thread records on its own location with
  * zc_own_begin/zc_own_end instead. */

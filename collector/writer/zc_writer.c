@@ -259,7 +259,9 @@ static bool writer_start_locked(void) {
 static void write_out(struct zc_loc *loc) {
     pthread_mutex_lock(&wq_lock);
     while (loc->nflight >= (emitter ? ZC_LOC_FLIGHT : 1)) pthread_cond_wait(&wq_done, &wq_lock);
-    if (!loc->nspare && wq_state != WQ_FAILED) {
+    /* memory short (a buffer had to be made smaller): no more buffers of ours, this one is
+     * written in place by the thread that filled it */
+    if (!loc->nspare && wq_state != WQ_FAILED && !zc_loc_memory_short()) {
         struct zc_ev *b = malloc(loc->cap * sizeof(*b));
         if (b) loc->spare[loc->nspare++] = b;
     }

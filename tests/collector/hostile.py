@@ -7,10 +7,11 @@ judges what the application saw, its exit status, the messages and the archive.
   hostile.py --libdir DIR --zesim LIB --work DIR [--preload-first LIB] --app zc_hostile [--bin DIR] CASE [args]
 
 Cases: concurrent N, output-too-long, output-notdir, fds FDS, churn N, signal-sleep SIG HOW,
-exits N, signal-handled SIG, fatal SIG, disk-full, buffer-alloc, buffer-none, launcher, log-cut.
+exits N, signal-handled SIG, fatal SIG, disk-full, buffer-alloc, buffer-none, buffer-short, launcher, log-cut.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import signal
@@ -315,6 +316,26 @@ def case_buffer_none():
     ok(not os.path.exists(os.path.join(work, "trace")), "no archive: nothing was recorded")
 
 
+def case_buffer_short():
+    """Memory short rather than out (buffers of more than 16,384 records fail, zc_failalloc.c with
+    ZC_FAILALLOC_ABOVE): buffers of an eighth of the largest that fits (2,048 records), and no
+    spare buffers once one had to be made smaller (each location keeps one, written in place by
+    the thread that filled it: the writer threads never start); every device record."""
+    work = fresh("buffer-short")
+    env = base_env(work)
+    env.update({"ZECOLL_BUFFER_EVENTS": "65536", "ZC_FAILALLOC_ABOVE": "16384", "ZECOLL_LOG_LEVEL": "2",
+                "LD_PRELOAD": os.environ["ZC_FAILALLOC"] + ":" + env["LD_PRELOAD"]})
+    p = run([A.regular_app, "12000"], env)
+    ok(p.returncode == 0, f"the application exits 0 (got {p.returncode})")
+    ok(len(re.findall(r"ZECOLL_BUFFER_EVENTS=65536: cannot allocate an event buffer of 2 MiB.*using buffers of 2048 "
+                      r"events", p.stderr)) == 1, "one message names the variable and the reduced size")
+    ok("writer threads:" not in p.stderr, "no writer threads: no spare buffers while memory is short")
+    timed = ("kernel", "copy", "fill", "barrier")  # the operations zesim executed that are device records
+    truth = sum(1 for line in open(os.path.join(work, "truth.jsonl")) if json.loads(line).get("kind") in timed)
+    ok(truth > 2048, f"the run fills buffers ({truth} timed operations executed)")
+    archive_ok(os.path.join(work, "trace"), (truth, truth))
+
+
 def thread_locations(d):
     import otf2
     with otf2.reader.open(os.path.join(d, "traces.otf2")) as tr:
@@ -586,6 +607,7 @@ CASES = {
     "churn": (case_churn, [int]),
     "buffer-alloc": (case_buffer_alloc, []),
     "buffer-none": (case_buffer_none, []),
+    "buffer-short": (case_buffer_short, []),
     "fds": (case_fds, [str]),
     "launcher": (case_launcher, []),
     "log-cut": (case_log_cut, []),
