@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define ZC_NVARS(v) (sizeof(v) / sizeof((v)[0]))
 
@@ -35,6 +36,11 @@ unsigned zc_launcher_local_ranks(void) {
         if (n > 0 && n < (1ul << 20)) return (unsigned)n;
     }
     return 1;
+}
+
+long zc_launcher_cpu_share(void) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? online / (long)zc_launcher_local_ranks() : -1;
 }
 
 bool zc_launcher_started(void) {

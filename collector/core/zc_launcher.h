@@ -10,6 +10,9 @@
 int zc_launcher_rank(void);
 /* The job's ranks on this node (the first node's count of "2(x3),1" for Slurm); 1 where none says. */
 unsigned zc_launcher_local_ranks(void);
+/* A rank's share of this node's CPUs: the online CPUs over the job's ranks here (0 where there
+ * are more ranks than CPUs); -1 where the node's count cannot be read. */
+long zc_launcher_cpu_share(void);
 /* Whether an MPI launcher started this process. */
 bool zc_launcher_started(void);
 /* Whether this process speaks for the job: the launcher's rank 0, or a process no MPI launcher

@@ -98,10 +98,8 @@ static void *spawned(void *p) {
 int zc_thread_cpus(cpu_set_t *set) {
     if (sched_getaffinity(0, sizeof(*set), set) != 0) return -1; /* the calling thread's */
     cpu_set_t app;
-    long online = sysconf(_SC_NPROCESSORS_ONLN), ranks = (long)zc_launcher_local_ranks();
-    if (app_cpus(&app) != 0 || CPU_EQUAL(&app, set) ||
-        (online > 0 && CPU_COUNT(&app) > online / (ranks > 0 ? ranks : 1)))
-        return 0;
+    long share = zc_launcher_cpu_share();
+    if (app_cpus(&app) != 0 || CPU_EQUAL(&app, set) || (share >= 0 && CPU_COUNT(&app) > share)) return 0;
     *set = app;
     return 1;
 }

@@ -229,8 +229,8 @@ static unsigned writer_stages(int *cpus, unsigned *ranks) {
     if (zc_thread_cpus(&set) < 0) return 1;
     *cpus = CPU_COUNT(&set);
     *ranks = zc_launcher_local_ranks();
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    long share = online > 0 ? online / (long)*ranks : *cpus;
+    long share = zc_launcher_cpu_share();
+    if (share < 0) share = *cpus;
     return (*cpus < share ? *cpus : share) >= 3 ? 2 : 1;
 }
 
